@@ -1,0 +1,66 @@
+//! The TOML configuration file shared by the pipeline and every stage binary: one table per
+//! stage (`[perturb]`, `[execute]`, `[judge]`, …), read by each stage into its own typed config.
+
+use std::path::Path;
+
+use serde::de::DeserializeOwned;
+
+use crate::{Error, Result};
+
+/// A parsed configuration file (empty when none was given).
+#[derive(Clone, Debug, Default)]
+pub struct ConfigFile {
+    table: toml::Table,
+    origin: String,
+}
+
+impl ConfigFile {
+    /// Reads and parses `path`.
+    ///
+    /// # Errors
+    /// [`Error::Io`] if unreadable; [`Error::Config`] naming the file, line and column on a syntax
+    /// error.
+    pub fn load(path: &Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        Self::parse(&text, &path.display().to_string())
+    }
+
+    /// Parses TOML text; `origin` names it in errors.
+    ///
+    /// # Errors
+    /// [`Error::Config`] on a syntax error.
+    pub fn parse(text: &str, origin: &str) -> Result<Self> {
+        let table = text
+            .parse::<toml::Table>()
+            .map_err(|e| Error::Config(format!("{origin}: {e}")))?;
+        Ok(ConfigFile {
+            table,
+            origin: origin.to_string(),
+        })
+    }
+
+    /// Loads `path` if given, else an empty config.
+    ///
+    /// # Errors
+    /// As [`ConfigFile::load`].
+    pub fn load_optional(path: Option<&Path>) -> Result<Self> {
+        path.map(Self::load)
+            .transpose()
+            .map(Option::unwrap_or_default)
+    }
+
+    /// The `[name]` table deserialised as `T`; `T::default()` when the table is absent. Unknown
+    /// keys are rejected when `T` says `#[serde(deny_unknown_fields)]`.
+    ///
+    /// # Errors
+    /// [`Error::Config`] naming the file and table when a value has the wrong type.
+    pub fn section<T: DeserializeOwned + Default>(&self, name: &str) -> Result<T> {
+        match self.table.get(name) {
+            None => Ok(T::default()),
+            Some(value) => value
+                .clone()
+                .try_into()
+                .map_err(|e| Error::Config(format!("{}: [{name}]: {e}", self.origin))),
+        }
+    }
+}

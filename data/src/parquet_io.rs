@@ -1,0 +1,300 @@
+//! Parquet shard IO: atomic writes (temporary name, then rename), glob inputs, and reading the
+//! rows of one shard.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use arrow::array::{Array, AsArray, BooleanArray, RecordBatch};
+use arrow::compute::filter_record_batch;
+use arrow::datatypes::{DataType, SchemaRef};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::ArrowWriter;
+use parquet::basic::Compression;
+use parquet::file::properties::WriterProperties;
+
+use crate::record::RecordKind;
+use crate::shard::ShardSpec;
+use crate::{Error, Result};
+
+/// A file written under a hidden temporary name and renamed into place by [`commit`]; dropped
+/// without a commit (error, panic, Ctrl-C), it removes the temporary file, so a reader never
+/// sees a half-written output.
+///
+/// [`commit`]: AtomicFile::commit
+#[derive(Debug)]
+pub struct AtomicFile {
+    tmp: PathBuf,
+    target: PathBuf,
+    file: Option<File>,
+}
+
+impl AtomicFile {
+    /// Creates the temporary file `.<name>.tmp-<pid>` beside `target` (creating parent folders).
+    ///
+    /// # Errors
+    /// [`Error::Io`] if the folder or file cannot be created.
+    pub fn create(target: impl Into<PathBuf>) -> Result<Self> {
+        let target = target.into();
+        let dir = target.parent().unwrap_or(Path::new(".")).to_path_buf();
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        let name = target
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+        let file = File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
+        Ok(AtomicFile {
+            tmp,
+            target,
+            file: Some(file),
+        })
+    }
+
+    /// The open temporary file.
+    pub fn file(&mut self) -> &mut File {
+        self.file.as_mut().expect("file is present until commit")
+    }
+
+    /// The final path.
+    pub fn target(&self) -> &Path {
+        &self.target
+    }
+
+    /// Flushes the data to disk and renames the file to its final name.
+    ///
+    /// # Errors
+    /// [`Error::Io`] if syncing or renaming fails (the temporary file is then removed).
+    pub fn commit(mut self) -> Result<PathBuf> {
+        let file = self.file.take().expect("file is present until commit");
+        file.sync_all().map_err(|e| Error::io(&self.tmp, e))?;
+        drop(file);
+        std::fs::rename(&self.tmp, &self.target).map_err(|e| Error::io(&self.target, e))?;
+        Ok(std::mem::take(&mut self.target))
+    }
+
+    /// Writes `bytes` to `target` atomically.
+    ///
+    /// # Errors
+    /// [`Error::Io`] on any IO failure.
+    pub fn write_all(target: impl Into<PathBuf>, bytes: &[u8]) -> Result<PathBuf> {
+        use std::io::Write;
+        let mut f = AtomicFile::create(target)?;
+        let tmp = f.tmp.clone();
+        f.file().write_all(bytes).map_err(|e| Error::io(tmp, e))?;
+        f.commit()
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if self.file.take().is_some() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// Removes temporary files (`.*.tmp-*`) that a killed run left in `dir`; returns how many.
+pub fn remove_stale_temporaries(dir: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.starts_with('.') && name.contains(".tmp-")
+        })
+        .filter(|e| std::fs::remove_file(e.path()).is_ok())
+        .count()
+}
+
+/// Writes batches of one record kind to a Parquet file atomically
+/// (`try_new` → `write` → `commit`).
+pub struct ParquetShardWriter {
+    writer: ArrowWriter<File>,
+    file: AtomicFile,
+    schema: SchemaRef,
+    rows: usize,
+}
+
+impl ParquetShardWriter {
+    /// Opens a writer for `kind` records that will land at `target` on commit.
+    ///
+    /// Files are Snappy-compressed with dictionary encoding: readable unmodified by pyarrow,
+    /// polars and DuckDB.
+    ///
+    /// # Errors
+    /// [`Error::Io`] / [`Error::Parquet`] if the file cannot be created.
+    pub fn try_new(target: impl Into<PathBuf>, kind: RecordKind) -> Result<Self> {
+        let mut file = AtomicFile::create(target)?;
+        let handle = file
+            .file()
+            .try_clone()
+            .map_err(|e| Error::io(file.target(), e))?;
+        let props = WriterProperties::builder()
+            .set_compression(Compression::SNAPPY)
+            .build();
+        let schema = kind.schema();
+        let writer = ArrowWriter::try_new(handle, schema.clone(), Some(props))?;
+        Ok(ParquetShardWriter {
+            writer,
+            file,
+            schema,
+            rows: 0,
+        })
+    }
+
+    /// Appends a batch.
+    ///
+    /// # Errors
+    /// [`Error::Schema`] if the batch's columns differ from the kind's schema; [`Error::Parquet`]
+    /// on encoding failure.
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        if batch.schema_ref().fields() != self.schema.fields() {
+            return Err(Error::Schema {
+                context: self.file.target().display().to_string(),
+                message: "batch columns differ from the record kind's schema".into(),
+            });
+        }
+        self.rows += batch.num_rows();
+        self.writer.write(batch)?;
+        Ok(())
+    }
+
+    /// Rows written so far.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Finishes the Parquet footer and renames the file into place; returns its path.
+    ///
+    /// # Errors
+    /// [`Error::Parquet`] / [`Error::Io`] on failure (no file is left behind).
+    pub fn commit(self) -> Result<PathBuf> {
+        let ParquetShardWriter { writer, file, .. } = self;
+        writer.close()?;
+        file.commit()
+    }
+}
+
+/// Expands `--input` glob patterns into a sorted, de-duplicated list of Parquet files.
+///
+/// # Errors
+/// [`Error::Config`] for an invalid pattern or a pattern that matches no file.
+pub fn expand_inputs(patterns: &[String]) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for pattern in patterns {
+        let paths = glob::glob(pattern)
+            .map_err(|e| Error::Config(format!("invalid input pattern `{pattern}`: {e}")))?;
+        let before = files.len();
+        for path in paths {
+            let path = path.map_err(|e| {
+                let p = e.path().to_path_buf();
+                Error::io(p, e.into())
+            })?;
+            if path.is_file() {
+                files.push(path);
+            }
+        }
+        if files.len() == before {
+            return Err(Error::Config(format!(
+                "input pattern `{pattern}` matches no file"
+            )));
+        }
+    }
+    files.sort();
+    files.dedup();
+    Ok(files)
+}
+
+/// The record kind stored in a Parquet file, read from its footer.
+///
+/// # Errors
+/// [`Error::Io`] / [`Error::Schema`] when the file cannot be read or is not a metamorph file.
+pub fn file_kind(path: &Path) -> Result<RecordKind> {
+    let builder = open(path)?;
+    RecordKind::of_schema(builder.schema()).ok_or_else(|| Error::Schema {
+        context: path.display().to_string(),
+        message: "not a metamorph record file (no `metamorph.record` schema metadata)".into(),
+    })
+}
+
+fn open(path: &Path) -> Result<ParquetRecordBatchReaderBuilder<File>> {
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| Error::Schema {
+        context: path.display().to_string(),
+        message: format!("not a readable Parquet file: {e}"),
+    })
+}
+
+/// Reads the rows of `path` that belong to `shard`, `batch_size` rows at a time.
+///
+/// # Errors
+/// The iterator yields [`Error::Schema`] naming the file for unreadable files and batches whose
+/// shard key column is missing.
+pub fn read_shard(
+    path: &Path,
+    shard: ShardSpec,
+    batch_size: usize,
+) -> Result<impl Iterator<Item = Result<RecordBatch>> + Send + 'static> {
+    let kind = file_kind(path)?;
+    let reader = open(path)?.with_batch_size(batch_size.max(1)).build()?;
+    let context = path.display().to_string();
+    Ok(reader.filter_map(move |batch| {
+        let batch = match batch {
+            Ok(b) => b,
+            Err(e) => {
+                return Some(Err(Error::Schema {
+                    context: context.clone(),
+                    message: e.to_string(),
+                }))
+            }
+        };
+        match keep_shard_rows(&batch, kind, shard, &context) {
+            Ok(b) if b.num_rows() == 0 => None,
+            other => Some(other),
+        }
+    }))
+}
+
+/// Keeps the rows of `batch` whose shard key belongs to `shard`.
+///
+/// # Errors
+/// [`Error::Schema`] if the key column is missing or of an unexpected type.
+pub fn keep_shard_rows(
+    batch: &RecordBatch,
+    kind: RecordKind,
+    shard: ShardSpec,
+    context: &str,
+) -> Result<RecordBatch> {
+    if shard.count() == 1 {
+        return Ok(batch.clone());
+    }
+    let name = kind.shard_key_column();
+    let missing = || Error::Schema {
+        context: context.to_string(),
+        message: format!("{kind} records need a `{name}` column of strings"),
+    };
+    let column = batch.column_by_name(name).ok_or_else(missing)?;
+    let mask: BooleanArray = match column.data_type() {
+        DataType::Utf8 => {
+            let keys = column.as_string::<i32>();
+            (0..keys.len())
+                .map(|i| Some(keys.is_valid(i) && shard.contains(keys.value(i))))
+                .collect()
+        }
+        DataType::List(_) => {
+            let lists = column.as_list::<i32>();
+            (0..lists.len())
+                .map(|i| {
+                    let first = lists.value(i);
+                    let first = first.as_string_opt::<i32>()?;
+                    Some(!first.is_empty() && shard.contains(first.value(0)))
+                })
+                .map(|keep| Some(keep.unwrap_or(false)))
+                .collect()
+        }
+        _ => return Err(missing()),
+    };
+    Ok(filter_record_batch(batch, &mask)?)
+}
