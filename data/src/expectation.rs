@@ -2,7 +2,8 @@
 //! promise applies at all (`Precondition`).
 //!
 //! Both are serialised as tagged JSON strings in the `case` batch (`{"kind":"inverted"}`), which
-//! every Parquet reader understands and which keeps the schema stable as relations are added.
+//! every Parquet reader understands and which keeps the schema stable as relations are added;
+//! [`crate::Case::expectation`] and [`crate::Case::precondition`] read them back.
 
 use serde::{Deserialize, Serialize};
 
@@ -61,51 +62,4 @@ pub enum Precondition {
         /// The label it must have.
         label: String,
     },
-}
-
-/// serde helpers that store a value as a JSON string column.
-pub(crate) mod json_string {
-    use serde::de::{DeserializeOwned, Error as _};
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-    pub fn serialize<T: Serialize, S: Serializer>(value: &T, s: S) -> Result<S::Ok, S::Error> {
-        let text = serde_json::to_string(value).map_err(serde::ser::Error::custom)?;
-        s.serialize_str(&text)
-    }
-
-    pub fn deserialize<'de, T: DeserializeOwned, D: Deserializer<'de>>(
-        d: D,
-    ) -> Result<T, D::Error> {
-        let text = String::deserialize(d)?;
-        serde_json::from_str(&text).map_err(D::Error::custom)
-    }
-
-    /// The same for an optional value (null stays null).
-    pub mod option {
-        use super::*;
-
-        pub fn serialize<T: Serialize, S: Serializer>(
-            value: &Option<T>,
-            s: S,
-        ) -> Result<S::Ok, S::Error> {
-            match value {
-                Some(v) => {
-                    let text = serde_json::to_string(v).map_err(serde::ser::Error::custom)?;
-                    s.serialize_some(&text)
-                }
-                None => s.serialize_none(),
-            }
-        }
-
-        pub fn deserialize<'de, T: DeserializeOwned, D: Deserializer<'de>>(
-            d: D,
-        ) -> Result<Option<T>, D::Error> {
-            match Option::<String>::deserialize(d)? {
-                Some(text) => serde_json::from_str(&text)
-                    .map(Some)
-                    .map_err(D::Error::custom),
-                None => Ok(None),
-            }
-        }
-    }
 }

@@ -19,7 +19,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_arrow::schema::{SchemaLike, TracingOptions};
 
-use crate::expectation::{json_string, Expectation, Precondition};
+use crate::expectation::{Expectation, Precondition};
 use crate::{Error, Result};
 
 /// Schema metadata key naming the record kind of a batch or Parquet file.
@@ -31,7 +31,7 @@ pub const SCHEMA_VERSION: &str = "1";
 
 /// The NLP task an example belongs to; decides which fields are filled and which MRs apply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(into = "String", try_from = "String")]
+#[serde(rename_all = "lowercase")]
 pub enum Task {
     /// Yes/no reading comprehension (BoolQ): `context` + `question`, label `yes`/`no`.
     BoolQ,
@@ -98,20 +98,6 @@ impl FromStr for Task {
 
 fn task_names() -> String {
     Task::ALL.map(Task::as_str).join(", ")
-}
-
-impl From<Task> for String {
-    fn from(t: Task) -> String {
-        t.as_str().to_string()
-    }
-}
-
-impl TryFrom<String> for Task {
-    type Error = String;
-
-    fn try_from(s: String) -> Result<Self, String> {
-        s.parse()
-    }
 }
 
 /// An answer to a QA example: its text and, when known, its character offset in `context`.
@@ -338,12 +324,12 @@ pub struct Case {
     pub sources: Vec<Example>,
     /// The follow-up input; its `id` equals `case_id`.
     pub followup: Example,
-    /// What the judge checks.
-    #[serde(with = "json_string")]
-    pub expectation: Expectation,
-    /// When the case applies at all.
-    #[serde(with = "json_string::option")]
-    pub precondition: Option<Precondition>,
+    /// What the judge checks, as tagged JSON; read it with [`Case::expectation`].
+    #[serde(rename = "expectation")]
+    pub expectation_json: String,
+    /// When the case applies at all, as tagged JSON; read it with [`Case::precondition`].
+    #[serde(rename = "precondition")]
+    pub precondition_json: Option<String>,
     /// The edits from source to follow-up.
     pub edits: Vec<Edit>,
     /// Seed of any randomness used to build the case.
@@ -351,6 +337,43 @@ pub struct Case {
 }
 
 impl Case {
+    /// Sets the expectation (stored as tagged JSON).
+    pub fn set_expectation(&mut self, expectation: &Expectation) {
+        self.expectation_json = to_json(expectation);
+    }
+
+    /// Sets (or clears) the precondition (stored as tagged JSON).
+    pub fn set_precondition(&mut self, precondition: Option<&Precondition>) {
+        self.precondition_json = precondition.map(to_json);
+    }
+
+    /// The expectation.
+    ///
+    /// # Errors
+    /// [`Error::Schema`] naming the case when the stored JSON is not a known expectation.
+    pub fn expectation(&self) -> Result<Expectation> {
+        serde_json::from_str(&self.expectation_json).map_err(|e| Error::Schema {
+            context: format!("case `{}`", self.case_id),
+            message: format!("field `expectation`: {e}"),
+        })
+    }
+
+    /// The precondition, if any.
+    ///
+    /// # Errors
+    /// [`Error::Schema`] naming the case when the stored JSON is not a known precondition.
+    pub fn precondition(&self) -> Result<Option<Precondition>> {
+        self.precondition_json
+            .as_deref()
+            .map(|json| {
+                serde_json::from_str(json).map_err(|e| Error::Schema {
+                    context: format!("case `{}`", self.case_id),
+                    message: format!("field `precondition`: {e}"),
+                })
+            })
+            .transpose()
+    }
+
     /// Checks the invariants a stage relies on: `sources` match `source_ids`, the follow-up id is
     /// the case id.
     ///
@@ -575,9 +598,15 @@ impl FromStr for RecordKind {
     }
 }
 
+fn to_json<T: Serialize>(value: &T) -> String {
+    // Expectation and Precondition are plain data enums: serialising them cannot fail.
+    serde_json::to_string(value).expect("expectations serialise to JSON")
+}
+
 fn trace<T: DeserializeOwned>() -> Vec<FieldRef> {
     let options = TracingOptions::default()
         .strings_as_large_utf8(false)
+        .enums_without_data_as_strings(true)
         .sequence_as_large_list(false);
     // The record types are fixed at compile time; tracing them cannot depend on input data.
     Vec::<FieldRef>::from_type::<T>(options).expect("record types are traceable")
