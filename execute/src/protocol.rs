@@ -1,0 +1,290 @@
+//! The JSONL subprocess protocol.
+//!
+//! metamorph starts the model program once and keeps it running. For each batch it writes one
+//! request per line to the program's stdin and flushes, then reads one response per request from
+//! its stdout, matched by `id` (any order). Anything the program prints on stderr is logged.
+//!
+//! Request (fields that the example lacks are omitted):
+//! ```json
+//! {"id": "boolq-3:MR1-3:0", "task": "boolq", "context": "…", "question": "…"}
+//! ```
+//! Other tasks add `text`, `text_b`, `title`, `tokens`, `head`, `tail` as in the `example`
+//! record.
+//!
+//! Response, one of:
+//! ```json
+//! {"id": "…", "label": "yes", "probabilities": {"yes": 0.91, "no": 0.09}}
+//! {"id": "…", "answer": {"text": "the Volga", "start": 52}}
+//! {"id": "…", "generated": "return …"}
+//! {"id": "…", "error": "what went wrong"}
+//! ```
+//! For BoolQ the label may be `yes`/`no`, `true`/`false` or `1`/`0` (any case) and is normalised
+//! to `yes`/`no`.
+
+use std::collections::BTreeMap;
+
+use metamorph_data::{AnswerSpan, EntitySpan, Example, LabelProb, Prediction, Task};
+use serde::{Deserialize, Serialize};
+
+/// One request line.
+#[derive(Debug, Serialize, Deserialize, PartialEq)]
+pub struct Request<'a> {
+    /// The example id; the response must carry it back.
+    pub id: &'a str,
+    /// The task.
+    pub task: Task,
+    /// Title of the passage's page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<&'a str>,
+    /// Passage.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<&'a str>,
+    /// Question.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub question: Option<&'a str>,
+    /// Single text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<&'a str>,
+    /// Second text of a pair.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text_b: Option<&'a str>,
+    /// Tokens (relation extraction).
+    #[serde(skip_serializing_if = "Option::is_none", borrow)]
+    pub tokens: Option<Vec<&'a str>>,
+    /// Relation head.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub head: Option<EntitySpan>,
+    /// Relation tail.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tail: Option<EntitySpan>,
+}
+
+impl<'a> Request<'a> {
+    /// The request for an example.
+    pub fn from_example(example: &'a Example) -> Self {
+        Request {
+            id: &example.id,
+            task: example.task,
+            title: example.title.as_deref(),
+            context: example.context.as_deref(),
+            question: example.question.as_deref(),
+            text: example.text.as_deref(),
+            text_b: example.text_b.as_deref(),
+            tokens: example
+                .tokens
+                .as_ref()
+                .map(|t| t.iter().map(String::as_str).collect()),
+            head: example.head.clone(),
+            tail: example.tail.clone(),
+        }
+    }
+}
+
+/// One response line.
+#[derive(Debug, Deserialize, Serialize, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Response {
+    /// The request's id.
+    pub id: String,
+    /// Predicted label.
+    #[serde(default)]
+    pub label: Option<serde_json::Value>,
+    /// Label probabilities.
+    #[serde(default)]
+    pub probabilities: Option<BTreeMap<String, f32>>,
+    /// Predicted answer: an object `{text, start?, end?, score?}` or a plain string.
+    #[serde(default)]
+    pub answer: Option<AnswerField>,
+    /// Generated text.
+    #[serde(default)]
+    pub generated: Option<String>,
+    /// The model's own error for this request.
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+/// An answer given as an object or as bare text.
+#[derive(Debug, Deserialize, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum AnswerField {
+    /// `{"text": …, "start": …}`.
+    Span {
+        /// Answer text.
+        text: String,
+        /// Character offset in the context.
+        #[serde(default)]
+        start: Option<u32>,
+        /// Character offset one past the end.
+        #[serde(default)]
+        end: Option<u32>,
+        /// Score.
+        #[serde(default)]
+        score: Option<f32>,
+    },
+    /// `"the Volga"`.
+    Text(String),
+}
+
+/// Turns a response into a prediction for `task`, or says what is wrong with it.
+///
+/// # Errors
+/// A message naming the field: the model's own `error`, an unknown BoolQ label, or a response
+/// with no output at all.
+pub fn to_prediction(
+    response: Response,
+    task: Task,
+    model: &str,
+    latency_ms: f32,
+) -> Result<Prediction, String> {
+    if let Some(error) = response.error {
+        return Err(format!(
+            "the model reported an error for `{}`: {error}",
+            response.id
+        ));
+    }
+    let label = match response.label {
+        None | Some(serde_json::Value::Null) => None,
+        Some(serde_json::Value::String(s)) => Some(s),
+        Some(serde_json::Value::Bool(b)) => Some(b.to_string()),
+        Some(serde_json::Value::Number(n)) => Some(n.to_string()),
+        Some(other) => {
+            return Err(format!(
+                "field `label` of `{}`: expected a string, found {other}",
+                response.id
+            ))
+        }
+    };
+    let label = match (task, label) {
+        (Task::BoolQ, Some(l)) => Some(normalise_yes_no(&l).ok_or_else(|| {
+            format!("field `label` of `{}`: unknown BoolQ label {l:?} (expected yes/no, true/false or 1/0)", response.id)
+        })?),
+        (_, l) => l,
+    };
+    let mut probabilities: Option<Vec<LabelProb>> = response.probabilities.map(|p| {
+        p.into_iter()
+            .map(|(label, prob)| LabelProb { label, prob })
+            .collect()
+    });
+    if task == Task::BoolQ {
+        if let Some(probs) = probabilities.as_mut() {
+            for p in probs.iter_mut() {
+                p.label = normalise_yes_no(&p.label).ok_or_else(|| {
+                    format!(
+                        "field `probabilities` of `{}`: unknown BoolQ label {:?}",
+                        response.id, p.label
+                    )
+                })?;
+            }
+        }
+    }
+    let answer = response.answer.map(|a| match a {
+        AnswerField::Span {
+            text,
+            start,
+            end,
+            score,
+        } => AnswerSpan {
+            text,
+            start,
+            end,
+            score,
+        },
+        AnswerField::Text(text) => AnswerSpan {
+            text,
+            start: None,
+            end: None,
+            score: None,
+        },
+    });
+    if label.is_none() && answer.is_none() && response.generated.is_none() {
+        return Err(format!(
+            "response for `{}` has no `label`, `answer` or `generated` field",
+            response.id
+        ));
+    }
+    Ok(Prediction {
+        example_id: response.id,
+        model: model.to_string(),
+        task,
+        label,
+        probabilities,
+        answer,
+        clusters: None,
+        generated: response.generated,
+        latency_ms,
+    })
+}
+
+fn normalise_yes_no(label: &str) -> Option<String> {
+    match label.trim().to_ascii_lowercase().as_str() {
+        "yes" | "true" | "1" => Some("yes".into()),
+        "no" | "false" | "0" => Some("no".into()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn response(json: &str) -> Response {
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn boolq_labels_are_normalised() {
+        for raw in [r#""Yes""#, "true", r#""TRUE""#, "1"] {
+            let r = response(&format!(r#"{{"id": "a", "label": {raw}}}"#));
+            assert_eq!(
+                to_prediction(r, Task::BoolQ, "m", 1.0)
+                    .unwrap()
+                    .label
+                    .as_deref(),
+                Some("yes")
+            );
+        }
+        let r = response(r#"{"id": "a", "label": "maybe"}"#);
+        assert!(to_prediction(r, Task::BoolQ, "m", 1.0)
+            .unwrap_err()
+            .contains("unknown BoolQ label"));
+    }
+
+    #[test]
+    fn answers_errors_and_empty_responses() {
+        let r = response(r#"{"id": "a", "answer": "the Volga"}"#);
+        assert_eq!(
+            to_prediction(r, Task::Squad, "m", 1.0)
+                .unwrap()
+                .answer
+                .unwrap()
+                .text,
+            "the Volga"
+        );
+        let r = response(r#"{"id": "a", "answer": {"text": "x", "start": 3}}"#);
+        assert_eq!(
+            to_prediction(r, Task::Squad, "m", 1.0)
+                .unwrap()
+                .answer
+                .unwrap()
+                .start,
+            Some(3)
+        );
+        let r = response(r#"{"id": "a", "error": "out of memory"}"#);
+        assert!(to_prediction(r, Task::Squad, "m", 1.0)
+            .unwrap_err()
+            .contains("out of memory"));
+        let r = response(r#"{"id": "a"}"#);
+        assert!(to_prediction(r, Task::Squad, "m", 1.0)
+            .unwrap_err()
+            .contains("no `label`"));
+        assert!(serde_json::from_str::<Response>(r#"{"id": "a", "lable": "yes"}"#).is_err());
+    }
+
+    #[test]
+    fn requests_omit_missing_fields() {
+        let mut ex = Example::new("x", Task::BoolQ);
+        ex.question = Some("is it".into());
+        let line = serde_json::to_string(&Request::from_example(&ex)).unwrap();
+        assert_eq!(line, r#"{"id":"x","task":"boolq","question":"is it"}"#);
+    }
+}

@@ -1,0 +1,276 @@
+//! The oracle: one case, the model's predictions for its sources and its follow-up, one
+//! verdict.
+
+use metamorph_data::{AnswerMetric, Case, Expectation, Precondition, Prediction, Result, Verdict};
+
+use crate::squad_metric::{exact_match, token_f1};
+
+/// Judges `case` for the model that produced `sources` (in `source_ids` order) and `followup`.
+///
+/// # Errors
+/// [`metamorph_data::Error::Schema`] when the case's expectation or precondition cannot be read,
+/// or when a prediction lacks the output the expectation compares (e.g. no label for
+/// `Inverted`).
+pub fn judge_case(case: &Case, sources: &[&Prediction], followup: &Prediction) -> Result<Verdict> {
+    let expectation = case.expectation()?;
+    let precondition = case.precondition()?;
+    let missing = |what: &str, p: &Prediction| metamorph_data::Error::Schema {
+        context: format!("case `{}`", case.case_id),
+        message: format!(
+            "prediction for `{}` by `{}` has no {what}",
+            p.example_id, p.model
+        ),
+    };
+    let source = *sources
+        .first()
+        .ok_or_else(|| metamorph_data::Error::Schema {
+            context: format!("case `{}`", case.case_id),
+            message: "no source prediction".into(),
+        })?;
+    let mut verdict = Verdict {
+        case_id: case.case_id.clone(),
+        family: case.family.clone(),
+        mr: case.mr.clone(),
+        model: followup.model.clone(),
+        source_ids: case.source_ids.clone(),
+        source_output: source.summary(),
+        followup_output: followup.summary(),
+        applicable: true,
+        holds: None,
+        detail: String::new(),
+    };
+
+    if let Some(Precondition::SourceLabelIs {
+        source: index,
+        label,
+    }) = &precondition
+    {
+        let p = sources
+            .get(*index)
+            .copied()
+            .ok_or_else(|| metamorph_data::Error::Schema {
+                context: format!("case `{}`", case.case_id),
+                message: format!(
+                    "precondition names source {index}, but the case has {}",
+                    sources.len()
+                ),
+            })?;
+        let actual = p.label.as_deref().ok_or_else(|| missing("label", p))?;
+        if actual != label {
+            verdict.applicable = false;
+            verdict.detail =
+                format!("not applicable: source label is {actual:?}, the relation needs {label:?}");
+            return Ok(verdict);
+        }
+    }
+
+    let (holds, detail) = match &expectation {
+        Expectation::Equal | Expectation::Inverted => {
+            let s = source
+                .label
+                .as_deref()
+                .ok_or_else(|| missing("label", source))?;
+            let f = followup
+                .label
+                .as_deref()
+                .ok_or_else(|| missing("label", followup))?;
+            let same = s == f;
+            if matches!(expectation, Expectation::Equal) {
+                (
+                    same,
+                    format!("expected the same label: source {s:?}, follow-up {f:?}"),
+                )
+            } else {
+                (
+                    !same,
+                    format!("expected the label to change: source {s:?}, follow-up {f:?}"),
+                )
+            }
+        }
+        Expectation::LabelIs { label } => {
+            let f = followup
+                .label
+                .as_deref()
+                .ok_or_else(|| missing("label", followup))?;
+            (
+                f == label,
+                format!("expected follow-up label {label:?}, got {f:?}"),
+            )
+        }
+        Expectation::SameAnswer { metric, threshold } => {
+            let s = source
+                .answer
+                .as_ref()
+                .ok_or_else(|| missing("answer", source))?;
+            let f = followup
+                .answer
+                .as_ref()
+                .ok_or_else(|| missing("answer", followup))?;
+            let (name, score) = match metric {
+                AnswerMetric::ExactMatch => ("exact match", exact_match(&f.text, &s.text)),
+                AnswerMetric::F1 => ("F1", token_f1(&f.text, &s.text)),
+            };
+            (
+                score >= *threshold,
+                format!(
+                    "{name} {score:.3} (threshold {threshold}) between {:?} and {:?}",
+                    s.text, f.text
+                ),
+            )
+        }
+        _ => {
+            return Err(metamorph_data::Error::Schema {
+                context: format!("case `{}`", case.case_id),
+                message: format!(
+                    "expectation {:?} is not supported by this judge",
+                    case.expectation_json
+                ),
+            })
+        }
+    };
+    verdict.holds = Some(holds);
+    verdict.detail = detail;
+    Ok(verdict)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use metamorph_data::{AnswerSpan, Example, Task};
+
+    fn case(expectation: Expectation, precondition: Option<Precondition>) -> Case {
+        let source = Example::new("s", Task::BoolQ);
+        let mut followup = Example::new("s:MR:0", Task::BoolQ);
+        followup.question = Some("q".into());
+        let mut case = Case {
+            case_id: "s:MR:0".into(),
+            family: "f".into(),
+            mr: "MR".into(),
+            source_ids: vec!["s".into()],
+            sources: vec![source],
+            followup,
+            expectation_json: String::new(),
+            precondition_json: None,
+            edits: vec![],
+            seed: 0,
+        };
+        case.set_expectation(&expectation);
+        case.set_precondition(precondition.as_ref());
+        case
+    }
+
+    fn label(id: &str, label: &str) -> Prediction {
+        Prediction {
+            example_id: id.into(),
+            model: "m".into(),
+            task: Task::BoolQ,
+            label: Some(label.into()),
+            probabilities: None,
+            answer: None,
+            clusters: None,
+            generated: None,
+            latency_ms: 0.0,
+        }
+    }
+
+    fn yes_source() -> Option<Precondition> {
+        Some(Precondition::SourceLabelIs {
+            source: 0,
+            label: "yes".into(),
+        })
+    }
+
+    #[test]
+    fn inversion_with_precondition() {
+        let c = case(Expectation::Inverted, yes_source());
+        let v = judge_case(&c, &[&label("s", "yes")], &label("s:MR:0", "no")).unwrap();
+        assert_eq!((v.applicable, v.holds), (true, Some(true)));
+        let v = judge_case(&c, &[&label("s", "yes")], &label("s:MR:0", "yes")).unwrap();
+        assert_eq!((v.applicable, v.holds), (true, Some(false)));
+        let v = judge_case(&c, &[&label("s", "no")], &label("s:MR:0", "yes")).unwrap();
+        assert_eq!((v.applicable, v.holds), (false, None));
+        assert!(v.detail.contains("not applicable"));
+    }
+
+    #[test]
+    fn equality_and_label_is() {
+        let c = case(Expectation::Equal, None);
+        assert_eq!(
+            judge_case(&c, &[&label("s", "no")], &label("f", "no"))
+                .unwrap()
+                .holds,
+            Some(true)
+        );
+        assert_eq!(
+            judge_case(&c, &[&label("s", "no")], &label("f", "yes"))
+                .unwrap()
+                .holds,
+            Some(false)
+        );
+        let c = case(Expectation::LabelIs { label: "0".into() }, None);
+        assert_eq!(
+            judge_case(&c, &[&label("s", "1")], &label("f", "0"))
+                .unwrap()
+                .holds,
+            Some(true)
+        );
+    }
+
+    #[test]
+    fn same_answer_under_squad_normalisation() {
+        let answer = |id: &str, text: &str| Prediction {
+            label: None,
+            answer: Some(AnswerSpan {
+                text: text.into(),
+                start: None,
+                end: None,
+                score: None,
+            }),
+            ..label(id, "")
+        };
+        let c = case(
+            Expectation::SameAnswer {
+                metric: AnswerMetric::ExactMatch,
+                threshold: 1.0,
+            },
+            None,
+        );
+        assert_eq!(
+            judge_case(&c, &[&answer("s", "the Volga")], &answer("f", "Volga."))
+                .unwrap()
+                .holds,
+            Some(true)
+        );
+        let c = case(
+            Expectation::SameAnswer {
+                metric: AnswerMetric::F1,
+                threshold: 0.8,
+            },
+            None,
+        );
+        assert_eq!(
+            judge_case(
+                &c,
+                &[&answer("s", "the river Volga")],
+                &answer("f", "Volga")
+            )
+            .unwrap()
+            .holds,
+            Some(false)
+        );
+    }
+
+    #[test]
+    fn missing_outputs_are_errors_naming_the_case() {
+        let c = case(Expectation::Inverted, None);
+        let mut p = label("f", "yes");
+        p.label = None;
+        let message = judge_case(&c, &[&label("s", "yes")], &p)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            message.contains("s:MR:0") && message.contains("no label"),
+            "{message}"
+        );
+    }
+}

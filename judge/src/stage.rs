@@ -1,0 +1,154 @@
+//! The `judge` stage: `prediction` and `case` batches in (any order), `verdict` batches out.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use arrow::array::RecordBatch;
+use metamorph_data::{
+    from_batch, Case, Emitter, Error, Prediction, RecordBuilder, RecordKind, Result, Stage, Verdict,
+};
+
+use crate::oracle::judge_case;
+
+#[derive(Default)]
+struct State {
+    /// Predictions by example id, one per model.
+    predictions: HashMap<String, Vec<Prediction>>,
+    /// Models seen, in order of appearance.
+    models: Vec<String>,
+    /// Cases still waiting for a prediction.
+    pending: Vec<Case>,
+}
+
+impl State {
+    fn add(&mut self, p: Prediction) {
+        if !self.models.contains(&p.model) {
+            self.models.push(p.model.clone());
+        }
+        let slot = self.predictions.entry(p.example_id.clone()).or_default();
+        match slot.iter_mut().find(|q| q.model == p.model) {
+            Some(existing) => *existing = p,
+            None => slot.push(p),
+        }
+    }
+
+    fn prediction(&self, id: &str, model: &str) -> Option<&Prediction> {
+        self.predictions.get(id)?.iter().find(|p| p.model == model)
+    }
+
+    /// Verdicts for every model of `case`, or `None` if a prediction is still missing.
+    fn try_judge(&self, case: &Case) -> Option<Result<Vec<Verdict>>> {
+        if self.models.is_empty() {
+            return None;
+        }
+        let mut verdicts = Vec::with_capacity(self.models.len());
+        for model in &self.models {
+            let followup = self.prediction(&case.followup.id, model)?;
+            let sources: Option<Vec<&Prediction>> = case
+                .source_ids
+                .iter()
+                .map(|id| self.prediction(id, model))
+                .collect();
+            verdicts.push(judge_case(case, &sources?, followup));
+        }
+        Some(verdicts.into_iter().collect())
+    }
+
+    fn first_missing(&self, case: &Case) -> String {
+        let model = self
+            .models
+            .first()
+            .map(String::as_str)
+            .unwrap_or("any model");
+        let id = case
+            .source_ids
+            .iter()
+            .chain(std::iter::once(&case.followup.id))
+            .find(|id| self.prediction(id, model).is_none())
+            .cloned()
+            .unwrap_or_default();
+        format!(
+            "case `{}`: no prediction by {model} for input `{id}`",
+            case.case_id
+        )
+    }
+}
+
+/// Judges cases as soon as the predictions they need are known.
+#[derive(Default)]
+pub struct JudgeStage {
+    state: Mutex<State>,
+}
+
+impl JudgeStage {
+    /// A judge with no prediction yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+impl Stage for JudgeStage {
+    fn name(&self) -> &str {
+        "judge"
+    }
+
+    fn consumes(&self) -> &[RecordKind] {
+        &[RecordKind::Prediction, RecordKind::Case]
+    }
+
+    fn produces(&self) -> &[RecordKind] {
+        &[RecordKind::Verdict]
+    }
+
+    fn process(&self, batch: RecordBatch, emit: &mut Emitter<'_>) -> Result<()> {
+        let kind = RecordKind::of_batch(&batch)?;
+        let mut out = RecordBuilder::new();
+        {
+            let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            let ready: Vec<Case> = if kind == RecordKind::Prediction {
+                for p in from_batch::<Prediction>(&batch, "judge input")? {
+                    state.add(p);
+                }
+                let pending = std::mem::take(&mut state.pending);
+                let (ready, waiting) = pending
+                    .into_iter()
+                    .partition(|c| state.try_judge(c).is_some());
+                state.pending = waiting;
+                ready
+            } else {
+                let cases = from_batch::<Case>(&batch, "judge input")?;
+                let (ready, waiting): (Vec<Case>, Vec<Case>) = cases
+                    .into_iter()
+                    .partition(|c| state.try_judge(c).is_some());
+                state.pending.extend(waiting);
+                ready
+            };
+            for case in &ready {
+                if let Some(verdicts) = state.try_judge(case) {
+                    for v in verdicts? {
+                        out.append(v);
+                    }
+                }
+            }
+        }
+        if !out.is_empty() {
+            emit.emit(out.finish()?)?;
+        }
+        Ok(())
+    }
+
+    fn finish(&self, _emit: &mut Emitter<'_>) -> Result<()> {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        match state.pending.first() {
+            None => Ok(()),
+            Some(case) => Err(Error::Schema {
+                context: "judge".into(),
+                message: format!(
+                    "{} of the cases have no complete predictions; first: {} (was `execute` run on these cases?)",
+                    state.pending.len(),
+                    state.first_missing(case)
+                ),
+            }),
+        }
+    }
+}

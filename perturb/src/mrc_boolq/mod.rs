@@ -1,0 +1,11 @@
+//! MT4MRC (Chen, Jin, Xie, ESEC/FSE 2021; seed-000): metamorphic relations for yes/no machine
+//! reading comprehension on BoolQ. Inversion relations (MR1-x) expect the answer to flip and
+//! apply only when the model under test answered the source with Yes; consistency relations
+//! (MR2-x) expect the same answer.
+
+mod mr1_3_order_change;
+
+pub use mr1_3_order_change::OrderChange;
+
+/// The family name shared by every MT4MRC relation.
+pub const FAMILY: &str = "mt4mrc";
