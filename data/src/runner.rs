@@ -403,7 +403,7 @@ impl Pipeline {
             elapsed: started.elapsed(),
         };
         for s in &report.stages {
-            tracing::info!(
+            tracing::debug!(
                 stage = %s.name,
                 rows_in = s.rows_in,
                 rows_out = s.rows_out,
@@ -484,18 +484,17 @@ fn run_stage(
 
 /// Progress display: one bar per stage on a terminal, a log line every 10 s otherwise.
 struct Progress {
-    stop: Arc<AtomicBool>,
+    stop: Sender<()>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Progress {
     fn start(label: &str, stages: &[StageRun]) -> Progress {
-        let stop = Arc::new(AtomicBool::new(false));
+        let (stop, stopped) = bounded::<()>(1);
         let counters: Vec<(String, Arc<StageCounters>)> = stages
             .iter()
             .map(|s| (s.stage.name().to_string(), s.counters.clone()))
             .collect();
-        let stop_flag = stop.clone();
         let label = label.to_string();
         let terminal = std::io::stderr().is_terminal();
         let thread = std::thread::spawn(move || {
@@ -515,7 +514,7 @@ impl Progress {
                         bar
                     })
                     .collect();
-                while !stop_flag.load(Ordering::Relaxed) {
+                while stopped.recv_timeout(tick).is_err() {
                     for (bar, (_, c)) in bars.iter().zip(&counters) {
                         bar.set_message(format!(
                             "{label}: {} rows in, {} rows out",
@@ -524,15 +523,13 @@ impl Progress {
                         ));
                         bar.tick();
                     }
-                    std::thread::sleep(tick);
                 }
                 for bar in bars {
                     bar.finish_and_clear();
                 }
             } else {
                 let mut last = Instant::now();
-                while !stop_flag.load(Ordering::Relaxed) {
-                    std::thread::sleep(tick);
+                while stopped.recv_timeout(tick).is_err() {
                     if last.elapsed() >= Duration::from_secs(10) {
                         last = Instant::now();
                         for (name, c) in &counters {
@@ -555,7 +552,7 @@ impl Progress {
     }
 
     fn finish(mut self) {
-        self.stop.store(true, Ordering::Relaxed);
+        let _ = self.stop.send(());
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }

@@ -73,7 +73,8 @@ impl SubprocessModel {
         let Some((program, args)) = config.command.split_first() else {
             return Err(fail("`command` is empty".into()));
         };
-        if config.batch_size == 0 || !(config.timeout_secs > 0.0) {
+        if config.batch_size == 0 || !config.timeout_secs.is_finite() || config.timeout_secs <= 0.0
+        {
             return Err(fail(
                 "`batch_size` and `timeout_secs` must be positive".into(),
             ));

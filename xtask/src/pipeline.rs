@@ -1,0 +1,242 @@
+//! `cargo xtask pipeline`: datasets → perturb → execute → judge → summary, in one process.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use metamorph_data::{
+    completed_shard, keep_shard_rows, CancelToken, ConfigFile, DatasetFormat, DatasetReader, Error,
+    Pipeline, ReadOptions, RecordKind, Result, ShardOutputs, ShardSpec, StageOptions,
+};
+use metamorph_execute::{ExecuteConfig, ExecuteStage, Model};
+use metamorph_judge::{JudgeStage, Summary};
+use metamorph_perturb::{PerturbConfig, PerturbStage};
+use serde::Deserialize;
+
+/// The `[pipeline]` table.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PipelineConfig {
+    /// Output directory (relative to the config file's folder).
+    pub output: PathBuf,
+    /// Shards per dataset.
+    pub shards: usize,
+    /// Rows per batch.
+    pub batch_size: usize,
+    /// Batches buffered between stages.
+    pub channel_capacity: usize,
+    /// Skip and count malformed dataset records instead of failing.
+    pub skip_bad: bool,
+    /// The datasets to test on.
+    pub datasets: Vec<DatasetEntry>,
+}
+
+impl Default for PipelineConfig {
+    fn default() -> Self {
+        PipelineConfig {
+            output: PathBuf::from("out/pipeline"),
+            shards: 1,
+            batch_size: 256,
+            channel_capacity: 4,
+            skip_bad: false,
+            datasets: Vec::new(),
+        }
+    }
+}
+
+/// One dataset of the run.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DatasetEntry {
+    /// Name; also the folder of its outputs.
+    pub name: String,
+    /// The file (relative to the config file's folder).
+    pub path: PathBuf,
+    /// Its format.
+    pub format: DatasetFormat,
+    /// Read at most this many examples.
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+/// Command-line overrides.
+#[derive(Clone, Debug, Default)]
+pub struct PipelineOptions {
+    /// Replace `[pipeline] output`.
+    pub output: Option<PathBuf>,
+    /// Redo units that are already complete.
+    pub force: bool,
+    /// Show progress.
+    pub progress: bool,
+}
+
+/// What a run did.
+#[derive(Clone, Debug)]
+pub struct PipelineReport {
+    /// The output directory.
+    pub output: PathBuf,
+    /// Units (dataset × shard) run now.
+    pub units_run: usize,
+    /// Units skipped because a previous run completed them.
+    pub units_skipped: usize,
+    /// The summary over every verdict file.
+    pub summary: Summary,
+    /// Where it was written.
+    pub summary_path: PathBuf,
+}
+
+/// Runs the pipeline described by the config file at `config_path`.
+///
+/// # Errors
+/// Config errors, dataset errors naming file and place, model failures, IO errors; the unit that
+/// failed leaves no output file behind and is redone on the next run.
+pub fn run_pipeline(config_path: &Path, options: &PipelineOptions) -> Result<PipelineReport> {
+    let file = ConfigFile::load(config_path)?;
+    let base = config_path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let config: PipelineConfig = file.section("pipeline")?;
+    let perturb_config: PerturbConfig = file.section("perturb")?;
+    let execute_config: ExecuteConfig = file.section("execute")?;
+    if config.datasets.is_empty() {
+        return Err(Error::Config(format!(
+            "{}: [pipeline] lists no datasets",
+            config_path.display()
+        )));
+    }
+    if config.shards == 0 {
+        return Err(Error::Config("[pipeline] shards must be at least 1".into()));
+    }
+    let output = options
+        .output
+        .clone()
+        .unwrap_or_else(|| base.join(&config.output));
+    PerturbStage::try_new(&perturb_config)?; // validate relation names before any work
+
+    let cancel = CancelToken::install_ctrl_c();
+    let mut models: Option<Vec<Arc<dyn Model>>> = None;
+    let (mut units_run, mut units_skipped) = (0, 0);
+    for dataset in &config.datasets {
+        let unit_dir = output.join(&dataset.name);
+        for index in 0..config.shards {
+            let shard = ShardSpec::new(index, config.shards).expect("index < shards");
+            if !options.force && completed_shard(&unit_dir, "pipeline", shard).is_some() {
+                tracing::info!(dataset = %dataset.name, %shard, "already complete; skipping");
+                units_skipped += 1;
+                continue;
+            }
+            if models.is_none() {
+                models = Some(
+                    execute_config
+                        .models
+                        .iter()
+                        .map(|m| m.start(base))
+                        .collect::<Result<Vec<_>>>()?,
+                );
+            }
+            let models = models.clone().unwrap_or_default();
+            run_unit(
+                dataset,
+                base,
+                shard,
+                &unit_dir,
+                &config,
+                &perturb_config,
+                models,
+                &cancel,
+                options.progress,
+            )?;
+            units_run += 1;
+        }
+    }
+    let pattern = output.join("*").join("verdict").join("*.parquet");
+    let summary = Summary::from_files(&pattern.to_string_lossy())?;
+    let summary_path = output.join("summary.json");
+    summary.write(&summary_path)?;
+    Ok(PipelineReport {
+        output,
+        units_run,
+        units_skipped,
+        summary,
+        summary_path,
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_unit(
+    dataset: &DatasetEntry,
+    base: &Path,
+    shard: ShardSpec,
+    unit_dir: &Path,
+    config: &PipelineConfig,
+    perturb_config: &PerturbConfig,
+    models: Vec<Arc<dyn Model>>,
+    cancel: &CancelToken,
+    progress: bool,
+) -> Result<()> {
+    let path = base.join(&dataset.path);
+    let read_options = ReadOptions::default()
+        .with_batch_size(config.batch_size)
+        .with_skip_bad(config.skip_bad)
+        .with_limit(dataset.limit);
+    let reader = DatasetReader::open(&path, dataset.format, read_options)?;
+    let skipped = reader.skipped_counter();
+    let with_models = !models.is_empty();
+    let mut kinds = vec![RecordKind::Example, RecordKind::Case];
+    if with_models {
+        kinds.extend([RecordKind::Prediction, RecordKind::Verdict]);
+    }
+    let outputs = ShardOutputs::create(unit_dir, "pipeline", shard, &kinds)?;
+    let example_writer = outputs.clone();
+    let context = path.display().to_string();
+    let source = reader.batches().filter_map(move |batch| {
+        let written = batch
+            .and_then(|b| keep_shard_rows(&b, RecordKind::Example, shard, &context))
+            .and_then(|b| example_writer.write(RecordKind::Example, &b).map(|()| b));
+        match written {
+            Ok(b) if b.num_rows() == 0 => None,
+            other => Some(other),
+        }
+    });
+    let options = StageOptions {
+        workers: 1,
+        capacity: config.channel_capacity,
+    };
+    let mut pipeline = Pipeline::new(source)
+        .cancel_token(cancel.clone())
+        .progress(progress)
+        .label(format!("{} {shard}", dataset.name))
+        .stage(
+            Arc::new(PerturbStage::try_new(perturb_config)?),
+            options,
+            Some(outputs.tap()),
+        );
+    if with_models {
+        pipeline = pipeline
+            .stage(
+                Arc::new(ExecuteStage::try_new(models)?),
+                options,
+                Some(outputs.tap()),
+            )
+            .stage(Arc::new(JudgeStage::new()), options, Some(outputs.tap()));
+    } else {
+        tracing::warn!("no [[execute.models]] configured: stopping after perturb");
+    }
+    let report = pipeline.run().map_err(|e| match e {
+        Error::Interrupted => e,
+        other => Error::Stage {
+            stage: format!("{} {shard}", dataset.name),
+            source: Box::new(other),
+        },
+    })?;
+    drop(report);
+    let manifest = outputs.commit()?;
+    let rows: Vec<String> = manifest
+        .files
+        .iter()
+        .map(|f| format!("{} {}", f.rows, f.kind))
+        .collect();
+    let skipped = skipped.load(std::sync::atomic::Ordering::Relaxed);
+    tracing::info!(dataset = %dataset.name, %shard, skipped_bad = skipped, "done: {}", rows.join(", "));
+    Ok(())
+}
