@@ -241,12 +241,18 @@ pub fn read_shard(
     let reader = open(path)?.with_batch_size(batch_size.max(1)).build()?;
     let context = path.display().to_string();
     Ok(reader.filter_map(move |batch| {
+        // Batches decoded from Parquet lose the schema metadata; put the kind's schema back
+        // (which also checks that the file's columns are the ones this build expects).
+        let batch = batch.map_err(|e| e.to_string()).and_then(|b| {
+            RecordBatch::try_new(kind.schema(), b.columns().to_vec())
+                .map_err(|e| format!("columns differ from the {kind} schema of this build: {e}"))
+        });
         let batch = match batch {
             Ok(b) => b,
-            Err(e) => {
+            Err(message) => {
                 return Some(Err(Error::Schema {
                     context: context.clone(),
-                    message: e.to_string(),
+                    message,
                 }))
             }
         };

@@ -1,0 +1,131 @@
+//! The JSONL subprocess adapter against a model program written for these tests
+//! (`tests/fixtures/test_model.py`, Python standard library only).
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use metamorph_data::{Example, Task};
+use metamorph_execute::{Model, SubprocessConfig, SubprocessModel};
+
+fn model(mode: &[&str], timeout_secs: f64, batch_size: usize) -> SubprocessModel {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/test_model.py");
+    let mut command = vec!["python3".to_string(), script.display().to_string()];
+    command.extend(mode.iter().map(|s| s.to_string()));
+    SubprocessModel::spawn(
+        "test-model",
+        SubprocessConfig {
+            command,
+            timeout_secs,
+            batch_size,
+            workdir: None,
+            env: Default::default(),
+        },
+    )
+    .expect("python3 starts")
+}
+
+fn questions(n: usize) -> Vec<Example> {
+    (0..n)
+        .map(|i| {
+            let mut ex = Example::new(format!("q{i}"), Task::BoolQ);
+            ex.context = Some("A passage.".into());
+            ex.question = Some(if i % 2 == 0 {
+                format!("was {i} before")
+            } else {
+                format!("was {i} after")
+            });
+            ex
+        })
+        .collect()
+}
+
+#[test]
+fn answers_come_back_in_input_order_across_batches() {
+    let m = model(&["keyword"], 30.0, 7);
+    let examples = questions(40);
+    let refs: Vec<&Example> = examples.iter().collect();
+    let predictions = m.predict(&refs).unwrap();
+    assert_eq!(predictions.len(), 40);
+    for (i, p) in predictions.iter().enumerate() {
+        assert_eq!(p.example_id, format!("q{i}"));
+        assert_eq!(
+            p.label.as_deref(),
+            Some(if i % 2 == 0 { "yes" } else { "no" })
+        );
+        assert_eq!(p.model, "test-model");
+        assert!(p.latency_ms >= 0.0);
+    }
+    // The process stays up between calls.
+    assert_eq!(m.predict(&refs[..3]).unwrap().len(), 3);
+}
+
+#[test]
+fn large_batches_do_not_deadlock_on_pipes() {
+    let m = model(&["keyword"], 60.0, 2000);
+    let mut examples = questions(2000);
+    for ex in &mut examples {
+        ex.context = Some("long passage ".repeat(200));
+    }
+    let refs: Vec<&Example> = examples.iter().collect();
+    assert_eq!(m.predict(&refs).unwrap().len(), 2000);
+}
+
+#[test]
+fn a_dying_child_is_reported_with_its_stderr() {
+    let m = model(&["exit-after", "3"], 30.0, 10);
+    let examples = questions(10);
+    let refs: Vec<&Example> = examples.iter().collect();
+    let message = m.predict(&refs).unwrap_err().to_string();
+    assert!(
+        message.contains("test-model") && message.contains("exit status: 3"),
+        "{message}"
+    );
+    assert!(message.contains("CUDA out of memory"), "{message}");
+    let again = m.predict(&refs[..1]).unwrap_err().to_string();
+    assert!(again.contains("already failed"), "{again}");
+}
+
+#[test]
+fn a_hanging_child_times_out() {
+    let m = model(&["hang"], 1.0, 4);
+    let examples = questions(4);
+    let refs: Vec<&Example> = examples.iter().collect();
+    let started = Instant::now();
+    let message = m.predict(&refs).unwrap_err().to_string();
+    assert!(
+        message.contains("timed out") && message.contains("4 of 4"),
+        "{message}"
+    );
+    assert!(started.elapsed().as_secs_f64() < 20.0);
+}
+
+#[test]
+fn stdout_noise_is_a_protocol_error() {
+    let m = model(&["garbage"], 10.0, 2);
+    let examples = questions(2);
+    let refs: Vec<&Example> = examples.iter().collect();
+    let message = m.predict(&refs).unwrap_err().to_string();
+    assert!(
+        message.contains("not a protocol response") && message.contains("loading weights"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_missing_program_is_a_clear_error() {
+    let result = SubprocessModel::spawn(
+        "ghost",
+        SubprocessConfig {
+            command: vec!["/nonexistent/model-server".into()],
+            timeout_secs: 1.0,
+            batch_size: 1,
+            workdir: None,
+            env: Default::default(),
+        },
+    );
+    let message = result.err().expect("spawn fails").to_string();
+    assert!(
+        message.contains("ghost") && message.contains("cannot start"),
+        "{message}"
+    );
+}
