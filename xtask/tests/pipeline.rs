@@ -1,0 +1,227 @@
+//! `cargo xtask pipeline` end to end, as a user runs it: outputs, resume, interruption and bad
+//! input. The model under test is the protocol test program of the execute crate.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use metamorph_data::{from_batch, read_shard, Example, ShardSpec, Verdict};
+use xtask::{run_pipeline, PipelineOptions};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// Writes a config for `dataset` (path, format) with the test model in `mode`.
+fn config(dir: &Path, datasets: &[(&str, &Path, &str)], mode: &[&str], shards: usize) -> PathBuf {
+    let script = root().join("execute/tests/fixtures/test_model.py");
+    let mut command = vec!["python3".to_string(), script.display().to_string()];
+    command.extend(mode.iter().map(|s| s.to_string()));
+    let mut text = format!("[pipeline]\noutput = \"out\"\nshards = {shards}\nbatch_size = 8\n\n");
+    for (name, path, format) in datasets {
+        text.push_str(&format!(
+            "[[pipeline.datasets]]\nname = \"{name}\"\npath = {:?}\nformat = \"{format}\"\n\n",
+            path.display().to_string()
+        ));
+    }
+    text.push_str(&format!(
+        "[perturb]\nrelations = [\"MR1-3\"]\n\n[[execute.models]]\nname = \"keyword\"\ncommand = {command:?}\nbatch_size = 4\ntimeout_secs = 60\n"
+    ));
+    let path = dir.join("metamorph.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn boolq_sample() -> PathBuf {
+    root().join("data/samples/boolq.jsonl")
+}
+
+fn parquet_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "parquet")
+                || path.to_string_lossy().contains(".tmp-")
+            {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn read<R: metamorph_data::Record>(pattern: &Path) -> Vec<R> {
+    let files = metamorph_data::expand_inputs(&[pattern.display().to_string()]).unwrap();
+    let mut rows = Vec::new();
+    for f in files {
+        for batch in read_shard(&f, ShardSpec::WHOLE, 100).unwrap() {
+            rows.extend(from_batch::<R>(&batch.unwrap(), "test").unwrap());
+        }
+    }
+    rows
+}
+
+#[test]
+fn runs_every_stage_then_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(
+        dir.path(),
+        &[("boolq", &boolq_sample(), "boolq")],
+        &["keyword"],
+        2,
+    );
+    let report = run_pipeline(&cfg, &PipelineOptions::default()).unwrap();
+    assert_eq!((report.units_run, report.units_skipped), (2, 0));
+
+    let out = dir.path().join("out/boolq");
+    let examples: Vec<Example> = read(&out.join("example/*.parquet"));
+    assert_eq!(examples.len(), 24);
+    let with_order_word: Vec<&Example> = examples
+        .iter()
+        .filter(|e| {
+            let q = e.question.as_deref().unwrap();
+            q.split_whitespace().any(|w| w == "before" || w == "after")
+        })
+        .collect();
+    let verdicts: Vec<Verdict> = read(&out.join("verdict/*.parquet"));
+    assert_eq!(verdicts.len(), with_order_word.len());
+    // The keyword model says yes iff "before" is in the question, so MR1-3 holds on every
+    // applicable case, and a source whose first order word is "after" is not applicable.
+    let eligible = with_order_word
+        .iter()
+        .filter(|e| {
+            let q = e.question.as_deref().unwrap();
+            q.split_whitespace().any(|w| w == "before")
+        })
+        .count();
+    let summary = &report.summary.relations[0];
+    assert_eq!(
+        (summary.mr.as_str(), summary.cases as usize),
+        ("MR1-3", with_order_word.len())
+    );
+    assert_eq!(summary.applicable as usize, eligible);
+    assert_eq!(summary.violations, 0);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report.summary_path).unwrap()).unwrap();
+    assert_eq!(json["relations"][0]["mr"], "MR1-3");
+    assert_eq!(json["relations"][0]["applicable"], eligible as u64);
+
+    // Second run: nothing is redone, files are untouched.
+    let before: Vec<_> = parquet_files(&out)
+        .iter()
+        .map(|p| std::fs::metadata(p).unwrap().modified().unwrap())
+        .collect();
+    let again = run_pipeline(&cfg, &PipelineOptions::default()).unwrap();
+    assert_eq!((again.units_run, again.units_skipped), (0, 2));
+    let after: Vec<_> = parquet_files(&out)
+        .iter()
+        .map(|p| std::fs::metadata(p).unwrap().modified().unwrap())
+        .collect();
+    assert_eq!(before, after);
+    assert_eq!(again.summary, report.summary);
+}
+
+#[test]
+fn an_interrupted_run_leaves_no_partial_file_and_the_next_run_finishes() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(
+        dir.path(),
+        &[("boolq", &boolq_sample(), "boolq")],
+        &["slow", "0.15"],
+        1,
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(["pipeline", "--quiet", "--config"])
+        .arg(&cfg)
+        .spawn()
+        .unwrap();
+    // Wait until the run is writing (temporary files exist), then stop it as Ctrl-C would.
+    let started = Instant::now();
+    while parquet_files(&dir.path().join("out")).is_empty()
+        && started.elapsed() < Duration::from_secs(30)
+    {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let exit = child.wait().unwrap();
+    assert_eq!(exit.code(), Some(130), "interrupted runs exit with 130");
+    let left = parquet_files(&dir.path().join("out"));
+    assert!(left.is_empty(), "partial files left behind: {left:?}");
+
+    let fast = config(
+        dir.path(),
+        &[("boolq", &boolq_sample(), "boolq")],
+        &["keyword"],
+        1,
+    );
+    let report = run_pipeline(&fast, &PipelineOptions::default()).unwrap();
+    assert_eq!(report.units_run, 1);
+}
+
+#[test]
+fn bad_inputs_fail_with_one_clear_message_and_no_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&str, &[u8], &str, &str); 4] = [
+        ("bad.jsonl", b"{\"question\": \"is it\", \"passage\": \"p\"}\n{\"question\": 1, \"passage\": \"p\"}\n", "boolq", "bad.jsonl:line 2: field `question`"),
+        ("squad.json", br#"{"data": [{"title": "T", "paragraphs": [{"qas": []}]}]}"#, "squad", "squad.json:data[0].paragraphs[0]: field `context`"),
+        ("empty.jsonl", b"", "boolq", "empty.jsonl:line 1"),
+        ("blob.jsonl", &[0x89, b'P', b'N', b'G', 0, 0, 0xff], "boolq", "binary"),
+    ];
+    for (name, bytes, format, expected) in cases {
+        let data = dir.path().join(name);
+        std::fs::write(&data, bytes).unwrap();
+        let cfg = config(dir.path(), &[("d", &data, format)], &["keyword"], 1);
+        let output = Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .args(["pipeline", "--quiet", "--config"])
+            .arg(&cfg)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{name}: {stderr}");
+        assert!(stderr.contains(expected), "{name}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{name}: {stderr}");
+        assert!(
+            parquet_files(&dir.path().join("out")).is_empty(),
+            "{name}: output left behind"
+        );
+    }
+}
+
+#[test]
+fn unknown_relation_and_missing_dataset_are_config_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(
+        dir.path(),
+        &[("boolq", &boolq_sample(), "boolq")],
+        &["keyword"],
+        1,
+    );
+    let text = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replace("\"MR1-3\"", "\"MR9-9\"");
+    std::fs::write(&cfg, text).unwrap();
+    let message = run_pipeline(&cfg, &PipelineOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(message.contains("unknown relation `MR9-9`"), "{message}");
+
+    let missing = dir.path().join("nowhere.jsonl");
+    let cfg = config(dir.path(), &[("boolq", &missing, "boolq")], &["keyword"], 1);
+    let message = run_pipeline(&cfg, &PipelineOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(message.contains("nowhere.jsonl"), "{message}");
+}
