@@ -50,9 +50,6 @@ impl Model for LastWordModel {
                     .unwrap_or("");
                 let yes = ex.context.as_deref().is_some_and(|c| c.contains(last));
                 Prediction {
-                    example_id: ex.id.clone(),
-                    model: self.name().into(),
-                    task: ex.task,
                     label: Some(if yes { "yes" } else { "no" }.into()),
                     probabilities: Some(vec![
                         LabelProb {
@@ -64,10 +61,7 @@ impl Model for LastWordModel {
                             prob: if yes { 0.0 } else { 1.0 },
                         },
                     ]),
-                    answer: None,
-                    clusters: None,
-                    generated: None,
-                    latency_ms: 0.0,
+                    ..Prediction::new(ex.id.clone(), self.name(), ex.task)
                 }
             })
             .collect())

@@ -76,6 +76,16 @@ pub fn report_error(error: &Error) -> ExitCode {
     ExitCode::from(1)
 }
 
+/// The body of every stage binary's `main`: sets up logging per `--quiet`, runs `body`, prints
+/// any error with its causes and turns it into the exit code.
+pub fn stage_main(args: &StageArgs, body: impl FnOnce() -> Result<()>) -> ExitCode {
+    init_logging(args.quiet);
+    match body() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => report_error(&e),
+    }
+}
+
 /// Runs `stage` over the input files of one shard and writes its outputs; the body of every
 /// stage binary's `main`.
 ///

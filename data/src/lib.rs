@@ -34,7 +34,7 @@ pub mod record;
 pub mod runner;
 mod shard;
 
-pub use cli::{init_logging, load_config, report_error, run_stage, StageArgs};
+pub use cli::{init_logging, load_config, report_error, run_stage, stage_main, StageArgs};
 pub use config::ConfigFile;
 pub use error::{Error, Result};
 pub use expectation::{AnswerMetric, Expectation, Precondition};

@@ -452,6 +452,22 @@ pub struct Prediction {
 }
 
 impl Prediction {
+    /// A prediction of `model` for `example_id` with no output yet; set `label`, `answer`, …
+    /// with struct update syntax: `Prediction { label: Some(l), ..Prediction::new(id, m, t) }`.
+    pub fn new(example_id: impl Into<String>, model: impl Into<String>, task: Task) -> Self {
+        Prediction {
+            example_id: example_id.into(),
+            model: model.into(),
+            task,
+            label: None,
+            probabilities: None,
+            answer: None,
+            clusters: None,
+            generated: None,
+            latency_ms: 0.0,
+        }
+    }
+
     /// A short human-readable rendering of the output, for verdicts and reports.
     pub fn summary(&self) -> String {
         if let Some(label) = &self.label {

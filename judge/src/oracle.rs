@@ -161,15 +161,8 @@ mod tests {
 
     fn label(id: &str, label: &str) -> Prediction {
         Prediction {
-            example_id: id.into(),
-            model: "m".into(),
-            task: Task::BoolQ,
             label: Some(label.into()),
-            probabilities: None,
-            answer: None,
-            clusters: None,
-            generated: None,
-            latency_ms: 0.0,
+            ..Prediction::new(id, "m", Task::BoolQ)
         }
     }
 

@@ -36,15 +36,8 @@ fn case(i: usize) -> Case {
 
 fn prediction(id: &str, label: &str) -> Prediction {
     Prediction {
-        example_id: id.into(),
-        model: "m".into(),
-        task: Task::BoolQ,
         label: Some(label.into()),
-        probabilities: None,
-        answer: None,
-        clusters: None,
-        generated: None,
-        latency_ms: 1.0,
+        ..Prediction::new(id, "m", Task::BoolQ)
     }
 }
 

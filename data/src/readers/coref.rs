@@ -8,22 +8,12 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use super::table::Table;
 use super::{char_len, char_slice, lines};
 use crate::record::{CharSpan, Example, Task};
 use crate::{Error, Result};
 
 pub(super) fn read_gap(path: &Path) -> Result<impl Iterator<Item = Result<Example>> + Send> {
-    let mut reader = csv::ReaderBuilder::new()
-        .delimiter(b'\t')
-        .quoting(false)
-        .from_path(path)
-        .map_err(|e| Error::malformed(path, "line 1", "-", e.to_string()))?;
-    let header: Vec<String> = reader
-        .headers()
-        .map_err(|e| Error::malformed(path, "line 1", "-", e.to_string()))?
-        .iter()
-        .map(str::to_string)
-        .collect();
     const COLUMNS: [&str; 10] = [
         "ID",
         "Text",
@@ -36,59 +26,44 @@ pub(super) fn read_gap(path: &Path) -> Result<impl Iterator<Item = Result<Exampl
         "B-offset",
         "B-coref",
     ];
-    let mut index = [0usize; 10];
-    for (slot, name) in index.iter_mut().zip(COLUMNS) {
-        *slot = header.iter().position(|h| h == name).ok_or_else(|| {
-            Error::malformed(path, "line 1", name, "missing column in the header")
-        })?;
-    }
-    let p = path.to_path_buf();
-    Ok(reader.into_records().map(move |record| {
-        let record = record.map_err(|e| {
-            let line = e.position().map(|pos| pos.line()).unwrap_or(0);
-            Error::malformed(&p, format!("line {line}"), "-", e.to_string())
-        })?;
-        let line = record.position().map(|pos| pos.line()).unwrap_or(0);
-        let location = format!("line {line}");
-        let field = |k: usize| record.get(index[k]).unwrap_or_default();
-        let err = |k: usize, msg: String| Error::malformed(&p, location.clone(), COLUMNS[k], msg);
-        let text = field(1);
-        if text.trim().is_empty() {
-            return Err(err(1, "empty text".into()));
-        }
-        let mention = |name_col: usize, offset_col: usize| -> Result<CharSpan> {
-            let name = field(name_col);
-            let start: u32 = field(offset_col)
+    let required: Vec<&[&str]> = COLUMNS.iter().map(std::slice::from_ref).collect();
+    let table = Table::tsv(path, &required)?;
+    Ok(table.map(|row| {
+        let text = row.text("Text")?;
+        let mention = |name_col: &str, offset_col: &str| -> Result<CharSpan> {
+            let name = row.get(name_col)?;
+            let start: u32 = row
+                .get(offset_col)?
                 .trim()
                 .parse()
-                .map_err(|_| err(offset_col, "expected an offset".into()))?;
+                .map_err(|_| row.error(offset_col, "expected an offset"))?;
             let end = start + char_len(name);
-            if char_slice(text, start as usize, end as usize) != Some(name) {
-                return Err(err(
+            if char_slice(&text, start as usize, end as usize) != Some(name) {
+                return Err(row.error(
                     offset_col,
                     format!("offset {start} does not point at {name:?} in the text"),
                 ));
             }
             Ok(CharSpan { start, end })
         };
-        let flag = |col: usize| -> Result<bool> {
-            match field(col).trim().to_ascii_uppercase().as_str() {
+        let flag = |col: &str| -> Result<bool> {
+            match row.get(col)?.trim().to_ascii_uppercase().as_str() {
                 "TRUE" => Ok(true),
                 "FALSE" => Ok(false),
-                other => Err(err(
+                other => Err(row.error(
                     col,
                     format!("unknown label {other:?}: expected TRUE or FALSE"),
                 )),
             }
         };
-        let pronoun = mention(2, 3)?;
-        let a = mention(4, 5)?;
-        let b = mention(7, 8)?;
-        let (a_coref, b_coref) = (flag(6)?, flag(9)?);
+        let pronoun = mention("Pronoun", "Pronoun-offset")?;
+        let a = mention("A", "A-offset")?;
+        let b = mention("B", "B-offset")?;
+        let (a_coref, b_coref) = (flag("A-coref")?, flag("B-coref")?);
         if a_coref && b_coref {
-            return Err(err(
-                9,
-                "both A and B are marked coreferent with the pronoun".into(),
+            return Err(row.error(
+                "B-coref",
+                "both A and B are marked coreferent with the pronoun",
             ));
         }
         let clusters = match (a_coref, b_coref) {
@@ -96,16 +71,14 @@ pub(super) fn read_gap(path: &Path) -> Result<impl Iterator<Item = Result<Exampl
             (_, true) => vec![vec![b, pronoun], vec![a]],
             _ => vec![vec![a], vec![b], vec![pronoun]],
         };
-        let id = field(0);
-        let mut ex = Example::new(
-            if id.is_empty() {
-                format!("gap-line{line}")
-            } else {
-                id.to_string()
-            },
-            Task::Coref,
-        );
-        ex.text = Some(text.to_string());
+        let id = row.get("ID")?;
+        let id = if id.is_empty() {
+            format!("gap-line{}", row.line)
+        } else {
+            id.to_string()
+        };
+        let mut ex = Example::new(id, Task::Coref);
+        ex.text = Some(text);
         ex.clusters = Some(clusters);
         ex.label = Some(
             if a_coref {
@@ -117,7 +90,7 @@ pub(super) fn read_gap(path: &Path) -> Result<impl Iterator<Item = Result<Exampl
             }
             .to_string(),
         );
-        ex.origin = Some(format!("{}:{location}", p.display()));
+        ex.origin = Some(row.origin());
         Ok(ex)
     }))
 }

@@ -13,6 +13,7 @@ mod qdmr;
 mod relation;
 mod sentiment_paraphrase;
 mod squad;
+mod table;
 
 use std::fmt;
 use std::fs::File;

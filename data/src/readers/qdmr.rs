@@ -3,53 +3,24 @@
 
 use std::path::Path;
 
+use super::table::Table;
 use crate::record::{Example, Task};
-use crate::{Error, Result};
+use crate::Result;
 
 pub(super) fn read(path: &Path) -> Result<impl Iterator<Item = Result<Example>> + Send> {
-    let mut reader = csv::ReaderBuilder::new()
-        .flexible(false)
-        .from_path(path)
-        .map_err(|e| Error::malformed(path, "line 1", "-", e.to_string()))?;
-    let headers = reader
-        .headers()
-        .map_err(|e| Error::malformed(path, "line 1", "-", e.to_string()))?
-        .clone();
-    let column = |name: &str| {
-        headers
-            .iter()
-            .position(|h| h == name)
-            .ok_or_else(|| Error::malformed(path, "line 1", name, "missing column in the header"))
-    };
-    let (qid, text, decomposition) = (
-        column("question_id")?,
-        column("question_text")?,
-        column("decomposition")?,
-    );
-    let operators = headers.iter().position(|h| h == "operators");
-    let p = path.to_path_buf();
-    Ok(reader.into_records().map(move |record| {
-        let record = record.map_err(|e| {
-            let line = e.position().map(|pos| pos.line()).unwrap_or(0);
-            Error::malformed(&p, format!("line {line}"), "-", e.to_string())
-        })?;
-        let line = record.position().map(|pos| pos.line()).unwrap_or(0);
-        let at =
-            |field: &str, msg: String| Error::malformed(&p, format!("line {line}"), field, msg);
-        let get = |i: usize, name: &str| -> Result<String> {
-            let v = record.get(i).unwrap_or_default();
-            if v.trim().is_empty() {
-                return Err(at(name, "empty".into()));
-            }
-            Ok(v.to_string())
-        };
-        let mut ex = Example::new(get(qid, "question_id")?, Task::Qdmr);
-        ex.question = Some(get(text, "question_text")?);
-        let steps = parse_steps(&get(decomposition, "decomposition")?);
+    let table = Table::csv(
+        path,
+        &[&["question_id"], &["question_text"], &["decomposition"]],
+    )?;
+    let has_operators = table.has("operators");
+    Ok(table.map(move |row| {
+        let mut ex = Example::new(row.text("question_id")?, Task::Qdmr);
+        ex.question = Some(row.text("question_text")?);
+        let steps = parse_steps(&row.text("decomposition")?);
         for (i, step) in steps.iter().enumerate() {
             for reference in references(step) {
                 if reference == 0 || reference > i {
-                    return Err(at(
+                    return Err(row.error(
                         "decomposition",
                         format!(
                             "step {} refers to #{reference}, which is not an earlier step",
@@ -59,15 +30,12 @@ pub(super) fn read(path: &Path) -> Result<impl Iterator<Item = Result<Example>> 
                 }
             }
         }
-        if let Some(op) = operators {
-            let ops = parse_operators(record.get(op).unwrap_or_default()).ok_or_else(|| {
-                at(
-                    "operators",
-                    "expected a list like ['select', 'filter']".into(),
-                )
+        if has_operators {
+            let ops = parse_operators(row.get("operators")?).ok_or_else(|| {
+                row.error("operators", "expected a list like ['select', 'filter']")
             })?;
             if ops.len() != steps.len() {
-                return Err(at(
+                return Err(row.error(
                     "operators",
                     format!("{} operators for {} steps", ops.len(), steps.len()),
                 ));
@@ -75,7 +43,7 @@ pub(super) fn read(path: &Path) -> Result<impl Iterator<Item = Result<Example>> 
             ex.operators = Some(ops);
         }
         ex.steps = Some(steps);
-        ex.origin = Some(format!("{}:line {line}", p.display()));
+        ex.origin = Some(row.origin());
         Ok(ex)
     }))
 }

@@ -7,9 +7,10 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use super::table::Table;
 use super::{json_lines, At};
 use crate::record::{Example, Task};
-use crate::{Error, Result};
+use crate::Result;
 
 const SENTIMENT_LABELS: [&str; 4] = ["positive", "negative", "neutral", "mixed"];
 
@@ -65,128 +66,10 @@ pub(super) fn read_sentiment_jsonl(
     }))
 }
 
-/// A header-led TSV file without quoting, yielding `(line, column lookup)` per data row.
-struct Tsv {
-    path: std::path::PathBuf,
-    header: Vec<String>,
-    rows: csv::StringRecordsIntoIter<std::fs::File>,
-}
-
-impl Tsv {
-    fn open(path: &Path, required: &[&[&str]]) -> Result<Self> {
-        let mut reader = csv::ReaderBuilder::new()
-            .delimiter(b'\t')
-            .quoting(false)
-            .flexible(true)
-            .from_path(path)
-            .map_err(|e| Error::malformed(path, "line 1", "-", e.to_string()))?;
-        let header: Vec<String> = reader
-            .headers()
-            .map_err(|e| Error::malformed(path, "line 1", "-", e.to_string()))?
-            .iter()
-            .map(str::to_string)
-            .collect();
-        for alternatives in required {
-            if !alternatives
-                .iter()
-                .any(|name| header.iter().any(|h| h == name))
-            {
-                return Err(Error::malformed(
-                    path,
-                    "line 1",
-                    alternatives.join("|"),
-                    "missing column in the header",
-                ));
-            }
-        }
-        Ok(Tsv {
-            path: path.to_path_buf(),
-            header,
-            rows: reader.into_records(),
-        })
-    }
-
-    fn has(&self, name: &str) -> bool {
-        self.header.iter().any(|h| h == name)
-    }
-}
-
-struct Row<'a> {
-    path: &'a Path,
-    header: &'a [String],
-    record: csv::StringRecord,
-    line: u64,
-}
-
-impl Row<'_> {
-    fn location(&self) -> String {
-        format!("line {}", self.line)
-    }
-
-    fn get(&self, name: &str) -> Result<&str> {
-        let i = self
-            .header
-            .iter()
-            .position(|h| h == name)
-            .expect("column checked at open");
-        self.record.get(i).ok_or_else(|| {
-            Error::malformed(
-                self.path,
-                self.location(),
-                name,
-                format!(
-                    "row has {} of {} columns",
-                    self.record.len(),
-                    self.header.len()
-                ),
-            )
-        })
-    }
-
-    fn text(&self, name: &str) -> Result<String> {
-        let v = self.get(name)?;
-        if v.trim().is_empty() {
-            return Err(Error::malformed(
-                self.path,
-                self.location(),
-                name,
-                "empty text",
-            ));
-        }
-        Ok(v.to_string())
-    }
-
-    fn origin(&self) -> String {
-        format!("{}:{}", self.path.display(), self.location())
-    }
-}
-
-impl Tsv {
-    fn map<F>(self, mut f: F) -> impl Iterator<Item = Result<Example>> + Send
-    where
-        F: FnMut(&Row<'_>) -> Result<Example> + Send,
-    {
-        let Tsv { path, header, rows } = self;
-        rows.map(move |record| {
-            let record = record.map_err(|e| {
-                let line = e.position().map(|p| p.line()).unwrap_or(0);
-                Error::malformed(&path, format!("line {line}"), "-", e.to_string())
-            })?;
-            let line = record.position().map(|p| p.line()).unwrap_or(0);
-            f(&Row {
-                path: &path,
-                header: &header,
-                record,
-                line,
-            })
-        })
-    }
-}
-
 pub(super) fn read_sentiment_tsv(
     path: &Path,
 ) -> Result<impl Iterator<Item = Result<Example>> + Send> {
-    let tsv = Tsv::open(path, &[&["sentence", "text"]])?;
+    let tsv = Table::tsv(path, &[&["sentence", "text"]])?;
     let text_col = if tsv.has("sentence") {
         "sentence"
     } else {
@@ -206,14 +89,7 @@ pub(super) fn read_sentiment_tsv(
             let raw = row.get("label")?;
             ex.label = Some(
                 sentiment_label(raw)
-                    .ok_or_else(|| {
-                        Error::malformed(
-                            row.path,
-                            row.location(),
-                            "label",
-                            format!("unknown label {raw:?}"),
-                        )
-                    })?
+                    .ok_or_else(|| row.error("label", format!("unknown label {raw:?}")))?
                     .to_string(),
             );
         }
@@ -225,7 +101,7 @@ pub(super) fn read_sentiment_tsv(
 pub(super) fn read_paraphrase_tsv(
     path: &Path,
 ) -> Result<impl Iterator<Item = Result<Example>> + Send> {
-    let tsv = Tsv::open(
+    let tsv = Table::tsv(
         path,
         &[&["sentence1", "question1"], &["sentence2", "question2"]],
     )?;
@@ -248,12 +124,7 @@ pub(super) fn read_paraphrase_tsv(
         if let Some(col) = label_col {
             let raw = row.get(col)?.trim();
             if raw != "0" && raw != "1" {
-                return Err(Error::malformed(
-                    row.path,
-                    row.location(),
-                    col,
-                    format!("unknown label {raw:?}: expected 0 or 1"),
-                ));
+                return Err(row.error(col, format!("unknown label {raw:?}: expected 0 or 1")));
             }
             ex.label = Some(raw.to_string());
         }

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Parser;
-use metamorph_data::{init_logging, load_config, report_error, run_stage, StageArgs};
+use metamorph_data::{load_config, run_stage, stage_main, StageArgs};
 use metamorph_execute::{ExecuteConfig, ExecuteStage};
 
 /// Run the models under test on every source and follow-up input (reads `case`, writes
@@ -18,21 +18,15 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    init_logging(cli.stage.quiet);
-    let run = || -> metamorph_data::Result<()> {
-        let config: ExecuteConfig = load_config(&cli.stage)?.section("execute")?;
-        let base = cli
-            .stage
+    let args = &Cli::parse().stage;
+    stage_main(args, || {
+        let config: ExecuteConfig = load_config(args)?.section("execute")?;
+        let base = args
             .config
             .as_deref()
             .and_then(Path::parent)
             .unwrap_or(Path::new("."));
         let stage = ExecuteStage::from_config(&config, base)?;
-        run_stage(&cli.stage, Arc::new(stage), &[])
-    };
-    match run() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => report_error(&e),
-    }
+        run_stage(args, Arc::new(stage), &[])
+    })
 }

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Parser;
-use metamorph_data::{init_logging, load_config, report_error, run_stage, StageArgs};
+use metamorph_data::{load_config, run_stage, stage_main, StageArgs};
 use metamorph_perturb::{PerturbConfig, PerturbStage};
 
 /// Derive metamorphic follow-up cases from examples (reads `example`, writes `case`).
@@ -16,16 +16,11 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    init_logging(cli.stage.quiet);
-    let run = || -> metamorph_data::Result<()> {
-        let config: PerturbConfig = load_config(&cli.stage)?.section("perturb")?;
+    let args = &Cli::parse().stage;
+    stage_main(args, || {
+        let config: PerturbConfig = load_config(args)?.section("perturb")?;
         let stage = PerturbStage::try_new(&config)?;
         tracing::info!(relations = ?stage.relation_names(), "perturb");
-        run_stage(&cli.stage, Arc::new(stage), &[])
-    };
-    match run() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => report_error(&e),
-    }
+        run_stage(args, Arc::new(stage), &[])
+    })
 }
