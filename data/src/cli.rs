@@ -89,21 +89,28 @@ pub fn stage_main(args: &StageArgs, body: impl FnOnce() -> Result<()>) -> ExitCo
 /// Runs `stage` over the input files of one shard and writes its outputs; the body of every
 /// stage binary's `main`.
 ///
-/// Inputs of kinds the stage reads whole ([`Stage`] `unsharded` kinds are those in
-/// `unsharded`) are fed first and in full; the rest only for rows of this shard. A shard that a
-/// previous run completed is skipped unless `--force`.
+/// `name` is the stage's name (for the resume manifest); `build` makes the stage and is called
+/// only when the shard is not already complete. Inputs of the kinds in `unsharded` are fed first
+/// and in full; the rest only for rows of this shard. A shard that a previous run completed is
+/// skipped unless `--force`.
 ///
 /// # Errors
 /// Bad flags or config, unreadable inputs, an input file of a kind the stage does not read, and
 /// any error the stage returns.
-pub fn run_stage(args: &StageArgs, stage: Arc<dyn Stage>, unsharded: &[RecordKind]) -> Result<()> {
-    let name = stage.name().to_string();
+pub fn run_stage(
+    args: &StageArgs,
+    name: &str,
+    unsharded: &[RecordKind],
+    build: impl FnOnce() -> Result<Arc<dyn Stage>>,
+) -> Result<()> {
     if !args.force {
-        if let Some(manifest) = completed_shard(&args.output, &name, args.shard) {
+        if let Some(manifest) = completed_shard(&args.output, name, args.shard) {
             tracing::info!(stage = %name, shard = %args.shard, files = manifest.files.len(), "shard already complete; skipping (use --force to redo)");
             return Ok(());
         }
     }
+    // Built only now, so a resumed shard does not start models.
+    let stage = build()?;
     let files = expand_inputs(&args.input)?;
     let mut whole = Vec::new();
     let mut sharded = Vec::new();
@@ -137,7 +144,7 @@ pub fn run_stage(args: &StageArgs, stage: Arc<dyn Stage>, unsharded: &[RecordKin
             }
         },
     );
-    let outputs = ShardOutputs::create(&args.output, &name, args.shard, stage.produces())?;
+    let outputs = ShardOutputs::create(&args.output, name, args.shard, stage.produces())?;
     let options = StageOptions {
         workers: args.workers,
         capacity: args.channel_capacity,

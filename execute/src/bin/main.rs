@@ -26,7 +26,8 @@ fn main() -> ExitCode {
             .as_deref()
             .and_then(Path::parent)
             .unwrap_or(Path::new("."));
-        let stage = ExecuteStage::from_config(&config, base)?;
-        run_stage(args, Arc::new(stage), &[])
+        run_stage(args, "execute", &[], || {
+            Ok(Arc::new(ExecuteStage::from_config(&config, base)?))
+        })
     })
 }

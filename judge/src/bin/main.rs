@@ -21,7 +21,9 @@ struct Cli {
 fn main() -> ExitCode {
     let args = &Cli::parse().stage;
     stage_main(args, || {
-        run_stage(args, Arc::new(JudgeStage::new()), &[RecordKind::Prediction])?;
+        run_stage(args, "judge", &[RecordKind::Prediction], || {
+            Ok(Arc::new(JudgeStage::new()))
+        })?;
         let pattern = args.output.join("verdict").join("*.parquet");
         let summary = Summary::from_files(&pattern.to_string_lossy())?;
         let path = args.output.join("summary.json");

@@ -19,8 +19,10 @@ fn main() -> ExitCode {
     let args = &Cli::parse().stage;
     stage_main(args, || {
         let config: PerturbConfig = load_config(args)?.section("perturb")?;
-        let stage = PerturbStage::try_new(&config)?;
-        tracing::info!(relations = ?stage.relation_names(), "perturb");
-        run_stage(args, Arc::new(stage), &[])
+        run_stage(args, "perturb", &[], || {
+            let stage = PerturbStage::try_new(&config)?;
+            tracing::info!(relations = ?stage.relation_names(), "perturb");
+            Ok(Arc::new(stage))
+        })
     })
 }
