@@ -40,7 +40,7 @@ enum Task {
         #[arg(long)]
         list: bool,
     },
-    /// Run one stage binary (perturb, execute, judge) in release mode with the given flags.
+    /// Run one stage binary (read, perturb, execute, judge) in release mode with the given flags.
     Stage {
         /// The stage.
         name: String,
@@ -163,14 +163,20 @@ fn fetch_assets(names: &[String], list: bool) -> anyhow::Result<()> {
 }
 
 fn stage(name: &str, args: &[String]) -> anyhow::Result<()> {
-    const STAGES: [&str; 3] = ["perturb", "execute", "judge"];
-    if !STAGES.contains(&name) {
+    // (stage, package, binary)
+    const STAGES: [(&str, &str, &str); 4] = [
+        ("read", "metamorph-data", "metamorph-read"),
+        ("perturb", "metamorph-perturb", "metamorph-perturb"),
+        ("execute", "metamorph-execute", "metamorph-execute"),
+        ("judge", "metamorph-judge", "metamorph-judge"),
+    ];
+    let Some((_, package, binary)) = STAGES.iter().find(|(stage, ..)| *stage == name) else {
+        let names: Vec<&str> = STAGES.iter().map(|(stage, ..)| *stage).collect();
         bail!(
             "unknown stage `{name}` (stages with a binary: {})",
-            STAGES.join(", ")
+            names.join(", ")
         );
-    }
-    let package = format!("metamorph-{name}");
+    };
     status(
         cargo()
             .args([
@@ -178,9 +184,9 @@ fn stage(name: &str, args: &[String]) -> anyhow::Result<()> {
                 "--quiet",
                 "--release",
                 "-p",
-                &package,
+                package,
                 "--bin",
-                &package,
+                binary,
                 "--",
             ])
             .args(args),
