@@ -61,18 +61,14 @@ pub fn init_logging(quiet: bool) {
         .try_init();
 }
 
-/// Prints an error with its chain and returns the exit code: 130 when interrupted, 1 otherwise.
+/// Prints an error and returns the exit code: 130 when interrupted, 1 otherwise. Every error's
+/// message already includes the errors it wraps, so one line says it all.
 pub fn report_error(error: &Error) -> ExitCode {
     if error.is_interrupted() {
         eprintln!("error: interrupted; completed shards are kept, the current one will be redone");
         return ExitCode::from(130);
     }
     eprintln!("error: {error}");
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        eprintln!("  caused by: {cause}");
-        source = cause.source();
-    }
     ExitCode::from(1)
 }
 

@@ -67,6 +67,14 @@ pub enum Error {
         /// The error it returned.
         source: Box<Error>,
     },
+    /// An error with the unit of work it happened in (e.g. a dataset and shard of the pipeline).
+    #[error("{context}: {source}")]
+    Context {
+        /// Where: `dataset `boolq` shard 1/2`.
+        context: String,
+        /// The error.
+        source: Box<Error>,
+    },
     /// The run was interrupted (Ctrl-C / SIGTERM) before it finished.
     #[error("interrupted")]
     Interrupted,
@@ -117,11 +125,22 @@ impl Error {
         }
     }
 
-    /// True when the error (or the stage error it wraps) is an interruption.
+    /// Adds the unit of work the error happened in; interruptions stay bare.
+    pub fn context(self, context: impl Into<String>) -> Self {
+        match self {
+            Error::Interrupted => Error::Interrupted,
+            other => Error::Context {
+                context: context.into(),
+                source: Box::new(other),
+            },
+        }
+    }
+
+    /// True when the error (or the error it wraps) is an interruption.
     pub fn is_interrupted(&self) -> bool {
         match self {
             Error::Interrupted => true,
-            Error::Stage { source, .. } => source.is_interrupted(),
+            Error::Stage { source, .. } | Error::Context { source, .. } => source.is_interrupted(),
             _ => false,
         }
     }

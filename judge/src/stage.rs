@@ -105,29 +105,19 @@ impl Stage for JudgeStage {
         let mut out = RecordBuilder::new();
         {
             let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-            let ready: Vec<Case> = if kind == RecordKind::Prediction {
+            // New predictions may complete waiting cases; new cases are judged right away.
+            let candidates = if kind == RecordKind::Prediction {
                 for p in from_batch::<Prediction>(&batch, "judge input")? {
                     state.add(p);
                 }
-                let pending = std::mem::take(&mut state.pending);
-                let (ready, waiting) = pending
-                    .into_iter()
-                    .partition(|c| state.try_judge(c).is_some());
-                state.pending = waiting;
-                ready
+                std::mem::take(&mut state.pending)
             } else {
-                let cases = from_batch::<Case>(&batch, "judge input")?;
-                let (ready, waiting): (Vec<Case>, Vec<Case>) = cases
-                    .into_iter()
-                    .partition(|c| state.try_judge(c).is_some());
-                state.pending.extend(waiting);
-                ready
+                from_batch::<Case>(&batch, "judge input")?
             };
-            for case in &ready {
-                if let Some(verdicts) = state.try_judge(case) {
-                    for v in verdicts? {
-                        out.append(v);
-                    }
+            for case in candidates {
+                match state.try_judge(&case) {
+                    Some(verdicts) => verdicts?.into_iter().for_each(|v| out.append(v)),
+                    None => state.pending.push(case),
                 }
             }
         }

@@ -222,14 +222,9 @@ fn run_unit(
     } else {
         tracing::warn!("no [[execute.models]] configured: stopping after perturb");
     }
-    let report = pipeline.run().map_err(|e| match e {
-        Error::Interrupted => e,
-        other => Error::Stage {
-            stage: format!("{} {shard}", dataset.name),
-            source: Box::new(other),
-        },
-    })?;
-    drop(report);
+    pipeline
+        .run()
+        .map_err(|e| e.context(format!("dataset `{}` shard {shard}", dataset.name)))?;
     let manifest = outputs.commit()?;
     let rows: Vec<String> = manifest
         .files
