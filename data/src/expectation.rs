@@ -9,6 +9,13 @@ use serde::{Deserialize, Serialize};
 
 /// The relation between source and follow-up outputs that the judge checks.
 ///
+/// ```
+/// use metamorph_data::Expectation;
+///
+/// let json = serde_json::to_string(&Expectation::LabelIs { label: "0".into() }).unwrap();
+/// assert_eq!(json, r#"{"kind":"label_is","label":"0"}"#);
+/// ```
+///
 /// A new MR adds a transformation in `perturb`; it adds a variant here only when the relation
 /// itself is new.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

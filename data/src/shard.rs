@@ -11,6 +11,17 @@ use std::str::FromStr;
 use crate::record::RecordKind;
 
 /// One shard out of `count`, written `i/n` on the command line with `1 <= i <= n`.
+///
+/// ```
+/// use metamorph_data::ShardSpec;
+///
+/// let shard: ShardSpec = "2/4".parse().unwrap();
+/// assert_eq!((shard.index(), shard.count()), (1, 4));
+/// assert_eq!(shard.file_name(), "part-00002-of-00004.parquet");
+/// // Every key belongs to exactly one of the four shards.
+/// let owners = (0..4).filter(|&i| ShardSpec::new(i, 4).unwrap().contains("boolq-17")).count();
+/// assert_eq!(owners, 1);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ShardSpec {
     index: usize,

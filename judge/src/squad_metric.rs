@@ -4,6 +4,10 @@
 use std::collections::HashMap;
 
 /// Normalises an answer string as the SQuAD evaluation script does.
+///
+/// ```
+/// assert_eq!(metamorph_judge::normalize_answer("The  Black Sea!"), "black sea");
+/// ```
 pub fn normalize_answer(s: &str) -> String {
     let lower = s.to_lowercase();
     let no_punct: String = lower.chars().filter(|c| !is_punctuation(*c)).collect();
