@@ -375,11 +375,10 @@ impl Pipeline {
         if let Some(display) = display {
             display.finish();
         }
+        // After Ctrl-C, whatever failed on the way down (a model process that got the signal
+        // too, a closed channel) is a consequence: report the interruption.
         if shared.cancel.is_cancelled() {
-            let mut slot = shared.first_error.lock().unwrap_or_else(|e| e.into_inner());
-            if slot.as_ref().is_none_or(Error::is_interrupted) {
-                *slot = Some(Error::Interrupted);
-            }
+            return Err(Error::Interrupted);
         }
         if let Some(error) = shared
             .first_error

@@ -89,6 +89,10 @@ impl SubprocessModel {
         if let Some(dir) = &config.workdir {
             command.current_dir(dir);
         }
+        // Its own process group: Ctrl-C in the terminal stops metamorph, which then closes the
+        // model's stdin, instead of killing the model in the middle of a batch.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
         let mut child = command
             .spawn()
             .map_err(|e| fail(format!("cannot start {:?}: {e}", config.command)))?;
