@@ -337,6 +337,48 @@ pub struct Case {
 }
 
 impl Case {
+    /// A case of relation `mr` (family `family`) from `sources` to `followup`, whose id becomes
+    /// the case id; `source_ids` are taken from the sources, so the case is valid by construction.
+    /// Add a precondition, edits and a seed with the `with_*` methods.
+    pub fn new(
+        family: impl Into<String>,
+        mr: impl Into<String>,
+        sources: Vec<Example>,
+        followup: Example,
+        expectation: &Expectation,
+    ) -> Self {
+        Case {
+            case_id: followup.id.clone(),
+            family: family.into(),
+            mr: mr.into(),
+            source_ids: sources.iter().map(|s| s.id.clone()).collect(),
+            sources,
+            followup,
+            expectation_json: to_json(expectation),
+            precondition_json: None,
+            edits: Vec::new(),
+            seed: 0,
+        }
+    }
+
+    /// The same case with a precondition.
+    pub fn with_precondition(mut self, precondition: &Precondition) -> Self {
+        self.set_precondition(Some(precondition));
+        self
+    }
+
+    /// The same case with these edits.
+    pub fn with_edits(mut self, edits: Vec<Edit>) -> Self {
+        self.edits = edits;
+        self
+    }
+
+    /// The same case with this seed.
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
     /// Sets the expectation (stored as tagged JSON).
     pub fn set_expectation(&mut self, expectation: &Expectation) {
         self.expectation_json = to_json(expectation);

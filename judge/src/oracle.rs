@@ -142,21 +142,11 @@ mod tests {
         let source = Example::new("s", Task::BoolQ);
         let mut followup = Example::new("s:MR:0", Task::BoolQ);
         followup.question = Some("q".into());
-        let mut case = Case {
-            case_id: "s:MR:0".into(),
-            family: "f".into(),
-            mr: "MR".into(),
-            source_ids: vec!["s".into()],
-            sources: vec![source],
-            followup,
-            expectation_json: String::new(),
-            precondition_json: None,
-            edits: vec![],
-            seed: 0,
-        };
-        case.set_expectation(&expectation);
-        case.set_precondition(precondition.as_ref());
-        case
+        let case = Case::new("f", "MR", vec![source], followup, &expectation);
+        match precondition {
+            Some(p) => case.with_precondition(&p),
+            None => case,
+        }
     }
 
     fn label(id: &str, label: &str) -> Prediction {

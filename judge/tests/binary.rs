@@ -14,24 +14,18 @@ fn case(i: usize) -> Case {
     let mut followup = source.clone();
     followup.id = format!("s{i}:MR1-3:0");
     followup.question = Some(format!("was {i} after"));
-    let mut case = Case {
-        case_id: followup.id.clone(),
-        family: "mt4mrc".into(),
-        mr: "MR1-3".into(),
-        source_ids: vec![source.id.clone()],
-        sources: vec![source],
-        followup,
-        expectation_json: String::new(),
-        precondition_json: None,
-        edits: vec![],
-        seed: 0,
-    };
-    case.set_expectation(&Expectation::Inverted);
-    case.set_precondition(Some(&Precondition::SourceLabelIs {
+    let yes = Precondition::SourceLabelIs {
         source: 0,
         label: "yes".into(),
-    }));
-    case
+    };
+    Case::new(
+        "mt4mrc",
+        "MR1-3",
+        vec![source],
+        followup,
+        &Expectation::Inverted,
+    )
+    .with_precondition(&yes)
 }
 
 fn prediction(id: &str, label: &str) -> Prediction {

@@ -12,20 +12,7 @@ fn case(i: usize) -> Case {
     let source = Example::new(format!("s{i}"), Task::BoolQ);
     let mut followup = source.clone();
     followup.id = format!("s{i}:MR:0");
-    let mut case = Case {
-        case_id: followup.id.clone(),
-        family: "f".into(),
-        mr: "MR".into(),
-        source_ids: vec![source.id.clone()],
-        sources: vec![source],
-        followup,
-        expectation_json: String::new(),
-        precondition_json: None,
-        edits: vec![],
-        seed: 0,
-    };
-    case.set_expectation(&Expectation::Equal);
-    case
+    Case::new("f", "MR", vec![source], followup, &Expectation::Equal)
 }
 
 fn label(id: &str, label: &str) -> Prediction {

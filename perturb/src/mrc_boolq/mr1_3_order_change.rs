@@ -43,36 +43,32 @@ impl MetamorphicRelation for OrderChange {
         followup_question.push_str(&swap.replacement);
         followup_question.push_str(&question[swap.byte_end..]);
 
-        let id = case_id(&source.id, NAME, 0);
         let mut followup = source.clone();
-        followup.id = id.clone();
+        followup.id = case_id(&source.id, NAME, 0);
         followup.question = Some(followup_question);
         // The gold label of the source does not carry over; metamorphic testing needs none.
         followup.label = None;
         let char_start = question[..swap.byte_start].chars().count() as u32;
-        let mut case = Case {
-            case_id: id,
-            family: FAMILY.to_string(),
-            mr: NAME.to_string(),
-            source_ids: vec![source.id.clone()],
-            sources: vec![source.clone()],
-            followup,
-            expectation_json: String::new(),
-            precondition_json: None,
-            edits: vec![Edit {
-                field: "question".into(),
-                start: char_start,
-                end: char_start + swap.original.chars().count() as u32,
-                before: swap.original,
-                after: swap.replacement,
-            }],
-            seed: 0,
+        let edit = Edit {
+            field: "question".into(),
+            start: char_start,
+            end: char_start + swap.original.chars().count() as u32,
+            before: swap.original,
+            after: swap.replacement,
         };
-        case.set_expectation(&Expectation::Inverted);
-        case.set_precondition(Some(&Precondition::SourceLabelIs {
+        let yes = Precondition::SourceLabelIs {
             source: 0,
             label: "yes".into(),
-        }));
+        };
+        let case = Case::new(
+            FAMILY,
+            NAME,
+            vec![source.clone()],
+            followup,
+            &Expectation::Inverted,
+        )
+        .with_precondition(&yes)
+        .with_edits(vec![edit]);
         Ok(vec![case])
     }
 }
