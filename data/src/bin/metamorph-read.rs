@@ -14,7 +14,7 @@ use metamorph_data::{
 /// Read a dataset file (BoolQ, SQuAD, DROP, BREAK, TACRED, FewRel, DynaSent/SST, PAWS/QQP, GAP,
 /// CoNLL-2012) and write the examples of one shard as `<output>/example/part-<i>-of-<n>.parquet`.
 #[derive(Parser)]
-#[command(version, about)]
+#[command(version)]
 struct Cli {
     /// The dataset file.
     #[arg(long, value_name = "FILE")]

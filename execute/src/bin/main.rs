@@ -11,7 +11,7 @@ use metamorph_execute::{ExecuteConfig, ExecuteStage};
 /// Run the models under test on every source and follow-up input (reads `case`, writes
 /// `prediction`). Models are configured in the `[[execute.models]]` tables of `--config`.
 #[derive(Parser)]
-#[command(version, about)]
+#[command(version)]
 struct Cli {
     #[command(flatten)]
     stage: StageArgs,

@@ -12,7 +12,7 @@ use metamorph_judge::{JudgeStage, Summary};
 /// `--input 'out/case/*.parquet' --input 'out/prediction/*.parquet'`; predictions are read in
 /// full, cases only for the chosen shard.
 #[derive(Parser)]
-#[command(version, about)]
+#[command(version)]
 struct Cli {
     #[command(flatten)]
     stage: StageArgs,

@@ -9,7 +9,7 @@ use metamorph_perturb::{PerturbConfig, PerturbStage};
 
 /// Derive metamorphic follow-up cases from examples (reads `example`, writes `case`).
 #[derive(Parser)]
-#[command(version, about)]
+#[command(version)]
 struct Cli {
     #[command(flatten)]
     stage: StageArgs,
