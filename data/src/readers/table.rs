@@ -83,13 +83,13 @@ impl Row<'_> {
         format!("line {}", self.line)
     }
 
-    /// The raw value of column `name` (which must be a required column or checked with `has`).
+    /// The raw value of column `name`.
     pub(super) fn get(&self, name: &str) -> Result<&str> {
         let i = self
             .header
             .iter()
             .position(|h| h == name)
-            .expect("column checked at open");
+            .ok_or_else(|| self.error(name, "no such column in the header"))?;
         self.record.get(i).ok_or_else(|| {
             Error::malformed(
                 self.path,
