@@ -225,3 +225,37 @@ fn unknown_relation_and_missing_dataset_are_config_errors() {
         .to_string();
     assert!(message.contains("nowhere.jsonl"), "{message}");
 }
+
+#[test]
+fn outputs_read_unmodified_in_pyarrow_and_polars() {
+    let has_pyarrow = Command::new("python3")
+        .args(["-c", "import pyarrow"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_pyarrow {
+        eprintln!(
+            "skipped: pyarrow is not installed (pip install pyarrow polars to run this check)"
+        );
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(
+        dir.path(),
+        &[("boolq", &boolq_sample(), "boolq")],
+        &["keyword"],
+        2,
+    );
+    run_pipeline(&cfg, &PipelineOptions::default()).unwrap();
+    let out = Command::new("python3")
+        .arg(root().join("scripts/check_parquet_interop.py"))
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("8 files read"), "{stdout}");
+}
