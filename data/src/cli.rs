@@ -105,9 +105,9 @@ pub fn run_stage(
             return Ok(());
         }
     }
-    // Built only now, so a resumed shard does not start models.
-    let stage = build()?;
     let files = expand_inputs(&args.input)?;
+    // Built only now, so a resumed shard or a bad input pattern does not start models.
+    let stage = build()?;
     let mut whole = Vec::new();
     let mut sharded = Vec::new();
     for path in files {
