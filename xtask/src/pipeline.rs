@@ -1,5 +1,6 @@
 //! `cargo xtask pipeline`: datasets → perturb → execute → judge → summary, in one process.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -11,6 +12,9 @@ use metamorph_execute::{ExecuteConfig, ExecuteStage, Model};
 use metamorph_judge::{JudgeStage, Summary};
 use metamorph_perturb::{PerturbConfig, PerturbStage};
 use serde::Deserialize;
+
+/// The stages the pipeline runs, in order.
+const STAGES: [&str; 3] = ["perturb", "execute", "judge"];
 
 /// The `[pipeline]` table.
 #[derive(Clone, Debug, Deserialize)]
@@ -24,6 +28,8 @@ pub struct PipelineConfig {
     pub batch_size: usize,
     /// Batches buffered between stages.
     pub channel_capacity: usize,
+    /// Worker threads per stage (`perturb`, `execute`, `judge`); 1 when not listed.
+    pub workers: BTreeMap<String, usize>,
     /// Skip and count malformed dataset records instead of failing.
     pub skip_bad: bool,
     /// The datasets to test on.
@@ -37,6 +43,7 @@ impl Default for PipelineConfig {
             shards: 1,
             batch_size: 256,
             channel_capacity: 4,
+            workers: BTreeMap::new(),
             skip_bad: false,
             datasets: Vec::new(),
         }
@@ -102,6 +109,16 @@ pub fn run_pipeline(config_path: &Path, options: &PipelineOptions) -> Result<Pip
         return Err(Error::Config(format!(
             "{}: [pipeline] lists no datasets",
             config_path.display()
+        )));
+    }
+    if let Some((stage, _)) = config
+        .workers
+        .iter()
+        .find(|(stage, n)| !STAGES.contains(&stage.as_str()) || **n == 0)
+    {
+        return Err(Error::Config(format!(
+            "[pipeline.workers] `{stage}`: expected one of {} with at least 1 worker",
+            STAGES.join(", ")
         )));
     }
     if config.shards == 0 {
@@ -198,8 +215,8 @@ fn run_unit(
             other => Some(other),
         }
     });
-    let options = StageOptions {
-        workers: 1,
+    let options = |stage: &str| StageOptions {
+        workers: config.workers.get(stage).copied().unwrap_or(1),
         capacity: config.channel_capacity,
     };
     let mut pipeline = Pipeline::new(source)
@@ -208,17 +225,21 @@ fn run_unit(
         .label(format!("{} {shard}", dataset.name))
         .stage(
             Arc::new(PerturbStage::try_new(perturb_config)?),
-            options,
+            options("perturb"),
             Some(outputs.tap()),
         );
     if with_models {
         pipeline = pipeline
             .stage(
                 Arc::new(ExecuteStage::try_new(models)?),
-                options,
+                options("execute"),
                 Some(outputs.tap()),
             )
-            .stage(Arc::new(JudgeStage::new()), options, Some(outputs.tap()));
+            .stage(
+                Arc::new(JudgeStage::new()),
+                options("judge"),
+                Some(outputs.tap()),
+            );
     } else {
         tracing::warn!("no [[execute.models]] configured: stopping after perturb");
     }

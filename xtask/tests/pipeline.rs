@@ -78,6 +78,12 @@ fn runs_every_stage_then_resumes() {
         &["keyword"],
         2,
     );
+    // Several perturb and judge workers must give the same result as one.
+    let text = std::fs::read_to_string(&cfg).unwrap().replace(
+        "batch_size = 8\n",
+        "batch_size = 8\nworkers = { perturb = 2, judge = 2 }\n",
+    );
+    std::fs::write(&cfg, text).unwrap();
     let report = run_pipeline(&cfg, &PipelineOptions::default()).unwrap();
     assert_eq!((report.units_run, report.units_skipped), (2, 0));
 
@@ -217,6 +223,22 @@ fn unknown_relation_and_missing_dataset_are_config_errors() {
         .unwrap_err()
         .to_string();
     assert!(message.contains("unknown relation `MR9-9`"), "{message}");
+
+    let cfg = config(
+        dir.path(),
+        &[("boolq", &boolq_sample(), "boolq")],
+        &["keyword"],
+        1,
+    );
+    let text = std::fs::read_to_string(&cfg).unwrap().replace(
+        "batch_size = 8\n",
+        "batch_size = 8\nworkers = { parse = 2 }\n",
+    );
+    std::fs::write(&cfg, text).unwrap();
+    let message = run_pipeline(&cfg, &PipelineOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(message.contains("[pipeline.workers] `parse`"), "{message}");
 
     let missing = dir.path().join("nowhere.jsonl");
     let cfg = config(dir.path(), &[("boolq", &missing, "boolq")], &["keyword"], 1);
