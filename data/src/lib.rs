@@ -40,8 +40,8 @@ pub use error::{Error, Result};
 pub use expectation::{AnswerMetric, Expectation, Precondition};
 pub use output::{completed_shard, Manifest, ManifestFile, ShardOutputs};
 pub use parquet_io::{
-    expand_inputs, file_kind, keep_shard_rows, read_shard, remove_stale_temporaries, AtomicFile,
-    ParquetShardWriter,
+    expand_inputs, file_kind, glob_files, keep_shard_rows, read_shard, remove_stale_temporaries,
+    AtomicFile, ParquetShardWriter,
 };
 pub use readers::{DatasetFormat, DatasetReader, ReadOptions};
 pub use record::{

@@ -177,6 +177,26 @@ impl ParquetShardWriter {
     }
 }
 
+/// The files matching one glob pattern, sorted; an empty list when nothing matches.
+///
+/// # Errors
+/// [`Error::Config`] for an invalid pattern; [`Error::Io`] for an unreadable folder.
+pub fn glob_files(pattern: &str) -> Result<Vec<PathBuf>> {
+    let paths = glob::glob(pattern)
+        .map_err(|e| Error::Config(format!("invalid input pattern `{pattern}`: {e}")))?;
+    let mut files = Vec::new();
+    for path in paths {
+        let path = path.map_err(|e| {
+            let p = e.path().to_path_buf();
+            Error::io(p, e.into())
+        })?;
+        if path.is_file() {
+            files.push(path);
+        }
+    }
+    Ok(files)
+}
+
 /// Expands `--input` glob patterns into a sorted, de-duplicated list of Parquet files.
 ///
 /// # Errors
@@ -184,23 +204,13 @@ impl ParquetShardWriter {
 pub fn expand_inputs(patterns: &[String]) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for pattern in patterns {
-        let paths = glob::glob(pattern)
-            .map_err(|e| Error::Config(format!("invalid input pattern `{pattern}`: {e}")))?;
-        let before = files.len();
-        for path in paths {
-            let path = path.map_err(|e| {
-                let p = e.path().to_path_buf();
-                Error::io(p, e.into())
-            })?;
-            if path.is_file() {
-                files.push(path);
-            }
-        }
-        if files.len() == before {
+        let matched = glob_files(pattern)?;
+        if matched.is_empty() {
             return Err(Error::Config(format!(
                 "input pattern `{pattern}` matches no file"
             )));
         }
+        files.extend(matched);
     }
     files.sort();
     files.dedup();

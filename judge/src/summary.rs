@@ -3,7 +3,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use metamorph_data::{from_batch, read_shard, AtomicFile, Error, Result, ShardSpec, Verdict};
+use metamorph_data::{
+    from_batch, glob_files, read_shard, AtomicFile, Error, Result, ShardSpec, Verdict,
+};
 use serde::{Deserialize, Serialize};
 
 /// The counts and rate of one MR for one model.
@@ -78,7 +80,8 @@ impl Summary {
     /// # Errors
     /// Unreadable files or files of another record kind.
     pub fn from_files(pattern: &str) -> Result<Summary> {
-        let files: Vec<_> = glob_files(pattern)?;
+        // No match is a valid, empty summary (e.g. a run that produced no case).
+        let files = glob_files(pattern)?;
         let mut verdicts = Vec::new();
         for path in &files {
             for batch in read_shard(path, ShardSpec::WHOLE, 4096)? {
@@ -124,15 +127,6 @@ impl Summary {
             out.push_str("(no cases)\n");
         }
         out
-    }
-}
-
-fn glob_files(pattern: &str) -> Result<Vec<std::path::PathBuf>> {
-    // No match is a valid, empty summary here (e.g. a run that produced no case).
-    match metamorph_data::expand_inputs(&[pattern.to_string()]) {
-        Ok(files) => Ok(files),
-        Err(Error::Config(message)) if message.contains("matches no file") => Ok(Vec::new()),
-        Err(e) => Err(e),
     }
 }
 

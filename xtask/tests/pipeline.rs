@@ -35,6 +35,13 @@ fn config(dir: &Path, datasets: &[(&str, &Path, &str)], mode: &[&str], shards: u
     path
 }
 
+/// Replaces `from` with `to` in the config file at `cfg`.
+fn edit_config(cfg: &Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(cfg).unwrap();
+    assert!(text.contains(from), "{from:?} is not in the config");
+    std::fs::write(cfg, text.replace(from, to)).unwrap();
+}
+
 fn boolq_sample() -> PathBuf {
     root().join("data/samples/boolq.jsonl")
 }
@@ -79,11 +86,11 @@ fn runs_every_stage_then_resumes() {
         2,
     );
     // Several perturb and judge workers must give the same result as one.
-    let text = std::fs::read_to_string(&cfg).unwrap().replace(
+    edit_config(
+        &cfg,
         "batch_size = 8\n",
         "batch_size = 8\nworkers = { perturb = 2, judge = 2 }\n",
     );
-    std::fs::write(&cfg, text).unwrap();
     let report = run_pipeline(&cfg, &PipelineOptions::default()).unwrap();
     assert_eq!((report.units_run, report.units_skipped), (2, 0));
 
@@ -215,10 +222,7 @@ fn unknown_relation_and_missing_dataset_are_config_errors() {
         &["keyword"],
         1,
     );
-    let text = std::fs::read_to_string(&cfg)
-        .unwrap()
-        .replace("\"MR1-3\"", "\"MR9-9\"");
-    std::fs::write(&cfg, text).unwrap();
+    edit_config(&cfg, "\"MR1-3\"", "\"MR9-9\"");
     let message = run_pipeline(&cfg, &PipelineOptions::default())
         .unwrap_err()
         .to_string();
@@ -230,11 +234,11 @@ fn unknown_relation_and_missing_dataset_are_config_errors() {
         &["keyword"],
         1,
     );
-    let text = std::fs::read_to_string(&cfg).unwrap().replace(
+    edit_config(
+        &cfg,
         "batch_size = 8\n",
         "batch_size = 8\nworkers = { parse = 2 }\n",
     );
-    std::fs::write(&cfg, text).unwrap();
     let message = run_pipeline(&cfg, &PipelineOptions::default())
         .unwrap_err()
         .to_string();
