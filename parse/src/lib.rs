@@ -7,6 +7,8 @@
 //! and the `parse` stage and binary, are the parse issue's work; nothing here pretends to parse.
 #![deny(missing_docs)]
 
+pub mod spacy;
+
 use metamorph_data::{ParsedText, Result};
 
 /// One text to annotate: which example and field it comes from, and the text itself.

@@ -1,0 +1,46 @@
+//! Shared by the spaCy parity tests: the golden annotations written by
+//! `scripts/spacy_golden.py` and the pipeline directory from the asset cache.
+#![allow(dead_code)]
+
+use std::io::Read;
+use std::path::PathBuf;
+
+use serde::Deserialize;
+
+/// One document as spaCy 3.8.7 annotated it.
+#[derive(Clone, Debug, Deserialize)]
+pub struct GoldenDoc {
+    pub source: String,
+    pub text: String,
+    pub words: Vec<String>,
+    pub ws: Vec<bool>,
+    pub sent_start: Vec<bool>,
+    pub norm: Vec<String>,
+    pub shape: Vec<String>,
+    pub tag: Vec<String>,
+    pub pos: Vec<String>,
+    pub morph: Vec<String>,
+    pub lemma: Vec<String>,
+    pub dep: Vec<String>,
+    pub head: Vec<usize>,
+    pub ent_iob: Vec<String>,
+    pub ent_type: Vec<String>,
+    pub noun_chunks: Vec<(usize, usize)>,
+}
+
+/// All golden documents, in file order.
+pub fn golden_docs() -> Vec<GoldenDoc> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/spacy_golden.jsonl.gz");
+    let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(file).read_to_string(&mut text).expect("golden file is gzip'd UTF-8");
+    text.lines()
+        .enumerate()
+        .map(|(i, line)| serde_json::from_str(line).unwrap_or_else(|e| panic!("{}:{}: {e}", path.display(), i + 1)))
+        .collect()
+}
+
+/// The en_core_web_sm 3.8.0 pipeline directory, fetched into the asset cache if missing.
+pub fn en_core_web_sm() -> PathBuf {
+    metamorph_data::assets::ensure("en_core_web_sm").expect("fetch en_core_web_sm (cargo xtask assets)")
+}
