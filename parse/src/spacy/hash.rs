@@ -11,6 +11,16 @@ pub fn hash_string(s: &str) -> u64 {
     murmur_hash64a(s.as_bytes(), 1)
 }
 
+/// spaCy's string id (`spacy.strings.get_string_id`): 0 for the empty string, the fixed id of
+/// one of spaCy's built-in symbols (attribute names, POS tags, dependency labels, and a few words
+/// such as `number`), else [`hash_string`]. Hashed features and lookup tables are keyed by it.
+pub fn string_id(s: &str) -> u64 {
+    match super::symbols::SYMBOLS.binary_search_by(|(name, _)| (*name).cmp(s)) {
+        Ok(i) => super::symbols::SYMBOLS[i].1,
+        Err(_) => hash_string(s),
+    }
+}
+
 /// MurmurHash64A (Austin Appleby's 64-bit hash for 64-bit platforms), as `murmurhash.hash64`.
 pub fn murmur_hash64a(key: &[u8], seed: u64) -> u64 {
     const M: u64 = 0xc6a4_a793_5bd1_e995;
@@ -76,6 +86,14 @@ mod tests {
         for (text, expected) in GOLDEN_STRING_HASHES {
             assert_eq!(hash_string(text), *expected, "{text:?}");
         }
+    }
+
+    #[test]
+    fn symbols_take_their_fixed_ids() {
+        assert_eq!(string_id(""), 0);
+        assert_eq!(string_id("number"), 432);
+        assert_eq!(string_id("IS_ALPHA"), 1);
+        assert_eq!(string_id("apple"), hash_string("apple"));
     }
 
     #[test]

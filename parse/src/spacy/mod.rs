@@ -5,7 +5,12 @@
 
 pub mod doc;
 pub mod hash;
+pub mod lexeme;
+pub mod linalg;
 pub mod msgpack;
+mod symbols;
+pub mod tagger;
+pub mod tok2vec;
 
 use std::path::{Path, PathBuf};
 

@@ -30,17 +30,52 @@ pub struct GoldenDoc {
 
 /// All golden documents, in file order.
 pub fn golden_docs() -> Vec<GoldenDoc> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/spacy_golden.jsonl.gz");
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/spacy_golden.jsonl.gz");
     let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut text = String::new();
-    flate2::read::GzDecoder::new(file).read_to_string(&mut text).expect("golden file is gzip'd UTF-8");
+    flate2::read::GzDecoder::new(file)
+        .read_to_string(&mut text)
+        .expect("golden file is gzip'd UTF-8");
     text.lines()
         .enumerate()
-        .map(|(i, line)| serde_json::from_str(line).unwrap_or_else(|e| panic!("{}:{}: {e}", path.display(), i + 1)))
+        .map(|(i, line)| {
+            serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("{}:{}: {e}", path.display(), i + 1))
+        })
         .collect()
 }
 
 /// The en_core_web_sm 3.8.0 pipeline directory, fetched into the asset cache if missing.
 pub fn en_core_web_sm() -> PathBuf {
-    metamorph_data::assets::ensure("en_core_web_sm").expect("fetch en_core_web_sm (cargo xtask assets)")
+    metamorph_data::assets::ensure("en_core_web_sm")
+        .expect("fetch en_core_web_sm (cargo xtask assets)")
+}
+
+/// A `Doc` with the golden document's tokens (offsets from its words and spaces), unannotated.
+pub fn golden_tokens(g: &GoldenDoc) -> metamorph_parse::spacy::Doc {
+    let mut doc = metamorph_parse::spacy::Doc {
+        text: g.text.clone(),
+        tokens: Vec::new(),
+    };
+    let mut offset = 0;
+    for (word, &ws) in g.words.iter().zip(&g.ws) {
+        let start = offset;
+        offset += word.len();
+        doc.tokens.push(metamorph_parse::spacy::Token {
+            start,
+            end: offset,
+            whitespace: ws,
+            ..Default::default()
+        });
+        if ws {
+            offset += 1;
+        }
+    }
+    assert_eq!(
+        &g.text[..offset],
+        g.text.as_str(),
+        "golden words and spaces must tile the text"
+    );
+    doc
 }

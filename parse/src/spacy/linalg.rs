@@ -1,0 +1,206 @@
+//! The dense layers of thinc models (Linear, Maxout, LayerNorm) over row-major `f32` matrices.
+//!
+//! Matrix products go through `matrixmultiply`'s SGEMM (runtime-detected AVX/FMA kernels, no
+//! BLAS to install); everything else is a plain loop. Rows are tokens (or parser states), so a
+//! whole batch of documents is one product.
+
+use super::msgpack::{NdArray, ThincNode};
+
+/// `y[n×m] = x[n×k] · w[m×k]ᵀ (+ y if `accumulate`)`, all row-major.
+pub fn matmul_transposed(
+    x: &[f32],
+    n: usize,
+    k: usize,
+    w: &[f32],
+    m: usize,
+    y: &mut [f32],
+    accumulate: bool,
+) {
+    assert!(
+        x.len() >= n * k && w.len() >= m * k && y.len() >= n * m,
+        "matrix shapes do not agree"
+    );
+    if n == 0 || m == 0 {
+        return;
+    }
+    let beta = if accumulate { 1.0 } else { 0.0 };
+    // SAFETY: the assertion above guarantees every index sgemm touches is in bounds: x is n×k
+    // with row stride k, wᵀ is k×m read through w's row stride k, y is n×m with row stride m.
+    unsafe {
+        matrixmultiply::sgemm(
+            n,
+            k,
+            m,
+            1.0,
+            x.as_ptr(),
+            k as isize,
+            1,
+            w.as_ptr(),
+            1,
+            k as isize,
+            beta,
+            y.as_mut_ptr(),
+            m as isize,
+            1,
+        );
+    }
+}
+
+/// Checks a parameter's shape, naming the layer on mismatch.
+pub fn expect_shape(node: &ThincNode, name: &str, shape: &[usize]) -> Result<Vec<f32>, String> {
+    let array: &NdArray = node.param(name)?;
+    if array.shape != shape {
+        return Err(format!(
+            "layer #{} `{}` parameter `{name}` has shape {:?}, expected {shape:?}",
+            node.index, node.name, array.shape
+        ));
+    }
+    Ok(array.data.clone())
+}
+
+/// thinc `Linear`: `y = x·Wᵀ + b`.
+#[derive(Clone, Debug)]
+pub struct Linear {
+    /// Weights, `n_out × n_in`.
+    pub w: Vec<f32>,
+    /// Bias, `n_out`.
+    pub b: Vec<f32>,
+    /// Output width.
+    pub n_out: usize,
+    /// Input width.
+    pub n_in: usize,
+}
+
+impl Linear {
+    /// Reads a `linear` (or `softmax`) node.
+    pub fn from_node(node: &ThincNode) -> Result<Self, String> {
+        let shape = &node.param("W")?.shape;
+        let [n_out, n_in] = shape[..] else {
+            return Err(format!(
+                "layer #{} `{}`: W must be 2-D, got {shape:?}",
+                node.index, node.name
+            ));
+        };
+        Ok(Self {
+            w: expect_shape(node, "W", &[n_out, n_in])?,
+            b: expect_shape(node, "b", &[n_out])?,
+            n_out,
+            n_in,
+        })
+    }
+
+    /// Applies the layer to `n` rows.
+    pub fn forward(&self, x: &[f32], n: usize) -> Vec<f32> {
+        let mut y = vec![0.0; n * self.n_out];
+        for row in y.chunks_exact_mut(self.n_out) {
+            row.copy_from_slice(&self.b);
+        }
+        matmul_transposed(x, n, self.n_in, &self.w, self.n_out, &mut y, true);
+        y
+    }
+}
+
+/// thinc `Maxout`: `nP` affine pieces per output, keeping the largest.
+#[derive(Clone, Debug)]
+pub struct Maxout {
+    /// Weights, `(n_out·n_pieces) × n_in` (thinc's `(nO, nP, nI)` flattened).
+    pub w: Vec<f32>,
+    /// Bias, `n_out·n_pieces`.
+    pub b: Vec<f32>,
+    /// Output width.
+    pub n_out: usize,
+    /// Pieces per output.
+    pub n_pieces: usize,
+    /// Input width.
+    pub n_in: usize,
+}
+
+impl Maxout {
+    /// Reads a `maxout` node.
+    pub fn from_node(node: &ThincNode) -> Result<Self, String> {
+        let shape = &node.param("W")?.shape;
+        let [n_out, n_pieces, n_in] = shape[..] else {
+            return Err(format!(
+                "layer #{} `{}`: W must be 3-D, got {shape:?}",
+                node.index, node.name
+            ));
+        };
+        Ok(Self {
+            w: expect_shape(node, "W", &[n_out, n_pieces, n_in])?,
+            b: expect_shape(node, "b", &[n_out, n_pieces])?,
+            n_out,
+            n_pieces,
+            n_in,
+        })
+    }
+
+    /// Applies the layer to `n` rows, using `scratch` for the un-maxed products.
+    pub fn forward(&self, x: &[f32], n: usize, scratch: &mut Vec<f32>) -> Vec<f32> {
+        let width = self.n_out * self.n_pieces;
+        scratch.clear();
+        scratch.resize(n * width, 0.0);
+        matmul_transposed(x, n, self.n_in, &self.w, width, scratch, false);
+        let mut y = vec![0.0; n * self.n_out];
+        for (row, out) in scratch
+            .chunks_exact(width)
+            .zip(y.chunks_exact_mut(self.n_out))
+        {
+            for (o, value) in out.iter_mut().enumerate() {
+                let pieces = &row[o * self.n_pieces..(o + 1) * self.n_pieces];
+                let bias = &self.b[o * self.n_pieces..(o + 1) * self.n_pieces];
+                let mut best = pieces[0] + bias[0];
+                for p in 1..self.n_pieces {
+                    let v = pieces[p] + bias[p];
+                    if v > best {
+                        best = v;
+                    }
+                }
+                *value = best;
+            }
+        }
+        y
+    }
+}
+
+/// thinc `LayerNorm`: per-row standardisation (variance + 1e-8) then scale `G` and shift `b`.
+#[derive(Clone, Debug)]
+pub struct LayerNorm {
+    /// Scale.
+    pub g: Vec<f32>,
+    /// Shift.
+    pub b: Vec<f32>,
+}
+
+impl LayerNorm {
+    /// Reads a `layernorm` node of width `n`.
+    pub fn from_node(node: &ThincNode, n: usize) -> Result<Self, String> {
+        Ok(Self {
+            g: expect_shape(node, "G", &[n])?,
+            b: expect_shape(node, "b", &[n])?,
+        })
+    }
+
+    /// Normalises every row of `x` in place.
+    pub fn forward_inplace(&self, x: &mut [f32]) {
+        let n = self.g.len();
+        for row in x.chunks_exact_mut(n) {
+            let mean = row.iter().sum::<f32>() / n as f32;
+            let var = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / n as f32 + 1e-8;
+            let inv = 1.0 / var.sqrt();
+            for ((v, g), b) in row.iter_mut().zip(&self.g).zip(&self.b) {
+                *v = (*v - mean) * inv * g + b;
+            }
+        }
+    }
+}
+
+/// Index of the largest value (the first one on ties), as thinc's and spaCy's argmax.
+pub fn argmax(values: &[f32]) -> usize {
+    let mut best = 0;
+    for (i, &v) in values.iter().enumerate().skip(1) {
+        if v > values[best] {
+            best = i;
+        }
+    }
+    best
+}

@@ -1,0 +1,237 @@
+//! spaCy's `Tok2Vec.v2` = `MultiHashEmbed.v2` + `MaxoutWindowEncoder.v2`, inference only.
+//!
+//! Embedding: for each feature column (NORM, PREFIX, …) a thinc `HashEmbed` hashes the 64-bit
+//! attribute value with MurmurHash3 (its own seed) into four 32-bit keys, takes each modulo the
+//! table's row count and sums those four rows; the columns' vectors are concatenated, mixed by a
+//! Maxout and layer-normalised. Encoding: `depth` residual blocks of window expansion (each row
+//! concatenated with its neighbours), Maxout and LayerNorm.
+//!
+//! Padding is reproduced exactly: thinc's `with_array(pad=depth)` lays documents out as
+//! `[pad, doc₁, pad, doc₂, …, pad]` with `pad` zero rows, and those rows go through the residual
+//! blocks too, so the tokens near a document's edge see the pad rows' (non-zero) activations.
+//! Documents are therefore batched in that same layout, which also makes each block one GEMM.
+
+use super::hash::hash_embed_keys;
+use super::lexeme::{feature_columns, FeatureAttr, TokenFeatures};
+use super::linalg::{expect_shape, LayerNorm, Maxout};
+use super::msgpack::ThincModel;
+use super::LoadError;
+
+/// One hash-embedding table.
+#[derive(Clone, Debug)]
+struct HashEmbed {
+    table: Vec<f32>,
+    rows: usize,
+    seed: u32,
+    attr: FeatureAttr,
+}
+
+/// A loaded `Tok2Vec` model.
+#[derive(Clone, Debug)]
+pub struct Tok2Vec {
+    width: usize,
+    embeds: Vec<HashEmbed>,
+    mix: Maxout,
+    mix_norm: LayerNorm,
+    blocks: Vec<(Maxout, LayerNorm)>,
+    window: usize,
+    pad: usize,
+}
+
+/// Token vectors of one document, `len × width`, row-major.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TokenVectors {
+    /// Vector width.
+    pub width: usize,
+    /// Row-major data.
+    pub data: Vec<f32>,
+}
+
+impl TokenVectors {
+    /// Number of tokens.
+    pub fn len(&self) -> usize {
+        self.data.len().checked_div(self.width).unwrap_or(0)
+    }
+
+    /// Whether there are no tokens.
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    /// The vector of token `i`.
+    pub fn row(&self, i: usize) -> &[f32] {
+        &self.data[i * self.width..(i + 1) * self.width]
+    }
+}
+
+impl Tok2Vec {
+    /// Reads the embedding and encoding layers out of a serialised model: a `tok2vec` component
+    /// model, or a parser/NER model that embeds its own.
+    pub fn from_model(model: &ThincModel) -> Result<Self, LoadError> {
+        Self::build(model).map_err(|m| model.error(m))
+    }
+
+    fn build(model: &ThincModel) -> Result<Self, String> {
+        let extractor = model
+            .named("extract_features")
+            .next()
+            .ok_or("no `extract_features` layer")?;
+        let columns = feature_columns(
+            extractor
+                .attrs
+                .get("columns")
+                .ok_or("`extract_features` has no `columns` attribute")?,
+        )?;
+        let mut embeds = Vec::new();
+        for node in model.named("hashembed") {
+            let column = node
+                .attr_int("column")
+                .ok_or("`hashembed` without `column`")? as usize;
+            let seed = node.attr_int("seed").ok_or("`hashembed` without `seed`")? as u32;
+            let attr = *columns
+                .get(column)
+                .ok_or_else(|| format!("`hashembed` column {column} out of range"))?;
+            let shape = &node.param("E")?.shape;
+            let [rows, width] = shape[..] else {
+                return Err(format!("hashembed E has shape {shape:?}"));
+            };
+            embeds.push(HashEmbed {
+                table: expect_shape(node, "E", &[rows, width])?,
+                rows,
+                seed,
+                attr,
+            });
+        }
+        let width = model
+            .named("hashembed")
+            .next()
+            .and_then(|n| n.dim("nO"))
+            .ok_or("no `hashembed` layer")?;
+        let maxouts: Vec<_> = model.named("maxout").collect();
+        let norms: Vec<_> = model.named("layernorm").collect();
+        if maxouts.is_empty() || maxouts.len() != norms.len() {
+            return Err(format!(
+                "expected matching maxout/layernorm layers, got {} and {}",
+                maxouts.len(),
+                norms.len()
+            ));
+        }
+        let mix = Maxout::from_node(maxouts[0])?;
+        if mix.n_in != width * embeds.len() || mix.n_out != width {
+            return Err(format!(
+                "embedding mixer is {}→{}, expected {}→{width}",
+                mix.n_in,
+                mix.n_out,
+                width * embeds.len()
+            ));
+        }
+        let mix_norm = LayerNorm::from_node(norms[0], width)?;
+        let window = model
+            .named("expand_window")
+            .find_map(|n| n.attr_int("window_size"))
+            .unwrap_or(1) as usize;
+        let mut blocks = Vec::new();
+        for (m, n) in maxouts[1..].iter().zip(&norms[1..]) {
+            let maxout = Maxout::from_node(m)?;
+            if maxout.n_in != width * (2 * window + 1) || maxout.n_out != width {
+                return Err(format!(
+                    "encoder layer #{} is {}→{}",
+                    m.index, maxout.n_in, maxout.n_out
+                ));
+            }
+            blocks.push((maxout, LayerNorm::from_node(n, width)?));
+        }
+        let pad = model
+            .nodes
+            .iter()
+            .find(|n| n.name.starts_with("with_array(residual("))
+            .and_then(|n| n.attr_int("pad"))
+            .unwrap_or(blocks.len() as i64) as usize;
+        Ok(Self {
+            width,
+            embeds,
+            mix,
+            mix_norm,
+            blocks,
+            window,
+            pad,
+        })
+    }
+
+    /// Output width.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// The attributes this model reads.
+    pub fn attrs(&self) -> Vec<FeatureAttr> {
+        self.embeds.iter().map(|e| e.attr).collect()
+    }
+
+    /// Token vectors for a batch of documents, each given as its tokens' features.
+    pub fn forward(&self, docs: &[&[TokenFeatures]]) -> Vec<TokenVectors> {
+        let w = self.width;
+        let total_rows = self.pad + docs.iter().map(|d| d.len() + self.pad).sum::<usize>();
+        // Embed every token row (pad rows stay zero).
+        let n_embed = self.embeds.len() * w;
+        let mut concat = vec![0.0f32; total_rows * n_embed];
+        let mut row = self.pad;
+        let mut starts = Vec::with_capacity(docs.len());
+        for doc in docs {
+            starts.push(row);
+            for features in doc.iter() {
+                let out = &mut concat[row * n_embed..(row + 1) * n_embed];
+                for (j, embed) in self.embeds.iter().enumerate() {
+                    let slot = &mut out[j * w..(j + 1) * w];
+                    for key in hash_embed_keys(features.get(embed.attr), embed.seed) {
+                        let r = key as usize % embed.rows;
+                        for (s, e) in slot.iter_mut().zip(&embed.table[r * w..(r + 1) * w]) {
+                            *s += e;
+                        }
+                    }
+                }
+                row += 1;
+            }
+            row += self.pad;
+        }
+        let mut scratch = Vec::new();
+        // The mixer runs on pad rows too (they are all-zero inputs, as in thinc, but only the
+        // token rows are kept: thinc's embedding step is not padded).
+        let mut x = self.mix.forward(&concat, total_rows, &mut scratch);
+        self.mix_norm.forward_inplace(&mut x);
+        for (doc, &start) in docs.iter().zip(&starts) {
+            let _ = doc;
+            for r in (start - self.pad)..start {
+                x[r * w..(r + 1) * w].fill(0.0);
+            }
+        }
+        x[(total_rows - self.pad) * w..].fill(0.0);
+        let span = 2 * self.window + 1;
+        let mut windowed = vec![0.0f32; total_rows * w * span];
+        for (maxout, norm) in &self.blocks {
+            windowed.fill(0.0);
+            for r in 0..total_rows {
+                let out = &mut windowed[r * w * span..(r + 1) * w * span];
+                for k in 0..span {
+                    let src = r as isize + k as isize - self.window as isize;
+                    if src >= 0 && (src as usize) < total_rows {
+                        let src = src as usize;
+                        out[k * w..(k + 1) * w].copy_from_slice(&x[src * w..(src + 1) * w]);
+                    }
+                }
+            }
+            let mut y = maxout.forward(&windowed, total_rows, &mut scratch);
+            norm.forward_inplace(&mut y);
+            for (a, b) in x.iter_mut().zip(&y) {
+                *a += b;
+            }
+        }
+        docs.iter()
+            .zip(&starts)
+            .map(|(doc, &start)| TokenVectors {
+                width: w,
+                data: x[start * w..(start + doc.len()) * w].to_vec(),
+            })
+            .collect()
+    }
+}
