@@ -46,3 +46,77 @@ fn tagger_matches_spacy_on_golden_tokens() {
     eprintln!("tagger: {wrong} of {total} tags differ from spaCy");
     assert!(wrong * 1000 <= total, "{wrong} of {total} tags differ");
 }
+
+#[test]
+fn parser_and_ner_match_spacy_on_golden_tokens() {
+    use metamorph_parse::spacy::parser::{DependencyParser, EntityRecognizer};
+    let dir = common::en_core_web_sm();
+    let vocab = Vocab::load(&dir).unwrap();
+    let tok2vec =
+        Tok2Vec::from_model(&ThincModel::read(&dir.join("tok2vec/model")).unwrap()).unwrap();
+    let parser = DependencyParser::from_dir(&dir.join("parser")).unwrap();
+    let ner = EntityRecognizer::from_dir(&dir.join("ner")).unwrap();
+    let golden = common::golden_docs();
+    let mut counts = std::collections::BTreeMap::<&str, usize>::new();
+    let mut total = 0;
+    let mut shown = 0;
+    // Batches of 16 documents exercise the batched layout and decoding.
+    for chunk in golden.chunks(16) {
+        let mut docs: Vec<_> = chunk
+            .iter()
+            .map(|g| {
+                let mut doc = common::golden_tokens(g);
+                for i in 0..doc.len() {
+                    if vocab.token_norm(&doc, i) != g.norm[i] {
+                        doc.tokens[i].norm_exception = Some(g.norm[i].clone());
+                    }
+                }
+                doc
+            })
+            .collect();
+        let features: Vec<Vec<_>> = docs
+            .iter()
+            .map(|d| (0..d.len()).map(|i| vocab.features(d, i)).collect())
+            .collect();
+        let feature_refs: Vec<&[_]> = features.iter().map(Vec::as_slice).collect();
+        let vectors = tok2vec.forward(&feature_refs);
+        parser.apply(&mut docs, &vectors);
+        ner.apply(&mut docs, &feature_refs);
+        for (doc, g) in docs.iter().zip(chunk) {
+            for (i, t) in doc.tokens.iter().enumerate() {
+                total += 1;
+                let checks = [
+                    ("head", t.head == g.head[i]),
+                    // The attribute ruler, not the parser, relabels whitespace tokens `dep`.
+                    (
+                        "dep",
+                        t.dep == g.dep[i] || metamorph_parse::spacy::lexeme::is_space(&g.words[i]),
+                    ),
+                    ("sent_start", t.sent_start == g.sent_start[i]),
+                    ("ent_iob", t.ent_iob.as_str() == g.ent_iob[i]),
+                    ("ent_type", t.ent_type == g.ent_type[i]),
+                ];
+                for (name, ok) in checks {
+                    if !ok {
+                        *counts.entry(name).or_default() += 1;
+                        if shown < 15 {
+                            shown += 1;
+                            eprintln!(
+                                "{:?} token {i} {:?} {name}: ours head {} {} {}{} vs spaCy head {} {} {}{}",
+                                g.source, g.words[i], t.head, t.dep, t.ent_iob.as_str(), t.ent_type,
+                                g.head[i], g.dep[i], g.ent_iob[i], g.ent_type[i]
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("parser/ner on {total} tokens, mismatches: {counts:?}");
+    for (name, n) in &counts {
+        assert!(
+            n * 1000 <= total,
+            "{n} of {total} `{name}` values differ from spaCy"
+        );
+    }
+}

@@ -8,9 +8,11 @@ pub mod hash;
 pub mod lexeme;
 pub mod linalg;
 pub mod msgpack;
+pub mod parser;
 mod symbols;
 pub mod tagger;
 pub mod tok2vec;
+pub mod transition;
 
 use std::path::{Path, PathBuf};
 
