@@ -234,6 +234,8 @@ pub struct Token {
     pub pos: String,
     /// Fine-grained tag (Penn Treebank for English).
     pub tag: String,
+    /// Morphological features, e.g. `Number=Sing|Person=3` (`""` when none).
+    pub morph: String,
     /// Dependency label.
     pub dep: String,
     /// Index of the syntactic head (itself for a root).

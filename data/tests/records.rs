@@ -233,6 +233,7 @@ fn parsed() -> impl Strategy<Value = ParsedText> {
             lemma,
             pos: "NOUN".into(),
             tag,
+            morph: "Number=Sing".into(),
             dep: "nsubj".into(),
             head,
             ent_iob: "O".into(),
