@@ -8,6 +8,7 @@
 #![deny(missing_docs)]
 
 pub mod noun_chunks;
+pub mod phrase;
 pub mod spacy;
 
 use metamorph_data::{ParsedText, Result};
