@@ -11,7 +11,7 @@
 //!
 //! | head (POS / configuration) | spine, inner → outer | dependents attached at each level |
 //! |---|---|---|
-//! | `VERB`, `AUX` | `VP` | everything not listed below: `aux auxpass neg dobj dative attr acomp oprd xcomp ccomp prep agent advmod npadvmod advcl prt dep …` |
+//! | `VERB`, `AUX`, or any head with a subject or `aux`/`auxpass` dependent | `VP` | everything not listed below: `aux auxpass neg dobj dative attr acomp oprd xcomp ccomp prep agent advmod npadvmod advcl prt dep …` |
 //! | | `VP` (coordination) | `conj` without a subject of its own |
 //! | | `S` / `SQ` / `SINV` | `nsubj nsubjpass csubj csubjpass expl` |
 //! | | `S` (coordination) | `conj` with its own subject |
@@ -34,9 +34,10 @@
 //!
 //! Clause labels:
 //! - the `S` level is required when the verb has a subject, when it is the sentence root, or when
-//!   it has an `SBAR` level; it is `SQ` (question: the sentence ends with `?`, the clause is its
-//!   root or a `conj` of it) or `SINV` (otherwise) when the verb or one of its `aux`/`auxpass`
-//!   dependents precedes the subject (`Is he a doctor?`, `said he`), else `S`;
+//!   it has an `SBAR` level; it is `SQ` (question: the sentence ends with `?` or starts with an
+//!   auxiliary of the root, and the clause is its root or a `conj` of it) or `SINV` (otherwise)
+//!   when the verb or one of its `aux`/`auxpass` dependents precedes the subject (`Is he a
+//!   doctor?`, `said he`), else `S`;
 //! - the `SBAR` level is required for `mark`, a fronted wh-phrase, `relcl` (a relative clause
 //!   without a relative pronoun is `(SBAR (S …))`, Penn's empty complementizer) and a `ccomp`
 //!   with its own subject; it is `SBARQ` for a question's root clause;
@@ -364,16 +365,23 @@ fn to_u32(x: usize) -> u32 {
 /// The constituency view of `doc`. Never panics; see the module documentation for the rules.
 pub fn phrase_structure(doc: &Doc) -> PhraseStructure {
     let mut ps = PhraseStructure::default();
-    let question_marks = |r: &Range<usize>| {
-        doc.tokens[r.clone()]
+    // A question ends with `?`, or starts with an auxiliary of the root clause (`Do radio
+    // waves travel at the speed of light`, as question data sets often omit the mark).
+    let is_question = |r: &Range<usize>| {
+        let toks = &doc.tokens[r.clone()];
+        let ends_with_mark = toks
             .iter()
             .rev()
-            .find(|t| !matches!(t.pos.as_str(), "PUNCT") || token_str(doc, t) == "?")
-            .is_some_and(|t| token_str(doc, t) == "?")
+            .find(|t| t.pos != "PUNCT" || token_str(doc, t) == "?")
+            .is_some_and(|t| token_str(doc, t) == "?");
+        let starts_with_aux = toks.iter().find(|t| t.pos != "PUNCT").is_some_and(|t| {
+            t.pos == "AUX" && matches!(t.dep.as_str(), "ROOT" | "aux" | "auxpass") && toks.len() > 2
+        });
+        ends_with_mark || starts_with_aux
     };
     let mut sent = Sentence::default();
     for range in doc.sentences() {
-        let question = question_marks(&range);
+        let question = is_question(&range);
         sent.load(doc, range);
         sent.build(doc, question, &mut ps);
     }
@@ -711,6 +719,16 @@ impl Sentence {
         self.level.resize(n, 0);
         self.wh.clear();
         self.wh.resize(n, false);
+        // A predicate of another part of speech with a subject or auxiliary heads a clause.
+        for x in 0..n {
+            if self.cat[x] != Cat::Verb
+                && self.kids_of(x).iter().any(|&c| {
+                    is_subject(&self.dep[c]) || matches!(self.dep[c].as_str(), "aux" | "auxpass")
+                })
+            {
+                self.cat[x] = Cat::Verb;
+            }
+        }
         for x in 0..n {
             if self.cat[x] == Cat::Verb {
                 if let Some(c) = self.fronted_wh(doc, x, question) {

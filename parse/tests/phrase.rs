@@ -286,6 +286,21 @@ const HAND_CHECKED: &[(&str, &str, &str)] = &[
         "The/DT/DET/det/1 report/NN/NOUN/nsubj/9 ,/,/PUNCT/punct/1 which/WDT/PRON/nsubjpass/5 was/VBD/AUX/auxpass/5 published/VBN/VERB/relcl/1 in/IN/ADP/prep/5 May/NNP/PROPN/pobj/6 ,/,/PUNCT/punct/1 surprised/VBD/VERB/ROOT/9 everyone/NN/PRON/dobj/9 ././PUNCT/punct/9",
         "(S (NP (NP The report) , (SBAR (WHNP which) (S (VP was published (PP in (NP May))))) ,) (VP surprised (NP everyone)) .)",
     ),
+    (
+        "yes/no question without a question mark",
+        "do/VB/AUX/aux/3 radio/NN/NOUN/compound/2 waves/NNS/NOUN/nsubj/3 travel/VBP/VERB/ROOT/3 at/IN/ADP/prep/3 the/DT/DET/det/6 speed/NN/NOUN/pobj/4 of/IN/ADP/prep/6 light/NN/NOUN/pobj/7",
+        "(SQ do (NP radio waves) (VP travel (PP at (NP (NP the speed) (PP of (NP light))))))",
+    ),
+    (
+        "object relative clause, copular relative clause",
+        "The/DT/DET/det/1 key/NN/NOUN/nsubj/7 ,/,/PUNCT/punct/1 which/WDT/PRON/nsubj/4 was/VBD/AUX/relcl/1 small/JJ/ADJ/acomp/4 ,/,/PUNCT/punct/1 opened/VBD/VERB/ROOT/7 the/DT/DET/det/9 door/NN/NOUN/dobj/7 that/WDT/PRON/dobj/13 nobody/NN/PRON/nsubj/13 could/MD/AUX/aux/13 open/VB/VERB/relcl/9 ././PUNCT/punct/7",
+        "(S (NP (NP The key) , (SBAR (WHNP which) (S (VP was (ADJP small)))) ,) (VP opened (NP (NP the door) (SBAR (WHNP that) (S (NP nobody) (VP could open))))) .)",
+    ),
+    (
+        "a predicate noun with a subject heads a clause (spaCy tags `sleep` NOUN here)",
+        "Cats/NNS/NOUN/nsubj/3 and/CC/CCONJ/cc/0 dogs/NNS/NOUN/conj/0 sleep/NN/NOUN/ROOT/3 all/DT/DET/det/5 day/NN/NOUN/npadvmod/3 ././PUNCT/punct/3",
+        "(S (NP (NP Cats) and (NP dogs)) (VP sleep (NP all day)) .)",
+    ),
 ];
 
 #[test]
@@ -429,4 +444,13 @@ fn deep_chains_do_not_overflow() {
     let ps = phrase_structure(&doc);
     assert_eq!(ps.roots().len(), 1);
     assert_eq!(ps.constituents()[ps.roots()[0]].span(), 0..n);
+}
+
+#[test]
+#[ignore = "prints bracketings of golden docs for inspection"]
+fn dump_golden_bracketings() {
+    for g in common::golden_docs().iter().step_by(97) {
+        let doc = golden_doc::to_doc(g);
+        eprintln!("{}\n", phrase_structure(&doc).bracketed(&doc));
+    }
 }
