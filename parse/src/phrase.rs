@@ -496,11 +496,11 @@ struct Spine {
 
 /// Per-sentence working state, reused across sentences to avoid reallocation.
 #[derive(Default)]
-struct Sentence {
+struct Sentence<'a> {
     off: usize,
     n: usize,
     head: Vec<usize>,
-    dep: Vec<String>,
+    dep: Vec<&'a str>,
     cat: Vec<Cat>,
     /// Children in position order, CSR layout.
     kid_start: Vec<usize>,
@@ -516,11 +516,16 @@ struct Sentence {
     state: Vec<u8>,
     path: Vec<usize>,
     root: usize,
+    scratch_kids: Vec<usize>,
+    scratch_attach: Vec<Attach>,
+    scratch_side: Vec<usize>,
+    scratch_hi: Vec<u8>,
+    fill: Vec<usize>,
 }
 
-impl Sentence {
+impl<'a> Sentence<'a> {
     /// Loads the sentence's arcs, making them a tree rooted at one token.
-    fn load(&mut self, doc: &Doc, range: Range<usize>) {
+    fn load(&mut self, doc: &'a Doc, range: Range<usize>) {
         let (off, n) = (range.start, range.end - range.start);
         self.off = off;
         self.n = n;
@@ -539,7 +544,7 @@ impl Sentence {
             } else {
                 NONE
             });
-            self.dep.push(t.dep.clone());
+            self.dep.push(&t.dep);
             self.cat.push(category(&t.pos, &t.tag));
         }
         // Break cycles: the first node met twice on a walk becomes a root.
@@ -574,8 +579,7 @@ impl Sentence {
         for i in 0..n {
             if self.head[i] == NONE && i != root {
                 self.head[i] = root;
-                self.dep[i].clear();
-                self.dep[i].push_str("dep");
+                self.dep[i] = "dep";
             }
         }
         self.head[root] = root;
@@ -598,12 +602,13 @@ impl Sentence {
         }
         self.kids.clear();
         self.kids.resize(n.saturating_sub(1), 0);
-        let mut fill: Vec<usize> = self.kid_start[..n].to_vec();
+        self.fill.clear();
+        self.fill.extend_from_slice(&self.kid_start[..n]);
         for i in 0..n {
             if i != self.root {
                 let h = self.head[i];
-                self.kids[fill[h]] = i;
-                fill[h] += 1;
+                self.kids[self.fill[h]] = i;
+                self.fill[h] += 1;
             }
         }
         self.order.clear();
@@ -681,7 +686,7 @@ impl Sentence {
     }
 
     fn has_subject(&self, x: usize) -> bool {
-        self.kids_of(x).iter().any(|&c| is_subject(&self.dep[c]))
+        self.kids_of(x).iter().any(|&c| is_subject(self.dep[c]))
     }
 
     /// Whether `c`, a dependent of verb `x`, is a fronted wh-phrase.
@@ -696,7 +701,7 @@ impl Sentence {
             .find(|&c| self.dep[c] != "punct")?;
         if c > x
             || matches!(
-                self.dep[c].as_str(),
+                self.dep[c],
                 "aux" | "auxpass" | "mark" | "cc" | "preconj" | "neg"
             )
         {
@@ -722,9 +727,10 @@ impl Sentence {
         // A predicate of another part of speech with a subject or auxiliary heads a clause.
         for x in 0..n {
             if self.cat[x] != Cat::Verb
-                && self.kids_of(x).iter().any(|&c| {
-                    is_subject(&self.dep[c]) || matches!(self.dep[c].as_str(), "aux" | "auxpass")
-                })
+                && self
+                    .kids_of(x)
+                    .iter()
+                    .any(|&c| is_subject(self.dep[c]) || matches!(self.dep[c], "aux" | "auxpass"))
             {
                 self.cat[x] = Cat::Verb;
             }
@@ -741,7 +747,7 @@ impl Sentence {
             let p = x == self.root
                 || self.kid_start[x + 1] > self.kid_start[x]
                 || self.wh[x]
-                || match self.dep[x].as_str() {
+                || match self.dep[x] {
                     "advmod" => self.cat[self.head[x]] == Cat::Verb,
                     d => !bare_stays_word(d),
                 };
@@ -759,19 +765,25 @@ impl Sentence {
 
     /// Assigns levels to `x`'s dependents and computes its emitted spine.
     fn make_spine(&mut self, x: usize, question: bool) {
-        let kids: Vec<usize> = self.kids_of(x).to_vec();
+        // Scratch buffers live in `self` so that no token allocates.
+        let mut kids = std::mem::take(&mut self.scratch_kids);
+        kids.clear();
+        kids.extend_from_slice(self.kids_of(x));
+        let mut attach = std::mem::take(&mut self.scratch_attach);
+        attach.clear();
+        let mut side = std::mem::take(&mut self.scratch_side);
+        let mut hi_from = std::mem::take(&mut self.scratch_hi);
         let split = kids.partition_point(|&c| c < x);
         let cat = self.cat[x];
         let subject = kids
             .iter()
             .copied()
-            .find(|&c| is_subject(&self.dep[c]) && !self.wh[c]);
-        let mut attach = Vec::with_capacity(kids.len());
+            .find(|&c| is_subject(self.dep[c]) && !self.wh[c]);
         for (k, &c) in kids.iter().enumerate() {
             attach.push(self.attach(cat, c, k < split));
         }
         let has_mark_or_wh = kids.iter().any(|&c| self.wh[c] || self.dep[c] == "mark");
-        let dep = self.dep[x].as_str();
+        let dep = self.dep[x];
         let is_clause_root = x == self.root;
         let question_clause =
             question && (is_clause_root || (dep == "conj" && self.head[x] == self.root));
@@ -786,10 +798,13 @@ impl Sentence {
         }
         // Pass 1: fixed levels, raised to be non-decreasing outward on each side.
         let mut top = required;
-        for side in [
-            (0..split).rev().collect::<Vec<_>>(),
-            (split..kids.len()).collect(),
-        ] {
+        for left in [true, false] {
+            side.clear();
+            if left {
+                side.extend((0..split).rev());
+            } else {
+                side.extend(split..kids.len());
+            }
             let mut cur = 0u8;
             for &k in &side {
                 if let Attach::Fixed(l) = attach[k] {
@@ -800,11 +815,15 @@ impl Sentence {
             }
         }
         // Pass 2: flexible dependents, clamped between their neighbours.
-        for side in [
-            (0..split).rev().collect::<Vec<_>>(),
-            (split..kids.len()).collect(),
-        ] {
-            let mut hi_from = vec![u8::MAX; side.len()];
+        for left in [true, false] {
+            side.clear();
+            if left {
+                side.extend((0..split).rev());
+            } else {
+                side.extend(split..kids.len());
+            }
+            hi_from.clear();
+            hi_from.resize(side.len(), u8::MAX);
             let mut next_fixed = u8::MAX;
             for (j, &k) in side.iter().enumerate().rev() {
                 hi_from[j] = next_fixed;
@@ -844,7 +863,7 @@ impl Sentence {
             x < s
                 || kids
                     .iter()
-                    .any(|&c| c < s && matches!(self.dep[c].as_str(), "aux" | "auxpass"))
+                    .any(|&c| c < s && matches!(self.dep[c], "aux" | "auxpass"))
         });
         let s_label = if inverted {
             if question_clause {
@@ -894,15 +913,19 @@ impl Sentence {
             sp.label[k] = sp.label[k].map(Label::wh);
         }
         self.spine[x] = sp;
+        self.scratch_kids = kids;
+        self.scratch_attach = attach;
+        self.scratch_side = side;
+        self.scratch_hi = hi_from;
     }
 
     /// The label of a non-verbal head's spine.
     fn base_label(&self, x: usize) -> Label {
-        let dep = self.dep[x].as_str();
+        let dep = self.dep[x];
         let has_object = self
             .kids_of(x)
             .iter()
-            .any(|&c| matches!(self.dep[c].as_str(), "pobj" | "pcomp" | "dobj"));
+            .any(|&c| matches!(self.dep[c], "pobj" | "pcomp" | "dobj"));
         let by_relation = || match dep {
             "nsubj" | "nsubjpass" | "dobj" | "pobj" | "attr" | "dative" | "appos" | "oprd"
             | "npadvmod" | "expl" | "poss" => Label::Np,
@@ -935,7 +958,7 @@ impl Sentence {
 
     /// Where dependent `c` attaches on its head's spine (head category `cat`).
     fn attach(&self, cat: Cat, c: usize, left: bool) -> Attach {
-        let dep = self.dep[c].as_str();
+        let dep = self.dep[c];
         match dep {
             // Punctuation after a noun is not part of the base NP.
             "punct" if cat == Cat::Noun && !left => return Attach::Flex(N_POST),

@@ -454,3 +454,19 @@ fn dump_golden_bracketings() {
         eprintln!("{}\n", phrase_structure(&doc).bracketed(&doc));
     }
 }
+
+#[test]
+fn flat_long_sentence_is_linear() {
+    // One root with 200k dependents: a quadratic pass would not finish in test time.
+    let n = 200_000;
+    let mut items = vec!["w/VB/VERB/ROOT/0".to_string()];
+    for i in 1..n {
+        let dep = ["punct", "dobj", "cc", "conj", "prep"][i % 5];
+        items.push(format!("w/NN/NOUN/{dep}/0"));
+    }
+    let doc = doc_from(&items.join(" "));
+    let t = std::time::Instant::now();
+    let ps = phrase_structure(&doc);
+    assert_eq!(ps.constituents()[ps.roots()[0]].span(), 0..n);
+    assert!(t.elapsed().as_secs() < 20, "{:?}", t.elapsed());
+}
