@@ -7,6 +7,8 @@
 //! and the `parse` stage and binary, are the parse issue's work; nothing here pretends to parse.
 #![deny(missing_docs)]
 
+pub mod noun_chunks;
+pub mod phrase;
 pub mod spacy;
 
 use metamorph_data::{ParsedText, Result};
