@@ -3,10 +3,14 @@
 //! The pipeline directory is read unchanged: `config.cfg`, `meta.json`, `tokenizer`, `vocab/`
 //! and each component's `model`, `cfg` and `moves` files.
 
+pub mod attribute_ruler;
 pub mod doc;
 pub mod hash;
+pub mod lemmatizer;
 pub mod lexeme;
 pub mod linalg;
+pub mod matcher;
+pub mod morph;
 pub mod msgpack;
 pub mod parser;
 mod symbols;
