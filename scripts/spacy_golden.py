@@ -37,8 +37,8 @@ def in_venv():
     return Path(sys.prefix).resolve() == VENV.resolve()
 
 
-def bootstrap():
-    """Create the virtualenv with spaCy unless it exists, then re-run this script inside it."""
+def bootstrap(script=__file__):
+    """Create the virtualenv with spaCy unless it exists, then re-run `script` inside it."""
     python = VENV / "bin" / "python"
     if not python.exists():
         subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
@@ -51,7 +51,7 @@ def bootstrap():
             [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *REQUIREMENTS],
             check=True,
         )
-    os.execv(str(python), [str(python), __file__, *sys.argv[1:]])
+    os.execv(str(python), [str(python), script, *sys.argv[1:]])
 
 
 def default_model_dir():

@@ -1,6 +1,8 @@
 //! Benchmark helpers shared by the criterion benches in `benches/` (see `benches/README.md`).
 #![deny(missing_docs)]
 
+pub mod parse_corpus;
+
 use metamorph_data::{Example, Task};
 
 /// `n` BoolQ examples shaped like the bundled sample: every fourth question has a "before".

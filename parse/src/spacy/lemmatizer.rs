@@ -7,9 +7,9 @@
 //! * `lemmatizer/lookups/lookups.bin` is msgpack `{table name: {key: value}}` whose keys are
 //!   spaCy string ids: `hash_string(key)`, except that a string which is a spaCy symbol is keyed
 //!   by the symbol's number (`get_string_id`). The tables are only ever looked up by a lower-cased
-//!   Universal POS name, so the table is read through those names only: `aux`, `conj`, `det`,
-//!   `intj`, `num` and `punct` are symbols (405, 410, 415, 421, 431, 445 in spaCy 3.x; they are
-//!   dependency labels too) and `""` is 0; every other name is hashed. Entries under other keys
+//!   Universal POS name, so the table is read through those names only (`string_id`: `aux`,
+//!   `conj`, `det`, `intj`, `num` and `punct` are symbols, as dependency labels; every other
+//!   name is hashed). Entries under other keys
 //!   cannot be reached by spaCy either and are not read.
 //! * `lemma_rules` is required (spaCy refuses to run without it); `lemma_index` and
 //!   `lemma_exc` are optional.
@@ -41,8 +41,10 @@ use std::path::Path;
 use std::sync::RwLock;
 
 use super::doc::Doc;
+#[cfg(test)]
 use super::hash::hash_string;
-use super::matcher::py_isalpha;
+use super::hash::string_id;
+use super::lexeme::is_alpha;
 use super::msgpack::{self, key_str, Value};
 use super::{morph, LoadError};
 
@@ -51,27 +53,13 @@ pub const CACHE_LIMIT: usize = 100_000;
 
 /// The lower-cased POS names the lemmatizer can be asked about, with their spaCy string ids.
 fn pos_keys() -> Vec<(&'static str, u64)> {
-    const SYMBOLS: [(&str, u64); 6] = [
-        ("aux", 405),
-        ("conj", 410),
-        ("det", 415),
-        ("intj", 421),
-        ("num", 431),
-        ("punct", 445),
-    ];
     let names = [
         "adj", "adp", "adv", "aux", "conj", "cconj", "det", "intj", "noun", "num", "part", "pron",
         "propn", "punct", "sconj", "sym", "verb", "x", "eol", "space",
     ];
     names
         .into_iter()
-        .map(|name| {
-            let id = SYMBOLS
-                .iter()
-                .find_map(|(s, id)| (*s == name).then_some(*id))
-                .unwrap_or_else(|| hash_string(name));
-            (name, id)
-        })
+        .map(|name| (name, string_id(name)))
         .collect()
 }
 
@@ -241,7 +229,7 @@ impl Lemmatizer {
                 if form.is_empty() {
                     continue;
                 }
-                if tables.index.contains(&form) || !py_isalpha(&form) {
+                if tables.index.contains(&form) || !is_alpha(&form) {
                     if !forms.contains(&form) {
                         forms.push(form);
                     }

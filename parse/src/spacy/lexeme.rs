@@ -100,6 +100,11 @@ pub fn is_alpha_char(c: char) -> bool {
     )
 }
 
+/// Python's `str.isalpha()`: non-empty and all letters.
+pub fn is_alpha(s: &str) -> bool {
+    !s.is_empty() && s.chars().all(is_alpha_char)
+}
+
 /// Python's `str.isdigit()` for one character.
 pub fn is_digit_char(c: char) -> bool {
     get_general_category(c) == GeneralCategory::DecimalNumber

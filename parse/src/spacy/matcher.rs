@@ -40,6 +40,7 @@ use fancy_regex::Regex;
 use serde_json::Value as Json;
 
 use super::doc::Doc;
+use super::lexeme::{is_alpha, is_space};
 use super::morph;
 
 /// A token attribute a pattern can test.
@@ -134,29 +135,6 @@ pub enum AttrValue {
     Int(i64),
 }
 
-/// Python's `str.isspace`.
-pub fn py_isspace(s: &str) -> bool {
-    !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
-}
-
-/// Python's `str.isalpha`: non-empty, every character in a letter category (L*).
-pub fn py_isalpha(s: &str) -> bool {
-    use unicode_general_category::{get_general_category, GeneralCategory as G};
-    !s.is_empty()
-        && s.chars().all(|c| {
-            matches!(
-                get_general_category(c),
-                G::UppercaseLetter
-                    | G::LowercaseLetter
-                    | G::TitlecaseLetter
-                    | G::ModifierLetter
-                    | G::OtherLetter
-            )
-        })
-}
-
 fn is_cased_lower(c: char) -> bool {
     c.is_lowercase()
 }
@@ -236,8 +214,8 @@ impl<'d> TokenView<'d> {
         let text = self.doc.token_text(i);
         let flag = |b: bool| i64::from(b);
         match attr {
-            Attr::IsSpace => flag(py_isspace(text)),
-            Attr::IsAlpha => flag(py_isalpha(text)),
+            Attr::IsSpace => flag(is_space(text)),
+            Attr::IsAlpha => flag(is_alpha(text)),
             Attr::IsDigit => flag(!text.is_empty() && text.chars().all(|c| c.is_numeric())),
             Attr::IsLower => flag(py_islower(text)),
             Attr::IsUpper => flag(py_isupper(text)),
@@ -1012,11 +990,11 @@ mod tests {
 
     #[test]
     fn python_string_predicates() {
-        assert!(py_isspace(" \n\u{1f}"));
-        assert!(!py_isspace(""));
-        assert!(!py_isspace("a "));
-        assert!(py_isalpha("Straße"));
-        assert!(!py_isalpha("b-52"));
+        assert!(is_space(" \n\u{1f}"));
+        assert!(!is_space(""));
+        assert!(!is_space("a "));
+        assert!(is_alpha("Straße"));
+        assert!(!is_alpha("b-52"));
         assert!(py_istitle("Hello World"));
         assert!(!py_istitle("HeLLo"));
     }
