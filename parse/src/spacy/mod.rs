@@ -6,6 +6,7 @@
 pub mod doc;
 pub mod hash;
 pub mod msgpack;
+pub mod tokenizer;
 
 use std::path::{Path, PathBuf};
 
