@@ -1,7 +1,7 @@
 """Writes parse/tests/fixtures/spacy_tokenizer_cases.jsonl: spaCy's tokenization of targeted
 strings that the golden data covers thinly (contractions, abbreviations, URLs, emails,
 emoticons, numbers and units, hyphens, quotes, ellipses, brackets, non-ASCII punctuation,
-odd whitespace), one JSON object per line: `text`, `words`, `ws` and `norms` (the NORM a
+odd whitespace) plus seeded random strings, one JSON object per line: `text`, `words`, `ws` and `norms` (the NORM a
 tokenizer special case sets, or null).
 
 Run with the spaCy venv's Python:
@@ -11,6 +11,7 @@ Run with the spaCy venv's Python:
 
 import itertools
 import json
+import random
 import sys
 from pathlib import Path
 
@@ -138,13 +139,47 @@ def generated():
         yield f"{w1}-{w2} {w1}/{w2}"
 
 
+PIECES = ["can't", "e.g.", "U.S.", "10am", "http://", "www.", ".com", "a.m.", "'s", "’s", "n't", ":)",
+          "...", "Dr.", "''", "``", "km", "US$", "o.0", "Inc.", "'ll", "1.2.3.4", "@x.org", "-", " ", "  "]
+ALPHABET = list("aAbBcCsStTmMdDeEgGiIlLnNoOpPrRuUxXyYzZ0123456789 .,:;'\"()[]{}!?-–—…$€£%&/@#*+=<>_~`^|\\\n\t"
+                "\u00a0’‘“”«»°²éßÄ😀👍🏽\u200b\u0301")
+
+
+def random_cases(seed=0, n=400):
+    """Seeded random strings: rule-relevant pieces and characters, then arbitrary code points."""
+    rng = random.Random(seed)
+    for _ in range(n):
+        parts = []
+        for _ in range(rng.randint(1, 12)):
+            if rng.random() < 0.35:
+                parts.append(rng.choice(PIECES))
+            else:
+                parts.append("".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 4))))
+        yield "".join(parts)
+    spaces = " \n\t\r\x0b\x0c\x1c\x1f\x85\xa0\u2000\u2028\u3000"
+    for _ in range(n // 2):
+        chars = []
+        for _ in range(rng.randint(0, 25)):
+            r = rng.random()
+            if r < 0.3:
+                chars.append(chr(rng.randint(0x20, 0x7E)))
+            elif r < 0.4:
+                chars.append(rng.choice(spaces))
+            elif r < 0.8:
+                cp = rng.randint(0xA0, 0x2FFFF)
+                chars.append(chr(cp) if not 0xD800 <= cp < 0xE000 else "x")
+            else:
+                chars.append(rng.choice("0123456789.,-'’s"))
+        yield "".join(chars)
+
+
 def main():
     pipeline = Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_DIR
     nlp = spacy.load(pipeline)
     # A tokenizer over a blank vocabulary: lexemes have no norm, so a token's norm is set
     # exactly when a special case set it.
     bare = Tokenizer(Vocab()).from_disk(pipeline / "tokenizer")
-    texts = list(dict.fromkeys([*CASES, *generated()]))
+    texts = list(dict.fromkeys([*CASES, *generated(), *random_cases()]))
     with OUT.open("w", encoding="utf-8") as out:
         for text in texts:
             doc = nlp.tokenizer(text)
