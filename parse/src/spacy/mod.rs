@@ -13,9 +13,11 @@ pub mod matcher;
 pub mod morph;
 pub mod msgpack;
 pub mod parser;
+pub mod pipeline;
 mod symbols;
 pub mod tagger;
 pub mod tok2vec;
+pub mod tokenizer;
 pub mod transition;
 
 use std::path::{Path, PathBuf};
