@@ -40,7 +40,7 @@ enum Task {
         #[arg(long)]
         list: bool,
     },
-    /// Run one stage binary (read, perturb, execute, judge) in release mode with the given flags.
+    /// Run one stage binary (read, parse, perturb, execute, judge) in release mode with the given flags.
     Stage {
         /// The stage.
         name: String,
@@ -164,8 +164,9 @@ fn fetch_assets(names: &[String], list: bool) -> anyhow::Result<()> {
 
 fn stage(name: &str, args: &[String]) -> anyhow::Result<()> {
     // (stage, package, binary)
-    const STAGES: [(&str, &str, &str); 4] = [
+    const STAGES: [(&str, &str, &str); 5] = [
         ("read", "metamorph-data", "metamorph-read"),
+        ("parse", "metamorph-parse", "metamorph-parse"),
         ("perturb", "metamorph-perturb", "metamorph-perturb"),
         ("execute", "metamorph-execute", "metamorph-execute"),
         ("judge", "metamorph-judge", "metamorph-judge"),
