@@ -296,3 +296,66 @@ fn throughput() {
         );
     }
 }
+
+/// Long unbroken spans, with spaCy 3.8.7's output (spaCy itself is quadratic on some of
+/// these; the port must agree and stay fast).
+#[test]
+fn long_spans_match_spacy() {
+    let tok = tokenizer();
+    let words = |text: &str| words_ws(&tok.tokenize(text)).0;
+    let started = std::time::Instant::now();
+
+    let w = words(&"a.".repeat(100_000));
+    assert_eq!(w.len(), 2);
+    assert_eq!((w[0].len(), w[1].as_str()), (199_999, "."));
+
+    let w = words(&")".repeat(20_000));
+    assert_eq!(w.len(), 20_000);
+    assert!(w.iter().all(|w| w == ")"));
+
+    let w = words(&"1-".repeat(5000));
+    assert_eq!(w.len(), 9999);
+    assert_eq!(
+        (w[0].as_str(), w[1].as_str(), w[9998].as_str()),
+        ("1", "-", "1-")
+    );
+
+    let w = words(&"(x)".repeat(5000));
+    assert_eq!(w.len(), 3);
+    assert_eq!((w[0].as_str(), w[2].as_str()), ("(", ")"));
+
+    for text in [
+        format!("http://{}.com", "a".repeat(5000)),
+        "a@".repeat(5000),
+        "a".repeat(100_000),
+    ] {
+        assert_eq!(words(&text), std::slice::from_ref(&text));
+    }
+    let secs = started.elapsed().as_secs_f64();
+    assert!(secs < 60.0, "long spans took {secs:.1}s");
+}
+
+/// One tokenizer shared by several threads (its span cache included) gives the sequential
+/// results.
+#[test]
+fn shared_across_threads() {
+    let tok = Tokenizer::from_file(&common::en_core_web_sm().join("tokenizer")).unwrap();
+    let texts: Vec<String> = common::golden_docs().into_iter().map(|d| d.text).collect();
+    let expected: Vec<_> = texts.iter().map(|t| words_ws(&tok.tokenize(t))).collect();
+    let fresh = Tokenizer::from_file(&common::en_core_web_sm().join("tokenizer")).unwrap();
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..4)
+            .map(|k| {
+                let (fresh, texts, expected) = (&fresh, &texts, &expected);
+                scope.spawn(move || {
+                    for i in (0..texts.len()).map(|i| (i * 7 + k * 131) % texts.len()) {
+                        assert_eq!(words_ws(&fresh.tokenize(&texts[i])), expected[i], "doc {i}");
+                    }
+                })
+            })
+            .collect();
+        for h in handles {
+            h.join().expect("a tokenizing thread panicked");
+        }
+    });
+}

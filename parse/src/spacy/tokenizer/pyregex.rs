@@ -29,7 +29,11 @@
 //! each alternative that needs the backtracking VM is its own run). Python's `search` tries
 //! start positions left to right and, at each, alternatives in order; so its result is the run
 //! whose leftmost match starts first, ties going to the earlier run, which is what
-//! [`PyRegex::search`] computes. `finditer` repeats that search from the end of the previous
+//! [`PyRegex::search`] computes. A run of one alternative is emitted without a wrapping group,
+//! so that fancy-regex sees a leading `\A` and tries only position 0; a run whose alternatives
+//! all end with `$` and have a bounded length is searched only over that many characters at the
+//! end of the text (look-behind still sees what precedes), which keeps the prefix/suffix loop
+//! linear per step on long spans (spaCy itself is quadratic there). `finditer` repeats that search from the end of the previous
 //! match, keeping each run's next match as long as it still lies ahead (so a long text is not
 //! rescanned once per match), with Python 3.7+'s rule that an empty match may not repeat at the
 //! position of a previous empty match (approximated by searching again one character later).
@@ -61,6 +65,10 @@ struct Run {
     fast: fancy_regex::Regex,
     /// `$` compiled with Python's "or before a final newline"; `None` when identical to `fast`.
     exact: Option<fancy_regex::Regex>,
+    /// When every alternative ends with `$` and spans at most this many characters: matches
+    /// start within that many characters (plus one, for a final `\n`) of the end, so the
+    /// search starts there instead of trying every position.
+    tail_window: Option<usize>,
 }
 
 impl Run {
@@ -72,6 +80,13 @@ impl Run {
     }
 
     fn find(&self, text: &str, pos: usize) -> Option<(usize, usize)> {
+        let pos = match self.tail_window {
+            Some(window) => {
+                let tail = text.char_indices().rev().nth(window).map_or(0, |(i, _)| i);
+                pos.max(tail)
+            }
+            None => pos,
+        };
         match self.pick(text).find_from_pos(text, pos) {
             Ok(Some(m)) => Some((m.start(), m.end())),
             Ok(None) => None,
@@ -196,9 +211,16 @@ fn next_char(text: &str, pos: usize) -> usize {
 
 fn compile_run(run: &[&Node], mode: Mode) -> Result<Run, String> {
     let emit = |dollar: Dollar| {
+        // A lone alternative is emitted bare so that fancy-regex sees a leading `\A` and only
+        // tries position 0.
         let mut out = String::new();
         if mode == Mode::Match {
             out.push_str("\\A");
+        }
+        if let [alt] = run {
+            // An `Alt` node wraps itself in a group, so this concatenates safely.
+            alt.emit(&mut out, dollar);
+            return out;
         }
         out.push_str("(?:");
         for (i, alt) in run.iter().enumerate() {
@@ -223,7 +245,19 @@ fn compile_run(run: &[&Node], mode: Mode) -> Result<Run, String> {
     } else {
         None
     };
-    Ok(Run { fast, exact })
+    let tail_window = if run.iter().all(|n| n.ends_with_dollar()) {
+        run.iter()
+            .map(|n| n.max_chars())
+            .try_fold(0usize, |acc, m| m.map(|m| acc.max(m)))
+            .map(|m| m + 1)
+    } else {
+        None
+    };
+    Ok(Run {
+        fast,
+        exact,
+        tail_window,
+    })
 }
 
 /// How a non-multiline `$` is emitted.
@@ -308,6 +342,48 @@ impl Node {
 
     fn has_python_dollar(&self) -> bool {
         self.any(&|n| matches!(n, Node::LineEnd { multiline: false }))
+    }
+
+    /// Whether every match ends at the end of the text (a non-multiline `$`, or `\Z`, last).
+    fn ends_with_dollar(&self) -> bool {
+        match self {
+            Node::LineEnd { multiline: false } | Node::TextEnd => true,
+            Node::Concat(v) => v.last().is_some_and(Node::ends_with_dollar),
+            Node::Alt(v) => v.iter().all(Node::ends_with_dollar),
+            Node::Group(GroupKind::Capture | GroupKind::NonCapture | GroupKind::Atomic, _, n) => {
+                n.ends_with_dollar()
+            }
+            _ => false,
+        }
+    }
+
+    /// The most characters a match can consume; `None` when unbounded.
+    fn max_chars(&self) -> Option<usize> {
+        match self {
+            Node::Literal { .. } | Node::Class { .. } | Node::Any { .. } => Some(1),
+            Node::Empty
+            | Node::LineStart { .. }
+            | Node::LineEnd { .. }
+            | Node::TextStart
+            | Node::TextEnd
+            | Node::WordBoundary { .. } => Some(0),
+            Node::Group(GroupKind::Capture | GroupKind::NonCapture | GroupKind::Atomic, _, n) => {
+                n.max_chars()
+            }
+            Node::Group(..) => Some(0),
+            Node::Concat(v) => v
+                .iter()
+                .try_fold(0usize, |acc, n| Some(acc + n.max_chars()?)),
+            Node::Alt(v) => v
+                .iter()
+                .try_fold(0usize, |acc, n| Some(acc.max(n.max_chars()?))),
+            Node::Repeat { node, max, .. } => match (node.max_chars()?, max) {
+                (0, _) => Some(0),
+                (m, Some(max)) => Some(m * *max as usize),
+                (_, None) => None,
+            },
+            Node::Backref(_) => None,
+        }
     }
 
     /// Whether fancy-regex must run it on its backtracking VM.
