@@ -1,7 +1,6 @@
 //! `noun_chunks` against spaCy 3.8.7's `doc.noun_chunks` on the golden corpus.
 
 mod common;
-mod golden_doc;
 
 use metamorph_parse::noun_chunks::noun_chunks;
 
@@ -12,7 +11,7 @@ fn noun_chunks_match_spacy_on_golden_docs() {
     let (mut chunks_ok, mut chunks_gold, mut chunks_ours) = (0usize, 0usize, 0usize);
     let mut shown = 0;
     for g in &docs {
-        let doc = golden_doc::to_doc(g);
+        let doc = common::golden_annotated(g);
         let ours: Vec<(usize, usize)> = noun_chunks(&doc)
             .into_iter()
             .map(|r| (r.start, r.end))

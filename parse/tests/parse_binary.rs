@@ -6,8 +6,8 @@ use std::path::Path;
 use std::process::Command;
 
 use metamorph_data::{
-    from_batch, read_shard, DatasetFormat, DatasetReader, ParquetShardWriter, ParsedText, ReadOptions, RecordKind,
-    ShardSpec,
+    from_batch, read_shard, DatasetFormat, DatasetReader, ParquetShardWriter, ParsedText,
+    ReadOptions, RecordKind, ShardSpec,
 };
 
 /// Writes the bundled SQuAD sample as an `example` Parquet file.
@@ -15,7 +15,10 @@ fn squad_examples(dir: &Path) -> std::path::PathBuf {
     let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/samples/squad.json");
     let path = dir.join("examples.parquet");
     let mut writer = ParquetShardWriter::try_new(&path, RecordKind::Example).unwrap();
-    for batch in DatasetReader::open(sample, DatasetFormat::Squad, ReadOptions::default()).unwrap().batches() {
+    for batch in DatasetReader::open(sample, DatasetFormat::Squad, ReadOptions::default())
+        .unwrap()
+        .batches()
+    {
         writer.write(&batch.unwrap()).unwrap();
     }
     writer.commit().unwrap()
@@ -39,23 +42,42 @@ fn writes_parsed_shards_for_every_text_field() {
     let dir = tempfile::tempdir().unwrap();
     let input = squad_examples(dir.path());
     let out = parse(&input, &dir.path().join("out"), &["--shard", "1/1"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let file = dir.path().join("out/parsed/part-00001-of-00001.parquet");
     let rows: Vec<ParsedText> = read_shard(&file, ShardSpec::WHOLE, 100)
         .unwrap()
         .flat_map(|b| from_batch::<ParsedText>(&b.unwrap(), "test").unwrap())
         .collect();
-    assert!(rows.iter().any(|r| r.field == "context") && rows.iter().any(|r| r.field == "question"));
+    assert!(
+        rows.iter().any(|r| r.field == "context") && rows.iter().any(|r| r.field == "question")
+    );
     for row in &rows {
-        assert!(!row.tokens.is_empty() && !row.sentences.is_empty() && !row.phrases.is_empty(), "{row:?}");
+        assert!(
+            !row.tokens.is_empty() && !row.sentences.is_empty() && !row.phrases.is_empty(),
+            "{row:?}"
+        );
         for t in &row.tokens {
             // Character offsets point at the token's text.
-            let text: String = row.text.chars().skip(t.start as usize).take((t.end - t.start) as usize).collect();
+            let text: String = row
+                .text
+                .chars()
+                .skip(t.start as usize)
+                .take((t.end - t.start) as usize)
+                .collect();
             assert_eq!(text, t.text);
             assert!(!t.tag.is_empty() && !t.pos.is_empty() && !t.dep.is_empty());
         }
     }
-    assert!(rows.iter().flat_map(|r| &r.tokens).any(|t| !t.ent_type.is_empty()), "no entities found");
+    assert!(
+        rows.iter()
+            .flat_map(|r| &r.tokens)
+            .any(|t| !t.ent_type.is_empty()),
+        "no entities found"
+    );
     // A re-run finds the shard complete and leaves it alone.
     let again = parse(&input, &dir.path().join("out"), &["--shard", "1/1"]);
     assert!(again.status.success());
@@ -65,11 +87,24 @@ fn writes_parsed_shards_for_every_text_field() {
 fn a_missing_pipeline_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
     let input = squad_examples(dir.path());
-    let out = parse(&input, &dir.path().join("out"), &["--model", "/nonexistent/en_core_web_sm"]);
+    let out = parse(
+        &input,
+        &dir.path().join("out"),
+        &["--model", "/nonexistent/en_core_web_sm"],
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("/nonexistent/en_core_web_sm") && stderr.contains("no such directory"), "{stderr}");
-    assert!(!dir.path().join("out/parsed").exists() || std::fs::read_dir(dir.path().join("out/parsed")).unwrap().next().is_none());
+    assert!(
+        stderr.contains("/nonexistent/en_core_web_sm") && stderr.contains("no such directory"),
+        "{stderr}"
+    );
+    assert!(
+        !dir.path().join("out/parsed").exists()
+            || std::fs::read_dir(dir.path().join("out/parsed"))
+                .unwrap()
+                .next()
+                .is_none()
+    );
 }
 
 #[test]
@@ -80,7 +115,11 @@ fn a_corrupt_pipeline_file_is_named() {
     copy_dir(&source, &pipeline);
     std::fs::write(pipeline.join("parser/moves"), b"\xc1 not msgpack").unwrap();
     let input = squad_examples(dir.path());
-    let out = parse(&input, &dir.path().join("out"), &["--model", pipeline.to_str().unwrap()]);
+    let out = parse(
+        &input,
+        &dir.path().join("out"),
+        &["--model", pipeline.to_str().unwrap()],
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("parser/moves"), "{stderr}");

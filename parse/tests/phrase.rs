@@ -2,7 +2,6 @@
 //! of hand-checked sentences (spaCy 3.8.7 `en_core_web_sm` parses), and malformed input.
 
 mod common;
-mod golden_doc;
 
 use metamorph_parse::phrase::{phrase_structure, Label, PhraseStructure};
 use metamorph_parse::spacy::{Doc, Token};
@@ -106,7 +105,7 @@ fn golden_docs_give_well_formed_trees() {
     let (mut n_const, mut n_sents) = (0usize, 0usize);
     let mut counts = std::collections::BTreeMap::new();
     for g in &docs {
-        let doc = golden_doc::to_doc(g);
+        let doc = common::golden_annotated(g);
         let ps = phrase_structure(&doc);
         if let Err(e) = check_invariants(&doc, &ps) {
             panic!("{e}\n  in {:?}\n  {}", g.text, ps.bracketed(&doc));
@@ -139,7 +138,7 @@ fn every_golden_noun_chunk_lies_inside_one_np() {
     let docs = common::golden_docs();
     let (mut ok, mut total) = (0usize, 0usize);
     for g in &docs {
-        let doc = golden_doc::to_doc(g);
+        let doc = common::golden_annotated(g);
         let ps = phrase_structure(&doc);
         for &(s, e) in &g.noun_chunks {
             total += 1;
@@ -450,7 +449,7 @@ fn deep_chains_do_not_overflow() {
 #[ignore = "prints bracketings of golden docs for inspection"]
 fn dump_golden_bracketings() {
     for g in common::golden_docs().iter().step_by(97) {
-        let doc = golden_doc::to_doc(g);
+        let doc = common::golden_annotated(g);
         eprintln!("{}\n", phrase_structure(&doc).bracketed(&doc));
     }
 }

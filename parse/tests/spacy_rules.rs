@@ -9,28 +9,16 @@ use metamorph_parse::spacy::attribute_ruler::AttributeRuler;
 use metamorph_parse::spacy::lemmatizer::Lemmatizer;
 use metamorph_parse::spacy::{Doc, Token};
 
+/// The golden doc with the inputs of these components (tag, dep, head, sentence starts) and
+/// without their outputs.
 fn golden_input(g: &common::GoldenDoc) -> Doc {
-    let mut text = String::new();
-    let mut tokens = Vec::with_capacity(g.words.len());
-    for (i, word) in g.words.iter().enumerate() {
-        let start = text.len();
-        text.push_str(word);
-        let end = text.len();
-        if g.ws[i] {
-            text.push(' ');
-        }
-        tokens.push(Token {
-            start,
-            end,
-            whitespace: g.ws[i],
-            tag: g.tag[i].clone(),
-            dep: g.dep[i].clone(),
-            head: g.head[i],
-            sent_start: g.sent_start[i],
-            ..Token::default()
-        });
+    let mut doc = common::golden_annotated(g);
+    for t in &mut doc.tokens {
+        t.pos.clear();
+        t.morph.clear();
+        t.lemma.clear();
     }
-    Doc { text, tokens }
+    doc
 }
 
 #[test]

@@ -79,3 +79,27 @@ pub fn golden_tokens(g: &GoldenDoc) -> metamorph_parse::spacy::Doc {
     );
     doc
 }
+
+/// The golden document with spaCy's annotations copied onto its tokens (tag, pos, morph, lemma,
+/// dep, head, sentence starts, entities), for tests of the components that read them.
+pub fn golden_annotated(g: &GoldenDoc) -> metamorph_parse::spacy::Doc {
+    use metamorph_parse::spacy::EntIob;
+    let mut doc = golden_tokens(g);
+    for (i, t) in doc.tokens.iter_mut().enumerate() {
+        t.tag.clone_from(&g.tag[i]);
+        t.pos.clone_from(&g.pos[i]);
+        t.morph.clone_from(&g.morph[i]);
+        t.lemma.clone_from(&g.lemma[i]);
+        t.dep.clone_from(&g.dep[i]);
+        t.head = g.head[i];
+        t.sent_start = g.sent_start[i];
+        t.ent_iob = match g.ent_iob[i].as_str() {
+            "B" => EntIob::B,
+            "I" => EntIob::I,
+            "O" => EntIob::O,
+            _ => EntIob::Missing,
+        };
+        t.ent_type.clone_from(&g.ent_type[i]);
+    }
+    doc
+}
