@@ -161,6 +161,7 @@ impl Stage for ParseStage {
         if !rows.is_empty() {
             emit.emit(rows.finish()?)?;
         }
-        Ok(())
+        // The examples go on to the next stage (perturb reads them too).
+        emit.emit(batch)
     }
 }

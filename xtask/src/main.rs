@@ -115,7 +115,7 @@ fn pipeline(config: Option<PathBuf>, output: Option<PathBuf>, force: bool) -> an
         config.display()
     );
     println!(
-        "outputs:   {}/<dataset>/{{example,case,prediction,verdict}}/*.parquet",
+        "outputs:   {}/<dataset>/{{example,parsed,case,prediction,verdict}}/*.parquet",
         report.output.display()
     );
     println!("summary:   {}\n", report.summary_path.display());

@@ -6,15 +6,16 @@ use std::sync::Arc;
 
 use metamorph_data::{
     completed_shard, keep_shard_rows, CancelToken, ConfigFile, DatasetFormat, DatasetReader, Error,
-    Pipeline, ReadOptions, RecordKind, Result, ShardOutputs, ShardSpec, StageOptions,
+    Pipeline, ReadOptions, RecordKind, Result, ShardOutputs, ShardSpec, Stage, StageOptions,
 };
 use metamorph_execute::{ExecuteConfig, ExecuteStage, Model};
 use metamorph_judge::{JudgeStage, Summary};
+use metamorph_parse::stage::{ParseConfig, ParseStage};
 use metamorph_perturb::{PerturbConfig, PerturbStage};
 use serde::Deserialize;
 
 /// The stages the pipeline runs, in order.
-const STAGES: [&str; 3] = ["perturb", "execute", "judge"];
+const STAGES: [&str; 4] = ["parse", "perturb", "execute", "judge"];
 
 /// The `[pipeline]` table.
 #[derive(Clone, Debug, Deserialize)]
@@ -32,6 +33,8 @@ pub struct PipelineConfig {
     pub workers: BTreeMap<String, usize>,
     /// Skip and count malformed dataset records instead of failing.
     pub skip_bad: bool,
+    /// Run the `parse` stage (the spaCy port, configured in `[parse]`) and write `parsed` shards.
+    pub parse: bool,
     /// The datasets to test on.
     pub datasets: Vec<DatasetEntry>,
 }
@@ -45,6 +48,7 @@ impl Default for PipelineConfig {
             channel_capacity: 4,
             workers: BTreeMap::new(),
             skip_bad: false,
+            parse: true,
             datasets: Vec::new(),
         }
     }
@@ -104,6 +108,7 @@ pub fn run_pipeline(config_path: &Path, options: &PipelineOptions) -> Result<Pip
         .unwrap_or(Path::new("."));
     let config: PipelineConfig = file.section("pipeline")?;
     let perturb_config: PerturbConfig = file.section("perturb")?;
+    let parse_config: ParseConfig = file.section("parse")?;
     let execute_config: ExecuteConfig = file.section("execute")?;
     if config.datasets.is_empty() {
         return Err(Error::Config(format!(
@@ -132,6 +137,8 @@ pub fn run_pipeline(config_path: &Path, options: &PipelineOptions) -> Result<Pip
 
     let cancel = CancelToken::install_ctrl_c();
     let mut models: Option<Vec<Arc<dyn Model>>> = None;
+    // Loaded once, when the first unit runs, and shared by every unit.
+    let mut parse_stage: Option<Arc<dyn Stage>> = None;
     let (mut units_run, mut units_skipped) = (0, 0);
     for dataset in &config.datasets {
         let unit_dir = output.join(&dataset.name);
@@ -151,6 +158,11 @@ pub fn run_pipeline(config_path: &Path, options: &PipelineOptions) -> Result<Pip
                         .collect::<Result<Vec<_>>>()?,
                 );
             }
+            if config.parse && parse_stage.is_none() {
+                let stage = ParseStage::try_new(&parse_config)?;
+                tracing::info!(pipeline = stage.pipeline().name(), "parse");
+                parse_stage = Some(Arc::new(stage));
+            }
             let models = models.clone().unwrap_or_default();
             run_unit(
                 dataset,
@@ -159,6 +171,7 @@ pub fn run_pipeline(config_path: &Path, options: &PipelineOptions) -> Result<Pip
                 &unit_dir,
                 &config,
                 &perturb_config,
+                parse_stage.clone(),
                 models,
                 &cancel,
                 options.progress,
@@ -187,6 +200,7 @@ fn run_unit(
     unit_dir: &Path,
     config: &PipelineConfig,
     perturb_config: &PerturbConfig,
+    parse: Option<Arc<dyn Stage>>,
     models: Vec<Arc<dyn Model>>,
     cancel: &CancelToken,
     progress: bool,
@@ -200,6 +214,9 @@ fn run_unit(
     let skipped = reader.skipped_counter();
     let with_models = !models.is_empty();
     let mut kinds = vec![RecordKind::Example, RecordKind::Case];
+    if parse.is_some() {
+        kinds.push(RecordKind::Parsed);
+    }
     if with_models {
         kinds.extend([RecordKind::Prediction, RecordKind::Verdict]);
     }
@@ -222,12 +239,15 @@ fn run_unit(
     let mut pipeline = Pipeline::new(source)
         .cancel_token(cancel.clone())
         .progress(progress)
-        .label(format!("{} {shard}", dataset.name))
-        .stage(
-            Arc::new(PerturbStage::try_new(perturb_config)?),
-            options("perturb"),
-            Some(outputs.tap()),
-        );
+        .label(format!("{} {shard}", dataset.name));
+    if let Some(parse) = parse {
+        pipeline = pipeline.stage(parse, options("parse"), Some(outputs.tap()));
+    }
+    pipeline = pipeline.stage(
+        Arc::new(PerturbStage::try_new(perturb_config)?),
+        options("perturb"),
+        Some(outputs.tap()),
+    );
     if with_models {
         pipeline = pipeline
             .stage(

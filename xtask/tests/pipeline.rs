@@ -237,12 +237,12 @@ fn unknown_relation_and_missing_dataset_are_config_errors() {
     edit_config(
         &cfg,
         "batch_size = 8\n",
-        "batch_size = 8\nworkers = { parse = 2 }\n",
+        "batch_size = 8\nworkers = { report = 2 }\n",
     );
     let message = run_pipeline(&cfg, &PipelineOptions::default())
         .unwrap_err()
         .to_string();
-    assert!(message.contains("[pipeline.workers] `parse`"), "{message}");
+    assert!(message.contains("[pipeline.workers] `report`"), "{message}");
 
     let missing = dir.path().join("nowhere.jsonl");
     let cfg = config(dir.path(), &[("boolq", &missing, "boolq")], &["keyword"], 1);
@@ -283,5 +283,6 @@ fn outputs_read_unmodified_in_pyarrow_and_polars() {
         "{stdout}{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(stdout.contains("8 files read"), "{stdout}");
+    // example, parsed, case, prediction and verdict files of two shards.
+    assert!(stdout.contains("10 files read"), "{stdout}");
 }
