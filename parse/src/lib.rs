@@ -1,10 +1,25 @@
 //! `metamorph-parse`: linguistic annotation of example texts into `parsed` records.
 //!
-//! This crate defines the contract every MR family relies on: a [`TextParser`] turns texts into
-//! [`ParsedText`] rows (tokens with whitespace, lemma, POS, tag, dependency head and label,
-//! entity IOB and type, character offsets; sentences; noun chunks; phrase-structure spans). The
-//! pure-Rust inference port of spaCy v3 pipelines (`en_core_web_sm` 3.8.0) that implements it,
-//! and the `parse` stage and binary, are the parse issue's work; nothing here pretends to parse.
+//! * [`spacy`]: a pure-Rust inference port of spaCy v3 trained pipelines. It loads the pipeline
+//!   directory of `en_core_web_sm` 3.8.0 unchanged and reproduces spaCy 3.8.7's tokenizer,
+//!   tagger, dependency parser, attribute ruler, lemmatizer and entity recogniser token for token
+//!   (see `parse/tests/spacy_pipeline.rs` and the README for the parity figures).
+//! * [`noun_chunks`]: spaCy's English noun chunks; [`phrase`]: a constituency view derived from
+//!   the dependency tree with documented head rules (labels S, SBAR, NP, VP, PP, ADJP, ADVP, …).
+//! * [`stage`]: the `parse` stage (`example` → `parsed`) behind the `metamorph-parse` binary, and
+//!   [`SpacyParser`], the [`TextParser`] the MR families use.
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let nlp = metamorph_parse::spacy::pipeline::Pipeline::load(&metamorph_data::assets::ensure("en_core_web_sm")?)?;
+//! let docs = nlp.process(&["Apple is looking at buying U.K. startup for $1 billion."])?;
+//! let doc = &docs[0];
+//! assert_eq!(doc.token_text(0), "Apple");
+//! assert_eq!((doc.tokens[0].tag.as_str(), doc.tokens[0].dep.as_str(), doc.tokens[0].ent_type.as_str()), ("NNP", "nsubj", "ORG"));
+//! assert_eq!(doc.tokens[2].lemma, "look");
+//! # Ok(())
+//! # }
+//! ```
 #![deny(missing_docs)]
 
 pub mod noun_chunks;

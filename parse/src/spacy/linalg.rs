@@ -101,11 +101,15 @@ impl Linear {
 }
 
 /// thinc `Maxout`: `nP` affine pieces per output, keeping the largest.
+///
+/// The weights are stored piece-major (all outputs of piece 0, then piece 1, …) rather than
+/// thinc's output-major `(nO, nP, nI)`, so that the max over pieces runs over contiguous rows
+/// and vectorises; the arithmetic (each piece's dot product plus its bias) is unchanged.
 #[derive(Clone, Debug)]
 pub struct Maxout {
-    /// Weights, `(n_out·n_pieces) × n_in` (thinc's `(nO, nP, nI)` flattened).
+    /// Weights, `(n_pieces·n_out) × n_in`, piece-major.
     pub w: Vec<f32>,
-    /// Bias, `n_out·n_pieces`.
+    /// Bias, `n_pieces·n_out`, piece-major.
     pub b: Vec<f32>,
     /// Output width.
     pub n_out: usize,
@@ -125,9 +129,21 @@ impl Maxout {
                 node.index, node.name
             ));
         };
+        let w = expect_shape(node, "W", &[n_out, n_pieces, n_in])?;
+        let b = expect_shape(node, "b", &[n_out, n_pieces])?;
+        let mut w_pm = vec![0.0; w.len()];
+        let mut b_pm = vec![0.0; b.len()];
+        for o in 0..n_out {
+            for p in 0..n_pieces {
+                let (from, to) = (o * n_pieces + p, p * n_out + o);
+                w_pm[to * n_in..(to + 1) * n_in]
+                    .copy_from_slice(&w[from * n_in..(from + 1) * n_in]);
+                b_pm[to] = b[from];
+            }
+        }
         Ok(Self {
-            w: expect_shape(node, "W", &[n_out, n_pieces, n_in])?,
-            b: expect_shape(node, "b", &[n_out, n_pieces])?,
+            w: w_pm,
+            b: b_pm,
             n_out,
             n_pieces,
             n_in,
@@ -137,28 +153,37 @@ impl Maxout {
     /// Applies the layer to `n` rows, using `scratch` for the un-maxed products.
     pub fn forward(&self, x: &[f32], n: usize, scratch: &mut Vec<f32>) -> Vec<f32> {
         let width = self.n_out * self.n_pieces;
-        scratch.clear();
-        scratch.resize(n * width, 0.0);
+        if scratch.len() < n * width {
+            scratch.resize(n * width, 0.0);
+        }
         matmul_transposed(x, n, self.n_in, &self.w, width, scratch, false);
         let mut y = vec![0.0; n * self.n_out];
         for (row, out) in scratch
             .chunks_exact(width)
             .zip(y.chunks_exact_mut(self.n_out))
         {
-            for (o, value) in out.iter_mut().enumerate() {
-                let pieces = &row[o * self.n_pieces..(o + 1) * self.n_pieces];
-                let bias = &self.b[o * self.n_pieces..(o + 1) * self.n_pieces];
-                let mut best = pieces[0] + bias[0];
-                for p in 1..self.n_pieces {
-                    let v = pieces[p] + bias[p];
-                    if v > best {
-                        best = v;
-                    }
-                }
-                *value = best;
-            }
+            self.max_pieces(row, out);
         }
         y
+    }
+
+    /// `out[o] = max_p(row[p·n_out + o] + b[p·n_out + o])` for one row of piece-major products.
+    pub fn max_pieces(&self, row: &[f32], out: &mut [f32]) {
+        let n = self.n_out;
+        for ((o, r), b) in out.iter_mut().zip(&row[..n]).zip(&self.b[..n]) {
+            *o = r + b;
+        }
+        for p in 1..self.n_pieces {
+            for ((o, r), b) in out
+                .iter_mut()
+                .zip(&row[p * n..(p + 1) * n])
+                .zip(&self.b[p * n..(p + 1) * n])
+            {
+                let v = r + b;
+                // An unconditional select (not a conditional store) vectorises to `maxps`.
+                *o = if v > *o { v } else { *o };
+            }
+        }
     }
 }
 

@@ -34,7 +34,7 @@
 //!   morphology table); `IS_SUBSET`/`IS_SUPERSET`/`INTERSECTS` on `MORPH` compare the token's
 //!   `Field=Value` features.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use fancy_regex::Regex;
 use serde_json::Value as Json;
@@ -377,6 +377,12 @@ pub struct Match {
 pub struct Matcher {
     patterns: Vec<CompiledPattern>,
     predicates: Vec<Predicate>,
+    /// Patterns whose first token must have a given string value (`{"TAG": "NN"}`), by
+    /// attribute and value. A pattern is only started at tokens with that value: anywhere else
+    /// its first step would reject it at once, so skipping it changes nothing but the time.
+    first_token_index: Vec<(Attr, HashMap<String, Vec<usize>>)>,
+    /// Patterns started at every token.
+    unindexed: Vec<usize>,
 }
 
 /// Converts a msgpack value to JSON (map keys as strings), so that patterns from msgpack files
@@ -543,9 +549,37 @@ impl Matcher {
                     .map_err(|e| format!("pattern {p}, token {t}: {e}"))?;
                 nodes.extend(compiled);
             }
+            self.index_first_token(self.patterns.len(), &nodes[0]);
             self.patterns.push(CompiledPattern { key, nodes });
         }
         Ok(())
+    }
+
+    fn index_first_token(&mut self, pattern: usize, first: &Node) {
+        let key = (first.quantifier == Quantifier::One)
+            .then(|| {
+                first.attrs.iter().find_map(|(attr, value)| match value {
+                    AttrValue::Str(v) if !attr.is_integer() => Some((*attr, v.clone())),
+                    _ => None,
+                })
+            })
+            .flatten();
+        let Some((attr, value)) = key else {
+            self.unindexed.push(pattern);
+            return;
+        };
+        let slot = match self.first_token_index.iter().position(|(a, _)| *a == attr) {
+            Some(slot) => slot,
+            None => {
+                self.first_token_index.push((attr, HashMap::new()));
+                self.first_token_index.len() - 1
+            }
+        };
+        self.first_token_index[slot]
+            .1
+            .entry(value)
+            .or_default()
+            .push(pattern);
     }
 
     fn compile_spec(&mut self, spec: &Json) -> Result<Vec<Node>, String> {
@@ -666,9 +700,19 @@ impl Matcher {
         };
         let mut states: Vec<State> = Vec::new();
         let mut raw: Vec<Match> = Vec::new();
+        let mut candidates: Vec<usize> = Vec::with_capacity(self.patterns.len());
         for i in 0..n {
             cache.results.iter_mut().for_each(|r| *r = 0);
-            for p in 0..self.patterns.len() {
+            candidates.clear();
+            candidates.extend_from_slice(&self.unindexed);
+            for (attr, by_value) in &self.first_token_index {
+                if let Some(patterns) = by_value.get(view.str_value(i, *attr)) {
+                    candidates.extend_from_slice(patterns);
+                }
+            }
+            // Started in the order the patterns were added, as spaCy does.
+            candidates.sort_unstable();
+            for &p in &candidates {
                 states.push(State {
                     pattern: p,
                     node: 0,

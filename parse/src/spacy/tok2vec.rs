@@ -13,14 +13,20 @@
 
 use super::hash::hash_embed_keys;
 use super::lexeme::{feature_columns, FeatureAttr, TokenFeatures};
-use super::linalg::{expect_shape, LayerNorm, Maxout};
+use super::linalg::{expect_shape, matmul_transposed, LayerNorm, Maxout};
 use super::msgpack::ThincModel;
 use super::LoadError;
 
-/// One hash-embedding table.
+/// One hash-embedding table, stored already multiplied by its slice of the mixer's weights.
+///
+/// The mixer is linear before its max, and a hash embedding is a sum of table rows, so
+/// `W·[e₁; …; eₖ] = Σⱼ Σ_rows Wⱼ·Eⱼ[row]`: with `Pⱼ = Eⱼ·Wⱼᵀ` computed once at load time, mixing a
+/// token is a sum of 4k rows of `P` instead of a (k·width)-wide matrix product. The sums are the
+/// same up to float rounding order.
 #[derive(Clone, Debug)]
 struct HashEmbed {
-    table: Vec<f32>,
+    /// `rows × (n_pieces·width)`: the table times the mixer's weights for this column.
+    projected: Vec<f32>,
     rows: usize,
     seed: u32,
     attr: FeatureAttr,
@@ -96,7 +102,7 @@ impl Tok2Vec {
                 return Err(format!("hashembed E has shape {shape:?}"));
             };
             embeds.push(HashEmbed {
-                table: expect_shape(node, "E", &[rows, width])?,
+                projected: expect_shape(node, "E", &[rows, width])?,
                 rows,
                 seed,
                 attr,
@@ -126,6 +132,27 @@ impl Tok2Vec {
             ));
         }
         let mix_norm = LayerNorm::from_node(norms[0], width)?;
+        // Fold the mixer's weights into each table (see `HashEmbed`).
+        let mixed = mix.n_out * mix.n_pieces;
+        for (j, embed) in embeds.iter_mut().enumerate() {
+            let w_j: Vec<f32> = mix
+                .w
+                .chunks_exact(mix.n_in)
+                .flat_map(|row| &row[j * width..(j + 1) * width])
+                .copied()
+                .collect();
+            let mut projected = vec![0.0; embed.rows * mixed];
+            matmul_transposed(
+                &embed.projected,
+                embed.rows,
+                width,
+                &w_j,
+                mixed,
+                &mut projected,
+                false,
+            );
+            embed.projected = projected;
+        }
         let window = model
             .named("expand_window")
             .find_map(|n| n.attr_int("window_size"))
@@ -172,44 +199,40 @@ impl Tok2Vec {
     pub fn forward(&self, docs: &[&[TokenFeatures]]) -> Vec<TokenVectors> {
         let w = self.width;
         let total_rows = self.pad + docs.iter().map(|d| d.len() + self.pad).sum::<usize>();
-        // Embed every token row (pad rows stay zero).
-        let n_embed = self.embeds.len() * w;
-        let mut concat = vec![0.0f32; total_rows * n_embed];
+        // Embed and mix every token row; pad rows stay zero (thinc pads after embedding).
+        let mixed = self.mix.n_out * self.mix.n_pieces;
+        let mut x = vec![0.0f32; total_rows * w];
+        let mut acc = vec![0.0f32; mixed];
         let mut row = self.pad;
         let mut starts = Vec::with_capacity(docs.len());
         for doc in docs {
             starts.push(row);
             for features in doc.iter() {
-                let out = &mut concat[row * n_embed..(row + 1) * n_embed];
-                for (j, embed) in self.embeds.iter().enumerate() {
-                    let slot = &mut out[j * w..(j + 1) * w];
+                acc.fill(0.0);
+                for embed in &self.embeds {
                     for key in hash_embed_keys(features.get(embed.attr), embed.seed) {
                         let r = key as usize % embed.rows;
-                        for (s, e) in slot.iter_mut().zip(&embed.table[r * w..(r + 1) * w]) {
-                            *s += e;
+                        for (a, p) in acc
+                            .iter_mut()
+                            .zip(&embed.projected[r * mixed..(r + 1) * mixed])
+                        {
+                            *a += p;
                         }
                     }
                 }
+                let out = &mut x[row * w..(row + 1) * w];
+                self.mix.max_pieces(&acc, out);
+                self.mix_norm.forward_inplace(out);
                 row += 1;
             }
             row += self.pad;
         }
         let mut scratch = Vec::new();
-        // The mixer runs on pad rows too (they are all-zero inputs, as in thinc, but only the
-        // token rows are kept: thinc's embedding step is not padded).
-        let mut x = self.mix.forward(&concat, total_rows, &mut scratch);
-        self.mix_norm.forward_inplace(&mut x);
-        for (doc, &start) in docs.iter().zip(&starts) {
-            let _ = doc;
-            for r in (start - self.pad)..start {
-                x[r * w..(r + 1) * w].fill(0.0);
-            }
-        }
-        x[(total_rows - self.pad) * w..].fill(0.0);
         let span = 2 * self.window + 1;
+        // Neighbours outside the array are zero; those slots are never written, so one zeroed
+        // allocation serves every block.
         let mut windowed = vec![0.0f32; total_rows * w * span];
         for (maxout, norm) in &self.blocks {
-            windowed.fill(0.0);
             for r in 0..total_rows {
                 let out = &mut windowed[r * w * span..(r + 1) * w * span];
                 for k in 0..span {
