@@ -14,6 +14,7 @@ use crate::spacy::pipeline::{Pipeline, TextError, DEFAULT_MAX_LENGTH};
 use crate::to_parsed_text;
 
 /// Files a spaCy pipeline directory must hold for this port (fetched one by one from a hub).
+/// `config.cfg` comes first: the hub resolver returns the folder of the first file.
 pub const PIPELINE_FILES: &[&str] = &[
     "config.cfg",
     "meta.json",

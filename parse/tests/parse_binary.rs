@@ -137,3 +137,58 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+#[test]
+fn loads_a_hub_repo_from_the_cache_in_offline_mode() {
+    // The hub cache layout hf-hub reads: refs/main names a snapshot holding the repo's files.
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("hub/models--spacy--en_core_web_sm");
+    let commit = "0123456789abcdef0123456789abcdef01234567";
+    std::fs::create_dir_all(repo.join("refs")).unwrap();
+    std::fs::write(repo.join("refs/main"), commit).unwrap();
+    copy_dir(
+        &common::en_core_web_sm(),
+        &repo.join("snapshots").join(commit),
+    );
+    let config = dir.path().join("metamorph.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[parse]\nmodel = \"spacy/en_core_web_sm\"\noffline = true\ncache_dir = {:?}\n",
+            dir.path().join("hub")
+        ),
+    )
+    .unwrap();
+    let input = squad_examples(dir.path());
+    let out = parse(
+        &input,
+        &dir.path().join("out"),
+        &["--config", config.to_str().unwrap()],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(dir
+        .path()
+        .join("out/parsed/part-00001-of-00001.parquet")
+        .is_file());
+    // A repo that is not in the cache is an error naming it, not a download attempt.
+    let out = parse(
+        &input,
+        &dir.path().join("out2"),
+        &[
+            "--config",
+            config.to_str().unwrap(),
+            "--model",
+            "spacy/en_core_web_lg",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("spacy/en_core_web_lg") && stderr.contains("offline"),
+        "{stderr}"
+    );
+}
