@@ -1,3 +1,4 @@
 //! Lexical resources the relations use.
 
+pub mod entity_pool;
 pub mod geography;
