@@ -125,6 +125,13 @@ fn unknown_names_have_no_city_and_no_coarser_place() {
         assert!(!g.is_country(name) && !g.is_us_state(name), "{name:?}");
     }
     assert!(g.country_by_code("ZZ").is_none());
+    // Airport codes among the alternate names are not indexed: `THE` is Teresina's.
+    for name in ["the", "THE"] {
+        assert!(g.city(name).is_none(), "{name:?}");
+    }
+    // `USA` is Concord's airport code (dropped), but `Usa` is a genuine alternate name of
+    // Yokkaichi, and matching is case-insensitive.
+    assert_ne!(g.city("USA").map(|c| c.name.as_str()), Some("Concord"));
 }
 
 #[test]

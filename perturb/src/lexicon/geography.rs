@@ -18,7 +18,11 @@
 //!   `Montréal`. Alternate names are a fallback: a city is looked up by its primary name
 //!   first, and only when no city has that primary name by its GeoNames alternate names
 //!   (which do hold the usual English exonyms, so `Montreal` still finds `Montréal` and
-//!   `New York` finds `New York City`).
+//!   `New York` finds `New York City`). Alternate names that look like codes (2–4 upper-case
+//!   letters or digits: IATA codes such as `THE` for Teresina or `USA` for Concord) are not
+//!   indexed, so `NYC` or `LA` are not found either; `USA` still matches `Usa`, a genuine
+//!   alternate name of Yokkaichi, since matching ignores case. The alternate names stay noisy
+//!   (`hindi` is one of Mariupol's), which is why they are only a fallback.
 //! * **Ambiguity.** Within a tier (primary names, then alternate names) the most populous city
 //!   of that name wins; ties go to the smaller GeoNames id. `Paris` is Paris, France (2.1M),
 //!   not Paris, Texas; `London` is London, England, not London, Ontario.
@@ -30,7 +34,7 @@
 //!   dropped, since replacing a mention with itself is no transformation.
 //! * **Compact indexes.** Cities are kept once in a `Vec` sorted by GeoNames id (34,006 for
 //!   `cities15000.json`); the name indexes map a lower-cased name to the `u32` index of its
-//!   winning city only (32,148 primary names, 305,837 alternate names that are no primary
+//!   winning city only (32,148 primary names, 300,882 alternate names that are no primary
 //!   name), and the parsed JSON is dropped after loading.
 //! * **Load time** (measured, [`Gazetteer::stats`]): about 2.0 s in the unoptimised test
 //!   profile for `cities15000.json`, most of it walking the JSON values; load once per process
@@ -236,6 +240,16 @@ fn top_object<'a>(path: &Path, value: &'a Value) -> Result<&'a Map<String, Value
         .ok_or_else(|| Error::malformed(path, "$", "-", "expected an object keyed by id"))
 }
 
+/// Whether an alternate name is an airport or abbreviation code (`THE` for Teresina, `USA` for
+/// Concord's airport): 2 to 4 upper-case ASCII letters or digits. Indexed, they would turn
+/// words and country abbreviations into cities.
+fn is_code(name: &str) -> bool {
+    (2..=4).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+}
+
 /// Sets `index[key] = candidate` unless the city already there is more populous (ties: the
 /// smaller GeoNames id, i.e. the earlier one since cities are sorted by id).
 fn keep_most_populous(index: &mut HashMap<String, u32>, cities: &[City], key: String, i: u32) {
@@ -435,7 +449,7 @@ impl Gazetteer {
         }
         let mut by_alternate = HashMap::new();
         for (i, names) in alternates.iter().enumerate() {
-            for name in names.iter() {
+            for name in names.iter().filter(|n| !is_code(n)) {
                 let k = key(name);
                 if !k.is_empty() && !by_primary.contains_key(&k) {
                     keep_most_populous(&mut by_alternate, &cities, k, i as u32);
