@@ -227,7 +227,11 @@ fn tables_are_shareable_and_compact() {
     fn assert_send_sync<T: Send + Sync>() {}
     assert_send_sync::<Inflections>();
     let bytes = tables().heap_bytes();
+    eprintln!("tables: {bytes} heap bytes");
     assert!(bytes < 8 << 20, "{bytes} bytes");
+    // Loaded through the asset cache, so the offline lookup finds the same folder.
+    let dir = metamorph_perturb::lexicon::inflect::installed_dir().expect("installed");
+    assert!(dir.join(INFL_LU).is_file());
 }
 
 fn gz(path: &Path, text: &str) {

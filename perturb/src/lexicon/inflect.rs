@@ -15,7 +15,10 @@
 //!   forms tag by tag, the hard-coded modals and `be` replace their table entries entirely,
 //!   `VBD`↔`VBN` and `JJ*`↔`RB*` are tried as alternates when a tag has no form, and the
 //!   answer takes the capitalisation style of the input (all upper, first upper, lower).
-//!   The test `tests/inflect.rs` checks this against real lemminflect output.
+//!   `tests/inflect.rs` checks this against real lemminflect output: a committed fixture of
+//!   common verbs, nouns, adjectives and adverbs under every tag, and (ignored test, file
+//!   from `scripts/lemminflect_golden.py --full`) every word of both tables under every tag
+//!   and upos.
 //! * **No neural OOV model.** lemminflect's pickled Keras models (`model_*.pkl.gz`) are not
 //!   ported. For words the tables do not know, [`Inflections::inflect_or_rule`] applies this
 //!   project's own regular-morphology rules (see [`rule_inflect`]) and marks the answer
@@ -26,7 +29,8 @@
 //!   depend on the subject, [`Inflections::be_form`] picks the spelling by person and number.
 //! * **Compact storage.** Every string lives in one arena; each table is a vector of
 //!   entries sorted by word (binary search), each pointing at a run of `(slot, spelling)`
-//!   records. Both tables together take a few megabytes and load in well under a second.
+//!   records (a spelling equal to its word reuses the word's bytes). Both tables together
+//!   take about 5.4 MB of heap and load in about 0.2 s (release build).
 //! * **Errors, not panics.** A malformed line is [`Error::Malformed`] naming the file and the
 //!   line; lookups never panic and return `None` for anything they cannot answer.
 
