@@ -8,8 +8,8 @@ use std::sync::OnceLock;
 
 use metamorph_data::Error;
 use metamorph_perturb::lexicon::inflect::{
-    rule_inflect, Inflected, Inflections, Person, Source, INFL_LU, INFL_OVERRIDES, LEMMA_LU,
-    LEMMA_OVERRIDES,
+    rule_inflect, rule_lemma, Inflected, Inflections, Person, Source, INFL_LU, INFL_OVERRIDES,
+    LEMMA_LU, LEMMA_OVERRIDES,
 };
 
 fn tables() -> &'static Inflections {
@@ -332,4 +332,62 @@ fn malformed_files_name_file_and_line() {
         matches!(&err, Error::Io { path, .. } if path.ends_with(LEMMA_OVERRIDES)),
         "{err}"
     );
+}
+
+#[test]
+fn rule_lemmas_invert_the_rules() {
+    let t = tables();
+    for (lemma, tag, upos) in [
+        ("blorp", "VBD", "VERB"),
+        ("blorp", "VBG", "VERB"),
+        ("blorp", "VBZ", "VERB"),
+        ("stap", "VBD", "VERB"),
+        ("stap", "VBG", "VERB"),
+        ("snibe", "VBD", "VERB"),
+        ("snibe", "VBG", "VERB"),
+        ("glarry", "VBD", "VERB"),
+        ("glarry", "VBZ", "VERB"),
+        ("glizz", "VBZ", "VERB"),
+        ("blosh", "VBZ", "VERB"),
+        ("glizz", "NNS", "NOUN"),
+        ("glarry", "NNS", "NOUN"),
+        ("blorp", "NNS", "NOUN"),
+        ("plon", "JJR", "ADJ"),
+        ("plon", "JJS", "ADJ"),
+        ("gromy", "JJR", "ADJ"),
+        ("snube", "JJS", "ADJ"),
+        ("florimious", "JJR", "ADJ"),
+    ] {
+        let form = rule_inflect(lemma, tag).unwrap();
+        assert_eq!(
+            rule_lemma(&form, upos).as_deref(),
+            Some(lemma),
+            "{form} {upos}"
+        );
+        let got = t.lemma_or_rule(&form, upos);
+        let want = Inflected {
+            form: lemma.to_string(),
+            source: Source::Rule,
+        };
+        assert_eq!(got, Some(want), "{form} {upos}");
+    }
+    assert_eq!(
+        t.lemma_or_rule("Blorped", "VERB")
+            .map(|i| i.form)
+            .as_deref(),
+        Some("Blorp")
+    );
+    assert_eq!(
+        t.lemma_or_rule("went", "VERB"),
+        Some(Inflected {
+            form: "go".to_string(),
+            source: Source::Table
+        })
+    );
+    // A listed word keeps lemminflect's answer even when it has none for that upos.
+    assert_eq!(t.lemma("went", "NOUN"), None);
+    assert_eq!(t.lemma_or_rule("went", "NOUN"), None);
+    assert_eq!(rule_lemma("blorped", "DET"), None);
+    assert_eq!(rule_lemma("", "VERB"), None);
+    assert_eq!(rule_lemma("glass", "NOUN").as_deref(), Some("glass"));
 }

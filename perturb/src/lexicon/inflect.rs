@@ -22,7 +22,9 @@
 //! * **No neural OOV model.** lemminflect's pickled Keras models (`model_*.pkl.gz`) are not
 //!   ported. For words the tables do not know, [`Inflections::inflect_or_rule`] applies this
 //!   project's own regular-morphology rules (see [`rule_inflect`]) and marks the answer
-//!   [`Source::Rule`], so a relation can refuse (or log) a guessed form.
+//!   [`Source::Rule`], so a relation can refuse (or log) a guessed form;
+//!   [`Inflections::lemma_or_rule`] does the same for lemmas with the inverse rules
+//!   ([`rule_lemma`]).
 //! * **Several spellings.** The tables list variants (`lay/lied`, `was/were`); `inflect`
 //!   returns the first, as lemminflect's spaCy extension does, and
 //!   [`Inflections::inflect_all`] returns all of them. For `be`, whose past and present forms
@@ -448,6 +450,28 @@ impl Inflections {
             .into_iter()
             .map(|s| apply_caps(s, style))
             .collect()
+    }
+
+    /// The table lemma of `word` as `upos` if there is one, else this project's rule guess
+    /// ([`rule_lemma`]) marked [`Source::Rule`] — only for words the lemma table does not
+    /// list at all (a listed word keeps lemminflect's answer, even when it has none for
+    /// `upos`).
+    pub fn lemma_or_rule(&self, word: &str, upos: &str) -> Option<Inflected> {
+        if let Some(form) = self.lemma(word, upos) {
+            return Some(Inflected {
+                form,
+                source: Source::Table,
+            });
+        }
+        let proper = upos == "PROPN";
+        if self.lemmas.entry(&lookup_key(word, proper)).is_some() {
+            return None;
+        }
+        let form = rule_lemma(&word.to_lowercase(), upos)?;
+        Some(Inflected {
+            form: apply_caps(&form, caps_style(word)),
+            source: Source::Rule,
+        })
     }
 
     /// The simple past (`VBD`): `walked`, `went`, `was` (see [`Inflections::be_form`] for
@@ -920,6 +944,130 @@ pub fn rule_inflect(lemma: &str, tag: &str) -> Option<String> {
             }
         }
     })
+}
+
+/// Undoes a suffix this module's rules add: `stem` is what is left after removing it, and
+/// the lemma is the stem with a doubled final consonant undone (`stopp` → `stop`), a silent
+/// `e` restored where the stem is a consonant–vowel–consonant monosyllable that would
+/// otherwise have doubled (`snib` → `snibe`), or the stem itself (`blorp`).
+fn undo_suffix(stem: &str) -> String {
+    let w = stem.as_bytes();
+    let n = w.len();
+    if n >= 4 && w[n - 1] == w[n - 2] && !vowel_at(w, n - 1) {
+        let single = &stem[..n - 1];
+        if doubles_final(single.as_bytes()) {
+            return single.to_string();
+        }
+    }
+    if doubles_final(w) {
+        return format!("{stem}e");
+    }
+    stem.to_string()
+}
+
+/// This project's rule lemmatiser for a lower-case `word` the tables do not list, the
+/// inverse of [`rule_inflect`] (not lemminflect's neural model): by `upos`
+/// * `VERB`/`AUX`: `-ies`/`-ied` → `-y`, `-ying` → `-ie` when the rest is one consonant
+///   (`lying`), `-ed`/`-ing` removed, undoing a doubled final consonant (`stopped`) or restoring a silent `e` where the stem would otherwise have doubled (`baked`),
+///   `-es` after a sibilant or consonant + `o` removed, `-s` (not `-ss`) removed;
+/// * `NOUN`/`PROPN`: `-ies` → `-y`, `-es` after a sibilant removed, `-s` (not `-ss`, `-us`,
+///   `-is`) removed;
+/// * `ADJ`/`ADV`: `-ier`/`-iest` → `-y`, `-er`/`-est` removed the same way, and
+///   `more X`/`most X` → `X`.
+///
+/// A word without any of those endings is its own lemma. Returns `None` for an empty word,
+/// one that is not ASCII lower-case letters (with `-` or `'`), or another upos.
+pub fn rule_lemma(word: &str, upos: &str) -> Option<String> {
+    let ok = |w: &str| {
+        !w.is_empty()
+            && w.bytes()
+                .all(|c| c.is_ascii_lowercase() || c == b'-' || c == b'\'')
+    };
+    let long = |stem: &str| stem.len() >= 2;
+    match upos {
+        "VERB" | "AUX" => {
+            if !ok(word) {
+                return None;
+            }
+            if let Some(stem) = word.strip_suffix("ies").or(word.strip_suffix("ied")) {
+                if long(stem) {
+                    return Some(format!("{stem}y"));
+                }
+            }
+            if let Some(stem) = word.strip_suffix("ying") {
+                if stem.len() == 1 && !vowel_at(stem.as_bytes(), 0) {
+                    return Some(format!("{stem}ie"));
+                }
+            }
+            for suffix in ["ing", "ed"] {
+                if let Some(stem) = word.strip_suffix(suffix) {
+                    if long(stem) && stem.bytes().any(|c| is_vowel(c) || c == b'y') {
+                        if suffix == "ed" && stem.ends_with('e') {
+                            return Some(stem.to_string());
+                        }
+                        return Some(undo_suffix(stem));
+                    }
+                }
+            }
+            if let Some(stem) = word.strip_suffix("es") {
+                let w = stem.as_bytes();
+                let o_after_consonant =
+                    stem.ends_with('o') && w.len() >= 2 && !is_vowel(w[w.len() - 2]);
+                if long(stem) && (sibilant(stem) || o_after_consonant) {
+                    return Some(stem.to_string());
+                }
+            }
+            match word.strip_suffix('s') {
+                Some(stem) if long(stem) && !stem.ends_with('s') => Some(stem.to_string()),
+                _ => Some(word.to_string()),
+            }
+        }
+        "NOUN" | "PROPN" => {
+            if !ok(word) {
+                return None;
+            }
+            if let Some(stem) = word.strip_suffix("ies") {
+                if long(stem) {
+                    return Some(format!("{stem}y"));
+                }
+            }
+            if let Some(stem) = word.strip_suffix("es") {
+                if long(stem) && sibilant(stem) {
+                    return Some(stem.to_string());
+                }
+            }
+            match word.strip_suffix('s') {
+                Some(stem) if long(stem) && !["s", "u", "i"].iter().any(|e| stem.ends_with(e)) => {
+                    Some(stem.to_string())
+                }
+                _ => Some(word.to_string()),
+            }
+        }
+        "ADJ" | "ADV" => {
+            if let Some(rest) = word.strip_prefix("more ").or(word.strip_prefix("most ")) {
+                return ok(rest).then(|| rest.to_string());
+            }
+            if !ok(word) {
+                return None;
+            }
+            for suffix in ["iest", "ier"] {
+                if let Some(stem) = word.strip_suffix(suffix) {
+                    if long(stem) {
+                        return Some(format!("{stem}y"));
+                    }
+                }
+            }
+            for suffix in ["est", "er"] {
+                if let Some(stem) = word.strip_suffix(suffix) {
+                    if long(stem) && stem.bytes().any(is_vowel) {
+                        return Some(undo_suffix(stem));
+                    }
+                }
+            }
+            Some(word.to_string())
+        }
+        _ => None,
+    }
 }
 
 /// The path of the `lemminflect` resources folder when the asset is already installed,
