@@ -968,8 +968,8 @@ fn undo_suffix(stem: &str) -> String {
 /// This project's rule lemmatiser for a lower-case `word` the tables do not list, the
 /// inverse of [`rule_inflect`] (not lemminflect's neural model): by `upos`
 /// * `VERB`/`AUX`: `-ies`/`-ied` → `-y`, `-ying` → `-ie` when the rest is one consonant
-///   (`lying`), `-ed`/`-ing` removed, undoing a doubled final consonant (`stopped`) or restoring a silent `e` where the stem would otherwise have doubled (`baked`),
-///   `-es` after a sibilant or consonant + `o` removed, `-s` (not `-ss`) removed;
+///   (`lying`), `-ed`/`-ing` removed, undoing a doubled final consonant (`stopped`) or
+///   restoring a silent `e` where the stem would otherwise have doubled (`baked`), `-es` after a sibilant or consonant + `o` removed, `-s` (not `-ss`) removed;
 /// * `NOUN`/`PROPN`: `-ies` → `-y`, `-es` after a sibilant removed, `-s` (not `-ss`, `-us`,
 ///   `-is`) removed;
 /// * `ADJ`/`ADV`: `-ier`/`-iest` → `-y`, `-er`/`-est` removed the same way, and
