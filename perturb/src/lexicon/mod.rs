@@ -2,3 +2,4 @@
 
 pub mod entity_pool;
 pub mod geography;
+pub mod inflect;
