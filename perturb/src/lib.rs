@@ -14,6 +14,7 @@
 //! [`Precondition`]: metamorph_data::Precondition
 #![deny(missing_docs)]
 
+pub mod lexicon;
 pub mod mrc_boolq;
 mod stage;
 

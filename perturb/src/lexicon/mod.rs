@@ -1,0 +1,3 @@
+//! Lexical resources the relations use.
+
+pub mod wordnet;
