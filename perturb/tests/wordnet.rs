@@ -350,6 +350,22 @@ fn malformed_files_name_file_and_line() {
         "{err}"
     );
 
+    // data.adv line 41: the first pointer aims at an offset where no synset starts.
+    let tmp = broken_copy("data.adv", |t| {
+        replace_line(t, 41, |l| {
+            let mut cols: Vec<String> = l.split(' ').map(str::to_string).collect();
+            let n = u32::from_str_radix(&cols[3], 16).unwrap() as usize;
+            assert_ne!(cols[4 + 2 * n], "000", "line 41 has pointers");
+            cols[4 + 2 * n + 2] = "00000001".into();
+            cols.join(" ")
+        })
+    });
+    let err = WordNet::load(tmp.path()).unwrap_err().to_string();
+    assert!(
+        err.contains("data.adv") && err.contains("line 41") && err.contains("pointer"),
+        "{err}"
+    );
+
     // index.verb line 100: an offset that points nowhere.
     let tmp = broken_copy("index.verb", |t| {
         replace_line(t, 100, |l| {

@@ -351,6 +351,8 @@ struct PendingPointer {
     offset: u32,
     source_word: u8,
     target_word: u8,
+    /// The data file and line the pointer was read from.
+    file_pos: Pos,
     line: usize,
 }
 
@@ -437,48 +439,37 @@ impl WordNet {
             index: HashMap::with_capacity(160_000),
             index_synsets: Vec::with_capacity(210_000),
         };
-        let mut pending: Vec<(usize, Vec<PendingPointer>)> = Vec::new();
+        // Pointers are parsed into `pending` (each synset's span already final: pending[i]
+        // becomes pointers[i]) and resolved once every data file is in.
+        let mut pending: Vec<PendingPointer> = Vec::with_capacity(400_000);
         for pos in Pos::ALL {
             let path = dir.join(format!("data.{}", pos.file_suffix()));
             let text = read_text(&path)?;
             let start = wn.synsets.len() as u32;
             for (line, at, record) in records(&text) {
-                let pointers = wn.parse_data_line(&path, pos, line, at, record)?;
-                pending.push((wn.synsets.len() - 1, pointers));
+                wn.parse_data_line(&path, pos, line, at, record, &mut pending)?;
             }
             wn.by_pos[pos.index()] = start..wn.synsets.len() as u32;
         }
-        for (id, list) in pending {
-            let from = &wn.synsets[id];
-            let path = dir.join(format!("data.{}", from.pos.file_suffix()));
-            let start = wn.pointers.len() as u32;
-            for p in list {
-                let target = wn.find_offset(p.pos, p.offset).ok_or_else(|| {
-                    malformed(
-                        &path,
-                        p.line,
-                        "pointer",
-                        format!("no {} synset at offset {:08}", p.pos, p.offset),
-                    )
-                })?;
-                if p.target_word as u32 > wn.synsets[target.0 as usize].lemmas.len {
-                    return Err(malformed(
-                        &path,
-                        p.line,
-                        "pointer",
-                        format!("target word {} out of range", p.target_word),
-                    ));
-                }
-                wn.pointers.push(Pointer {
-                    relation: p.relation,
-                    target,
-                    source_word: p.source_word,
-                    target_word: p.target_word,
-                });
+        for p in &pending {
+            let error = |message: String| {
+                let path = dir.join(format!("data.{}", p.file_pos.file_suffix()));
+                malformed(&path, p.line, "pointer", message)
+            };
+            let target = wn
+                .find_offset(p.pos, p.offset)
+                .ok_or_else(|| error(format!("no {} synset at offset {:08}", p.pos, p.offset)))?;
+            if p.target_word as u32 > wn.synsets[target.0 as usize].lemmas.len {
+                return Err(error(format!("target word {} out of range", p.target_word)));
             }
-            let len = wn.pointers.len() as u32 - start;
-            wn.synsets[id].pointers = Span { start, len };
+            wn.pointers.push(Pointer {
+                relation: p.relation,
+                target,
+                source_word: p.source_word,
+                target_word: p.target_word,
+            });
         }
+        drop(pending);
         for pos in Pos::ALL {
             let path = dir.join(format!("index.{}", pos.file_suffix()));
             let text = read_text(&path)?;
@@ -519,7 +510,8 @@ impl WordNet {
         line: usize,
         at: usize,
         record: &str,
-    ) -> Result<Vec<PendingPointer>> {
+        pending: &mut Vec<PendingPointer>,
+    ) -> Result<()> {
         let (columns, gloss) = match record.split_once('|') {
             Some((c, g)) => (c, g.trim()),
             None => (record, ""),
@@ -566,7 +558,7 @@ impl WordNet {
             });
         }
         let p_cnt: usize = f.number("p_cnt", 10)?;
-        let mut pointers = Vec::with_capacity(p_cnt);
+        let pointer_start = pending.len() as u32;
         for _ in 0..p_cnt {
             let symbol = f.next("pointer_symbol")?;
             let relation = Relation::from_symbol(symbol)
@@ -589,12 +581,13 @@ impl WordNet {
             if (source_word == 0) != (target_word == 0) || source_word as usize > w_cnt {
                 return Err(f.error("source/target", format!("`{words}` out of range")));
             }
-            pointers.push(PendingPointer {
+            pending.push(PendingPointer {
                 relation,
                 pos,
                 offset,
                 source_word,
                 target_word,
+                file_pos,
                 line,
             });
         }
@@ -609,13 +602,16 @@ impl WordNet {
                 start: lemma_start,
                 len: w_cnt as u32,
             },
-            pointers: Span::default(),
+            pointers: Span {
+                start: pointer_start,
+                len: p_cnt as u32,
+            },
             gloss: Span {
                 start: gloss_start,
                 len: gloss.len() as u32,
             },
         });
-        Ok(pointers)
+        Ok(())
     }
 
     /// Parses one `index.*` line: `lemma pos synset_cnt p_cnt ptr… sense_cnt tagsense_cnt
