@@ -3,3 +3,4 @@
 pub mod entity_pool;
 pub mod geography;
 pub mod inflect;
+pub mod wordnet;
