@@ -3,14 +3,20 @@
 spaCy's tokenizer splits on `str.isspace()` and its regexes use Python's Unicode-aware `\\s`,
 `\\w` and `\\d`; these differ from Rust's (and the regex crate's) definitions and depend on the
 Unicode version of the interpreter, so the port takes them verbatim from the Python that
-produced the golden data. Run with the spaCy venv's Python:
-
-    /work/main/target/venv-spacy/bin/python scripts/spacy_pyunicode_tables.py
+produced the golden data. Usage: python3 scripts/spacy_pyunicode_tables.py (or `cargo xtask
+fixtures spacy-tables`); it runs itself in the spaCy virtualenv that scripts/spacy_golden.py
+sets up.
 """
 
 import sys
 import unicodedata
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import spacy_golden  # noqa: E402  (the spaCy virtualenv)
+
+if not spacy_golden.in_venv():
+    spacy_golden.bootstrap(__file__)
 
 OUT = Path(__file__).resolve().parent.parent / "parse/src/spacy/tokenizer/pyunicode.rs"
 

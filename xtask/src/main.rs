@@ -48,6 +48,15 @@ enum Task {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Regenerate golden fixtures and generated tables with the reference implementations
+    /// (all, or the ones named); each script sets up its own virtualenv under target/.
+    Fixtures {
+        /// Fixture names (see --list); none means all.
+        names: Vec<String>,
+        /// List the fixtures and the scripts that write them.
+        #[arg(long)]
+        list: bool,
+    },
     /// Run the criterion benchmarks (extra flags go to `cargo bench`).
     Bench {
         /// Flags for cargo bench.
@@ -82,6 +91,7 @@ fn main() -> ExitCode {
         } => pipeline(config, output, force),
         Task::Assets { names, list } => fetch_assets(&names, list),
         Task::Stage { name, args } => stage(&name, &args),
+        Task::Fixtures { names, list } => fixtures(&names, list),
         Task::Bench { args } => status(
             cargo()
                 .args(["bench", "-p", "metamorph-benches"])
@@ -160,6 +170,61 @@ fn fetch_assets(names: &[String], list: bool) -> anyhow::Result<()> {
         bail!("could not fetch: {}", failures.join(", "));
     }
     Ok(())
+}
+
+/// (name, scripts run in order, what they write)
+const FIXTURES: [(&str, &[&str], &str); 5] = [
+    (
+        "spacy",
+        &["scripts/spacy_golden.py"],
+        "spaCy 3.8.7 annotations of the golden texts (parse/tests/fixtures/spacy_golden.jsonl.gz)",
+    ),
+    (
+        "spacy-tokenizer",
+        &["scripts/spacy_tokenizer_cases.py"],
+        "spaCy's tokenization of targeted cases (parse/tests/fixtures/spacy_tokenizer_cases.jsonl)",
+    ),
+    (
+        "spacy-tables",
+        &["scripts/spacy_symbols.py", "scripts/spacy_pyunicode_tables.py"],
+        "spaCy's symbol ids and Python's character classes (parse/src/spacy/{symbols.rs,tokenizer/pyunicode.rs})",
+    ),
+    (
+        "lemminflect",
+        &["scripts/lemminflect_golden.py"],
+        "lemminflect 0.2.3 inflections and lemmas (perturb/tests/fixtures/lemminflect_golden.tsv)",
+    ),
+    (
+        "wordnet",
+        &["scripts/wordnet_golden.py"],
+        "NLTK's answers on the packaged WordNet 3.1 (perturb/tests/fixtures/wordnet_golden.json)",
+    ),
+];
+
+fn fixtures(names: &[String], list: bool) -> anyhow::Result<()> {
+    if list {
+        for (name, scripts, what) in FIXTURES {
+            println!("{name:<16} {what}\n{:<16} {}", "", scripts.join(", "));
+        }
+        return Ok(());
+    }
+    for name in names {
+        if !FIXTURES.iter().any(|(n, ..)| n == name) {
+            let known: Vec<&str> = FIXTURES.iter().map(|(n, ..)| *n).collect();
+            bail!("unknown fixture `{name}` (fixtures: {})", known.join(", "));
+        }
+    }
+    for (name, scripts, _) in FIXTURES {
+        if !names.is_empty() && !names.iter().any(|n| n == name) {
+            continue;
+        }
+        for script in scripts {
+            eprintln!("fixtures: {name}: python3 {script}");
+            status(Command::new("python3").arg(script).current_dir(root()))?;
+        }
+    }
+    // Generated Rust tables follow the project's formatting.
+    status(cargo().args(["fmt", "--all"]))
 }
 
 fn stage(name: &str, args: &[String]) -> anyhow::Result<()> {
