@@ -354,16 +354,7 @@ impl EntityPool {
     /// [`Error::Io`] when the file cannot be read; [`Error::Malformed`] naming line and column
     /// when it is not a pool.
     pub fn load_json(path: impl AsRef<Path>) -> Result<Self> {
-        let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-        serde_json::from_slice(&bytes).map_err(|e| {
-            Error::malformed(
-                path,
-                format!("line {} column {}", e.line(), e.column()),
-                "-",
-                e.to_string(),
-            )
-        })
+        super::read_json(path.as_ref())
     }
 }
 

@@ -160,18 +160,6 @@ fn key(name: &str) -> String {
     name.trim().to_lowercase()
 }
 
-fn read_json(path: &Path) -> Result<Value> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    serde_json::from_slice(&bytes).map_err(|e| {
-        Error::malformed(
-            path,
-            format!("line {} column {}", e.line(), e.column()),
-            "-",
-            e.to_string(),
-        )
-    })
-}
-
 /// Typed access to the fields of one JSON object, with errors naming file, location and field.
 struct Fields<'a> {
     path: &'a Path,
@@ -361,7 +349,7 @@ impl Gazetteer {
     fn load_countries(
         path: &Path,
     ) -> Result<(Vec<Country>, HashMap<String, u32>, HashMap<String, u32>)> {
-        let json = read_json(path)?;
+        let json: Value = super::read_json(path)?;
         let mut countries = Vec::new();
         for (id, value) in top_object(path, &json)? {
             let f = Fields::of(path, format!("$[{id:?}]"), value)?;
@@ -390,7 +378,7 @@ impl Gazetteer {
     fn load_states(
         path: &Path,
     ) -> Result<(Vec<UsState>, HashMap<String, u32>, HashMap<String, u32>)> {
-        let json = read_json(path)?;
+        let json: Value = super::read_json(path)?;
         let mut states = Vec::new();
         for (id, value) in top_object(path, &json)? {
             let f = Fields::of(path, format!("$[{id:?}]"), value)?;
@@ -416,7 +404,7 @@ impl Gazetteer {
 
     #[allow(clippy::type_complexity)]
     fn load_cities(path: &Path) -> Result<(Vec<City>, HashMap<String, u32>, HashMap<String, u32>)> {
-        let json = read_json(path)?;
+        let json: Value = super::read_json(path)?;
         let object = top_object(path, &json)?;
         let mut cities = Vec::with_capacity(object.len());
         let mut alternates: Vec<Vec<&str>> = Vec::with_capacity(object.len());
