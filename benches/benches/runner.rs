@@ -40,7 +40,8 @@ fn runner(c: &mut Criterion) {
                         .progress(false)
                         .stage(
                             Arc::new(
-                                PerturbStage::try_new(&PerturbConfig::default()).expect("perturb"),
+                                PerturbStage::try_new(&PerturbConfig::default(), false)
+                                    .expect("perturb"),
                             ),
                             options,
                             None,

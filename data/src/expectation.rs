@@ -32,6 +32,20 @@ pub enum Expectation {
         /// The required label.
         label: String,
     },
+    /// The follow-up label is the image of the source label under `map` (SIT4RE MR-S2: the
+    /// inverse relation; MR-R2: the same relation at a coarser granularity). A source label
+    /// missing from the map fails the case; pair it with [`Precondition::SourceLabelIn`] over the
+    /// map's keys so that such sources are reported as not applicable instead.
+    MapLabel {
+        /// Source label → required follow-up label.
+        map: std::collections::BTreeMap<String, String>,
+    },
+    /// The follow-up label equals the label predicted for source `source` (SIT4RE MR-C1/C2:
+    /// the combined pair keeps the *second* source's relation).
+    EqualToSource {
+        /// Index of the source in the case's `source_ids`.
+        source: usize,
+    },
     /// The follow-up answer span matches the source answer under SQuAD normalisation.
     SameAnswer {
         /// Exact match or token F1.
@@ -68,5 +82,19 @@ pub enum Precondition {
         source: usize,
         /// The label it must have.
         label: String,
+    },
+    /// The prediction for source `source` has one of `labels` (SIT4RE: "the predicted relation
+    /// is symmetric", "… has an inverse", "… has a coarser granularity").
+    SourceLabelIn {
+        /// Index of the source in the case's `source_ids`.
+        #[serde(default)]
+        source: usize,
+        /// The labels it may have.
+        labels: Vec<String>,
+    },
+    /// Every one of `all` holds (SIT4RE MR-C1/C2 constrain both sources).
+    All {
+        /// The conditions.
+        all: Vec<Precondition>,
     },
 }

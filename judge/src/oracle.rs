@@ -40,26 +40,10 @@ pub fn judge_case(case: &Case, sources: &[&Prediction], followup: &Prediction) -
         detail: String::new(),
     };
 
-    if let Some(Precondition::SourceLabelIs {
-        source: index,
-        label,
-    }) = &precondition
-    {
-        let p = sources
-            .get(*index)
-            .copied()
-            .ok_or_else(|| metamorph_data::Error::Schema {
-                context: format!("case `{}`", case.case_id),
-                message: format!(
-                    "precondition names source {index}, but the case has {}",
-                    sources.len()
-                ),
-            })?;
-        let actual = p.label.as_deref().ok_or_else(|| missing("label", p))?;
-        if actual != label {
+    if let Some(precondition) = &precondition {
+        if let Some(reason) = unmet(case, precondition, sources)? {
             verdict.applicable = false;
-            verdict.detail =
-                format!("not applicable: source label is {actual:?}, the relation needs {label:?}");
+            verdict.detail = format!("not applicable: {reason}");
             return Ok(verdict);
         }
     }
@@ -97,6 +81,40 @@ pub fn judge_case(case: &Case, sources: &[&Prediction], followup: &Prediction) -
                 format!("expected follow-up label {label:?}, got {f:?}"),
             )
         }
+        Expectation::MapLabel { map } => {
+            let s = source
+                .label
+                .as_deref()
+                .ok_or_else(|| missing("label", source))?;
+            let f = followup
+                .label
+                .as_deref()
+                .ok_or_else(|| missing("label", followup))?;
+            match map.get(s) {
+                Some(want) => (
+                    f == want,
+                    format!("source {s:?} maps to {want:?}; follow-up {f:?}"),
+                ),
+                None => (
+                    false,
+                    format!(
+                        "source {s:?} has no image in the relation's label map; follow-up {f:?}"
+                    ),
+                ),
+            }
+        }
+        Expectation::EqualToSource { source: index } => {
+            let p = source_at(case, sources, *index)?;
+            let s = p.label.as_deref().ok_or_else(|| missing("label", p))?;
+            let f = followup
+                .label
+                .as_deref()
+                .ok_or_else(|| missing("label", followup))?;
+            (
+                f == s,
+                format!("expected the label of source {index} ({s:?}); follow-up {f:?}"),
+            )
+        }
         Expectation::SameAnswer { metric, threshold } => {
             let s = source
                 .answer
@@ -131,6 +149,70 @@ pub fn judge_case(case: &Case, sources: &[&Prediction], followup: &Prediction) -
     verdict.holds = Some(holds);
     verdict.detail = detail;
     Ok(verdict)
+}
+
+/// The prediction for source `index`, or a schema error naming the case.
+fn source_at<'p>(case: &Case, sources: &[&'p Prediction], index: usize) -> Result<&'p Prediction> {
+    sources
+        .get(index)
+        .copied()
+        .ok_or_else(|| metamorph_data::Error::Schema {
+            context: format!("case `{}`", case.case_id),
+            message: format!(
+                "the case refers to source {index}, but it has {}",
+                sources.len()
+            ),
+        })
+}
+
+/// Why `precondition` does not hold for these source predictions (`None` when it holds).
+fn unmet(
+    case: &Case,
+    precondition: &Precondition,
+    sources: &[&Prediction],
+) -> Result<Option<String>> {
+    let label_of = |index: usize| -> Result<&str> {
+        let p = source_at(case, sources, index)?;
+        p.label
+            .as_deref()
+            .ok_or_else(|| metamorph_data::Error::Schema {
+                context: format!("case `{}`", case.case_id),
+                message: format!(
+                    "prediction for `{}` by `{}` has no label",
+                    p.example_id, p.model
+                ),
+            })
+    };
+    Ok(match precondition {
+        Precondition::SourceLabelIs { source, label } => {
+            let actual = label_of(*source)?;
+            (actual != label).then(|| {
+                format!("source {source} label is {actual:?}, the relation needs {label:?}")
+            })
+        }
+        Precondition::SourceLabelIn { source, labels } => {
+            let actual = label_of(*source)?;
+            (!labels.iter().any(|l| l == actual)).then(|| {
+                format!("source {source} label is {actual:?}, the relation needs one of {labels:?}")
+            })
+        }
+        Precondition::All { all } => {
+            let mut first = None;
+            for p in all {
+                if let Some(reason) = unmet(case, p, sources)? {
+                    first = Some(reason);
+                    break;
+                }
+            }
+            first
+        }
+        other => {
+            return Err(metamorph_data::Error::Schema {
+                context: format!("case `{}`", case.case_id),
+                message: format!("precondition {other:?} is not supported by this judge"),
+            })
+        }
+    })
 }
 
 #[cfg(test)]
@@ -241,6 +323,73 @@ mod tests {
             .holds,
             Some(false)
         );
+    }
+
+    #[test]
+    fn map_label_follows_the_map_and_fails_outside_it() {
+        let map = [
+            ("per:children", "per:parents"),
+            ("per:parents", "per:children"),
+        ]
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .into_iter()
+        .collect();
+        let c = case(Expectation::MapLabel { map }, None);
+        let judge = |s: &str, f: &str| {
+            judge_case(&c, &[&label("s", s)], &label("f", f))
+                .unwrap()
+                .holds
+        };
+        assert_eq!(judge("per:children", "per:parents"), Some(true));
+        assert_eq!(judge("per:children", "per:children"), Some(false));
+        assert_eq!(judge("per:parents", "per:children"), Some(true));
+        assert_eq!(judge("no_relation", "no_relation"), Some(false));
+    }
+
+    #[test]
+    fn equal_to_second_source_under_a_conjunction_of_preconditions() {
+        let mut c = case(Expectation::EqualToSource { source: 1 }, None);
+        c.source_ids.push("s2".into());
+        c.sources.push(Example::new("s2", Task::Relation));
+        let both = Precondition::All {
+            all: vec![
+                Precondition::SourceLabelIn {
+                    source: 0,
+                    labels: vec!["per:spouse".into(), "per:siblings".into()],
+                },
+                Precondition::SourceLabelIs {
+                    source: 1,
+                    label: "per:children".into(),
+                },
+            ],
+        };
+        let c = c.with_precondition(&both);
+        let run = |s1: &str, s2: &str, f: &str| {
+            let v = judge_case(&c, &[&label("s", s1), &label("s2", s2)], &label("f", f)).unwrap();
+            (v.applicable, v.holds)
+        };
+        assert_eq!(
+            run("per:spouse", "per:children", "per:children"),
+            (true, Some(true))
+        );
+        assert_eq!(
+            run("per:spouse", "per:children", "no_relation"),
+            (true, Some(false))
+        );
+        assert_eq!(
+            run("per:title", "per:children", "per:children"),
+            (false, None)
+        );
+        assert_eq!(
+            run("per:spouse", "per:parents", "per:children"),
+            (false, None)
+        );
+        // A precondition naming a source the case does not have is an error, not a verdict.
+        let bad = case(Expectation::Equal, None).with_precondition(&Precondition::SourceLabelIs {
+            source: 3,
+            label: "x".into(),
+        });
+        assert!(judge_case(&bad, &[&label("s", "x")], &label("f", "x")).is_err());
     }
 
     #[test]

@@ -14,13 +14,19 @@
 //! [`Precondition`]: metamorph_data::Precondition
 #![deny(missing_docs)]
 
+pub mod edit;
 pub mod lexicon;
 pub mod mrc_boolq;
+mod resources;
+mod source;
 mod stage;
+pub mod syntax;
 
-pub use stage::{PerturbConfig, PerturbStage};
+pub use resources::Resources;
+pub use source::Source;
+pub use stage::{PerturbConfig, PerturbStage, RelationCounts};
 
-use metamorph_data::{Case, Example, Result, Task};
+use metamorph_data::{fnv1a, Case, Result, Task};
 
 /// A metamorphic relation: a transformation of a source input and the relation its output must
 /// keep with the source output.
@@ -34,45 +40,87 @@ pub trait MetamorphicRelation: Send + Sync {
     /// The tasks whose examples it can transform.
     fn tasks(&self) -> &'static [Task];
 
+    /// The text fields whose parse (from the `parse` stage) it reads; empty for relations that
+    /// work on the raw text. A source lacking a needed parse yields no case.
+    fn parsed_fields(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// The follow-up cases for `source` (none when the source is not eligible).
     ///
     /// # Errors
     /// Only for failures outside the source's control (a lexicon that cannot be read, …); an
     /// ineligible source simply yields no case.
-    fn follow_ups(&self, source: &Example) -> Result<Vec<Case>>;
+    fn follow_ups(&self, source: &Source<'_>) -> Result<Vec<Case>>;
 }
 
-/// Every relation this build provides.
-pub fn all_relations() -> Vec<Box<dyn MetamorphicRelation>> {
-    vec![Box::new(mrc_boolq::OrderChange)]
+/// Builds a relation from the shared resources.
+type Constructor = fn(&Resources) -> Result<Box<dyn MetamorphicRelation>>;
+
+/// Every relation this build provides: family, name, constructor.
+const REGISTRY: &[(&str, &str, Constructor)] = &[(mrc_boolq::FAMILY, "MR1-3", |_| {
+    Ok(Box::new(mrc_boolq::OrderChange))
+})];
+
+/// The names of every relation this build provides, in registry order.
+pub fn relation_names() -> Vec<&'static str> {
+    REGISTRY.iter().map(|(_, name, _)| *name).collect()
 }
 
-/// The relations named in `names` (`"all"` selects every relation).
+/// Every relation, built over `resources`.
 ///
 /// # Errors
-/// [`metamorph_data::Error::Config`] for an unknown name, listing the known ones.
-pub fn relations_by_name(names: &[String]) -> Result<Vec<Box<dyn MetamorphicRelation>>> {
-    if names.iter().any(|n| n == "all") {
-        return Ok(all_relations());
-    }
-    let mut chosen = Vec::new();
+/// When a relation's resources cannot be loaded.
+pub fn all_relations(resources: &Resources) -> Result<Vec<Box<dyn MetamorphicRelation>>> {
+    REGISTRY
+        .iter()
+        .map(|(_, _, build)| build(resources))
+        .collect()
+}
+
+/// The relations named in `names`: relation names (`MR1-3`, `MR-S1`), family names (`mt4mrc`,
+/// `sit4re`) for a whole family, or `"all"`. Each relation is built once, in registry order.
+///
+/// # Errors
+/// [`metamorph_data::Error::Config`] for an unknown name, listing the known ones; a relation's
+/// error when its resources cannot be loaded.
+pub fn relations_by_name(
+    names: &[String],
+    resources: &Resources,
+) -> Result<Vec<Box<dyn MetamorphicRelation>>> {
     for name in names {
-        let relation = all_relations()
-            .into_iter()
-            .find(|r| r.name() == name)
-            .ok_or_else(|| {
-                let known: Vec<&str> = all_relations().iter().map(|r| r.name()).collect();
-                metamorph_data::Error::Config(format!(
-                    "unknown relation `{name}` (known: {})",
-                    known.join(", ")
-                ))
-            })?;
-        chosen.push(relation);
+        let known = name == "all"
+            || REGISTRY
+                .iter()
+                .any(|(family, mr, _)| name == family || name == mr);
+        if !known {
+            let mut families: Vec<&str> = REGISTRY.iter().map(|(f, _, _)| *f).collect();
+            families.dedup();
+            return Err(metamorph_data::Error::Config(format!(
+                "[perturb] relations: unknown relation `{name}` (known: all, {}, {})",
+                families.join(", "),
+                relation_names().join(", ")
+            )));
+        }
     }
-    Ok(chosen)
+    REGISTRY
+        .iter()
+        .filter(|(family, mr, _)| names.iter().any(|n| n == "all" || n == family || n == mr))
+        .map(|(_, _, build)| build(resources))
+        .collect()
 }
 
 /// The id of the `k`-th case an MR derives from a source: `<source id>:<mr>:<k>`.
 pub fn case_id(source_id: &str, mr: &str, k: usize) -> String {
     format!("{source_id}:{mr}:{k}")
+}
+
+/// The seed of a relation's randomness for one source: a hash of the run's base seed, the
+/// source id and the relation name, so a case is reproducible from its id whatever the sharding.
+pub fn source_seed(base: u64, source_id: &str, mr: &str) -> u64 {
+    let mut bytes = base.to_le_bytes().to_vec();
+    bytes.extend_from_slice(source_id.as_bytes());
+    bytes.push(0);
+    bytes.extend_from_slice(mr.as_bytes());
+    fnv1a(&bytes)
 }

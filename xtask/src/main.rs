@@ -129,6 +129,19 @@ fn pipeline(config: Option<PathBuf>, output: Option<PathBuf>, force: bool) -> an
         report.output.display()
     );
     println!("summary:   {}\n", report.summary_path.display());
+    if !report.perturb_counts.is_empty() {
+        println!(
+            "{:<8} {:<7} {:>8} {:>9} {:>7} {:>9}",
+            "family", "mr", "sources", "eligible", "cases", "unparsed"
+        );
+        for c in &report.perturb_counts {
+            println!(
+                "{:<8} {:<7} {:>8} {:>9} {:>7} {:>9}",
+                c.family, c.mr, c.sources, c.eligible, c.cases, c.unparsed
+            );
+        }
+        println!();
+    }
     print!("{}", report.summary.table());
     Ok(())
 }

@@ -11,7 +11,7 @@ use metamorph_data::{
 use metamorph_execute::{ExecuteConfig, ExecuteStage, Model};
 use metamorph_judge::{JudgeStage, Summary};
 use metamorph_parse::stage::{ParseConfig, ParseStage};
-use metamorph_perturb::{PerturbConfig, PerturbStage};
+use metamorph_perturb::{PerturbConfig, PerturbStage, RelationCounts, Resources};
 use serde::Deserialize;
 
 /// The stages the pipeline runs, in order.
@@ -93,6 +93,8 @@ pub struct PipelineReport {
     pub summary: Summary,
     /// Where it was written.
     pub summary_path: PathBuf,
+    /// What each relation did over the units run now (resumed units are not counted).
+    pub perturb_counts: Vec<RelationCounts>,
 }
 
 /// Runs the pipeline described by the config file at `config_path`.
@@ -133,7 +135,10 @@ pub fn run_pipeline(config_path: &Path, options: &PipelineOptions) -> Result<Pip
         .output
         .clone()
         .unwrap_or_else(|| base.join(&config.output));
-    PerturbStage::try_new(&perturb_config)?; // validate relation names before any work
+    let resources = Resources::from_config(&perturb_config);
+    // Validates relation names and loads their lexicons before any work.
+    PerturbStage::with_resources(&perturb_config, &resources, config.parse)?;
+    let mut perturb_counts: Vec<RelationCounts> = Vec::new();
 
     let cancel = CancelToken::install_ctrl_c();
     let mut models: Option<Vec<Arc<dyn Model>>> = None;
@@ -164,18 +169,24 @@ pub fn run_pipeline(config_path: &Path, options: &PipelineOptions) -> Result<Pip
                 parse_stage = Some(Arc::new(stage));
             }
             let models = models.clone().unwrap_or_default();
+            let perturb = Arc::new(PerturbStage::with_resources(
+                &perturb_config,
+                &resources,
+                parse_stage.is_some(),
+            )?);
             run_unit(
                 dataset,
                 base,
                 shard,
                 &unit_dir,
                 &config,
-                &perturb_config,
+                perturb.clone(),
                 parse_stage.clone(),
                 models,
                 &cancel,
                 options.progress,
             )?;
+            add_counts(&mut perturb_counts, perturb.counts());
             units_run += 1;
         }
     }
@@ -189,7 +200,23 @@ pub fn run_pipeline(config_path: &Path, options: &PipelineOptions) -> Result<Pip
         units_skipped,
         summary,
         summary_path,
+        perturb_counts,
     })
+}
+
+/// Adds one unit's per-relation counts to the run's totals.
+fn add_counts(total: &mut Vec<RelationCounts>, unit: Vec<RelationCounts>) {
+    for c in unit {
+        match total.iter_mut().find(|t| t.mr == c.mr) {
+            Some(t) => {
+                t.sources += c.sources;
+                t.eligible += c.eligible;
+                t.cases += c.cases;
+                t.unparsed += c.unparsed;
+            }
+            None => total.push(c),
+        }
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -199,7 +226,7 @@ fn run_unit(
     shard: ShardSpec,
     unit_dir: &Path,
     config: &PipelineConfig,
-    perturb_config: &PerturbConfig,
+    perturb: Arc<PerturbStage>,
     parse: Option<Arc<dyn Stage>>,
     models: Vec<Arc<dyn Model>>,
     cancel: &CancelToken,
@@ -243,11 +270,7 @@ fn run_unit(
     if let Some(parse) = parse {
         pipeline = pipeline.stage(parse, options("parse"), Some(outputs.tap()));
     }
-    pipeline = pipeline.stage(
-        Arc::new(PerturbStage::try_new(perturb_config)?),
-        options("perturb"),
-        Some(outputs.tap()),
-    );
+    pipeline = pipeline.stage(perturb, options("perturb"), Some(outputs.tap()));
     if with_models {
         pipeline = pipeline
             .stage(

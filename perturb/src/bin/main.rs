@@ -4,10 +4,12 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Parser;
-use metamorph_data::{load_config, run_stage, stage_main, StageArgs};
+use metamorph_data::{
+    expand_inputs, file_kind, load_config, run_stage, stage_main, RecordKind, StageArgs,
+};
 use metamorph_perturb::{PerturbConfig, PerturbStage};
 
-/// Derive metamorphic follow-up cases from examples (reads `example`, writes `case`).
+/// Derive metamorphic follow-up cases from examples (reads `example` and optionally `parsed`, writes `case`).
 #[derive(Parser)]
 #[command(version)]
 struct Cli {
@@ -19,8 +21,14 @@ fn main() -> ExitCode {
     let args = &Cli::parse().stage;
     stage_main(args, || {
         let config: PerturbConfig = load_config(args)?.section("perturb")?;
+        // Parsed shards, when given, are joined to their examples by id (see the stage docs).
+        let expect_parses = expand_inputs(&args.input)?
+            .iter()
+            .map(|p| file_kind(p))
+            .collect::<metamorph_data::Result<Vec<_>>>()?
+            .contains(&RecordKind::Parsed);
         run_stage(args, "perturb", &[], || {
-            let stage = PerturbStage::try_new(&config)?;
+            let stage = PerturbStage::try_new(&config, expect_parses)?;
             tracing::info!(relations = ?stage.relation_names(), "perturb");
             Ok(Arc::new(stage))
         })

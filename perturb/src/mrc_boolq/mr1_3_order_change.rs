@@ -7,10 +7,11 @@
 //! `" after "`. We follow **the paper**: the first occurrence of either word, matched as a whole
 //! word, case-insensitively, with the original capitalisation kept ("Before" → "After").
 
-use metamorph_data::{Case, Edit, Example, Expectation, Precondition, Result, Task};
+use metamorph_data::{Case, Edit, Expectation, Precondition, Result, Task};
 
 use super::FAMILY;
-use crate::{case_id, MetamorphicRelation};
+use crate::edit::match_case;
+use crate::{case_id, MetamorphicRelation, Source};
 
 /// MT4MRC MR1-3 (see the module docs).
 #[derive(Clone, Copy, Debug, Default)]
@@ -31,7 +32,8 @@ impl MetamorphicRelation for OrderChange {
         &[Task::BoolQ]
     }
 
-    fn follow_ups(&self, source: &Example) -> Result<Vec<Case>> {
+    fn follow_ups(&self, source: &Source<'_>) -> Result<Vec<Case>> {
+        let source = source.example;
         let Some(question) = source.question.as_deref() else {
             return Ok(Vec::new());
         };
@@ -114,24 +116,10 @@ fn first_order_word(text: &str) -> Option<Swap> {
     })
 }
 
-/// `word` written with the capitalisation pattern of `model` (lower, Title or UPPER).
-fn match_case(model: &str, word: &str) -> String {
-    if model.chars().all(|c| c.is_uppercase()) {
-        word.to_uppercase()
-    } else if model.chars().next().is_some_and(char::is_uppercase) {
-        let mut chars = word.chars();
-        chars
-            .next()
-            .map(|c| c.to_uppercase().chain(chars).collect())
-            .unwrap_or_default()
-    } else {
-        word.to_string()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use metamorph_data::Example;
 
     fn boolq(question: &str) -> Example {
         let mut ex = Example::new("q1", Task::BoolQ);
@@ -142,7 +130,9 @@ mod tests {
     }
 
     fn followup_question(question: &str) -> Option<String> {
-        let cases = OrderChange.follow_ups(&boolq(question)).unwrap();
+        let cases = OrderChange
+            .follow_ups(&Source::unparsed(&boolq(question)))
+            .unwrap();
         assert!(cases.len() <= 1);
         cases
             .into_iter()
@@ -191,7 +181,7 @@ mod tests {
     #[test]
     fn case_fields_are_complete_and_valid() {
         let case = OrderChange
-            .follow_ups(&boolq("was rome founded before athens"))
+            .follow_ups(&Source::unparsed(&boolq("was rome founded before athens")))
             .unwrap()
             .remove(0);
         case.validate().unwrap();
@@ -221,7 +211,7 @@ mod tests {
     #[test]
     fn non_ascii_questions_keep_offsets_in_characters() {
         let case = OrderChange
-            .follow_ups(&boolq("was müller born before 1900"))
+            .follow_ups(&Source::unparsed(&boolq("was müller born before 1900")))
             .unwrap()
             .remove(0);
         assert_eq!(case.edits[0].start, 16);
