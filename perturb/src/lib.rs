@@ -21,9 +21,11 @@ mod resources;
 mod source;
 mod stage;
 pub mod syntax;
+#[cfg(test)]
+mod testing;
 
 pub use resources::Resources;
-pub use source::Source;
+pub use source::{parse_examples, Source};
 pub use stage::{PerturbConfig, PerturbStage, RelationCounts};
 
 use metamorph_data::{fnv1a, Case, Result, Task};

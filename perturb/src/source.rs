@@ -37,3 +37,39 @@ impl<'a> Source<'a> {
             .find(|p| p.id == self.example.id && p.field == field && p.text == text)
     }
 }
+
+/// Parses the non-empty `fields` of each of `examples` in-process with `pipeline` (what the
+/// `parse` stage does), for library users and benchmarks that run relations without the stage.
+///
+/// # Errors
+/// [`metamorph_data::Error::Model`] naming the example and field when a text is longer than the
+/// pipeline's `max_length`.
+pub fn parse_examples(
+    pipeline: &metamorph_parse::spacy::pipeline::Pipeline,
+    examples: &[Example],
+    fields: &[&str],
+) -> metamorph_data::Result<Vec<ParsedText>> {
+    let mut keys = Vec::new();
+    let mut texts = Vec::new();
+    for example in examples {
+        for &field in fields {
+            if let Some(text) = example.field(field).filter(|t| !t.is_empty()) {
+                keys.push((example.id.as_str(), field));
+                texts.push(text);
+            }
+        }
+    }
+    let docs = pipeline.process(&texts).map_err(|e| {
+        let metamorph_parse::spacy::pipeline::TextError::TooLong { index, .. } = &e;
+        let (id, field) = keys[*index];
+        metamorph_data::Error::Model {
+            model: pipeline.name().to_string(),
+            message: format!("example `{id}`: field `{field}`: {e}"),
+        }
+    })?;
+    Ok(keys
+        .iter()
+        .zip(&docs)
+        .map(|((id, field), doc)| metamorph_parse::to_parsed_text(id, field, doc))
+        .collect())
+}
