@@ -61,7 +61,7 @@ impl AntonymousAdjective {
     }
 
     /// The antonym to substitute for adjective token `token` (in its own degree), if any.
-    fn antonym(&self, token: &Token) -> Option<String> {
+    fn antonym(&self, token: &Token, attributive: bool) -> Option<String> {
         let lower = token.text.to_lowercase();
         let lemma = match token.tag.as_str() {
             "JJ" => lower.clone(),
@@ -72,7 +72,12 @@ impl AntonymousAdjective {
             .antonyms(&lemma, Pos::Adj)
             .into_iter()
             .map(|w| w.display)
-            .filter(|w| is_single_word(w) && *w != lemma)
+            .filter(|w| {
+                is_single_word(w)
+                    && *w != lemma
+                    && !DETERMINER_LIKE.contains(&w.as_str())
+                    && !(attributive && predicative_only(&self.wordnet, w))
+            })
             .collect();
         let chosen = candidates
             .iter()
@@ -136,10 +141,15 @@ impl MetamorphicRelation for AntonymousAdjective {
         let sentence = tree.sentence_of(0);
         for i in after_subject..sentence.end {
             let token = tree.token(i);
-            if !matches!(token.tag.as_str(), "JJ" | "JJR" | "JJS") || !is_free_adjective(&tree, i) {
+            if !matches!(token.tag.as_str(), "JJ" | "JJR" | "JJS")
+                || !is_free_adjective(&tree, i, &self.wordnet)
+                || named_in_passage(example.context.as_deref(), &token.text)
+            {
                 continue;
             }
-            let Some(antonym) = self.antonym(token) else {
+            let attributive =
+                token.dep == "amod" || tree.head(i) > i && tree.token(tree.head(i)).pos == "NOUN";
+            let Some(antonym) = self.antonym(token, attributive) else {
                 continue;
             };
             let replacement = match_case(&token.text, &antonym);
@@ -207,13 +217,13 @@ pub(super) fn subject_end(tree: &Tree<'_>) -> Option<usize> {
 const DETERMINER_LIKE: &[&str] = &[
     "same", "other", "such", "own", "only", "many", "much", "few", "several", "various", "certain",
     "next", "last", "former", "latter", "whole", "entire", "main", "more", "most", "less", "least",
-    "further", "final",
+    "further", "final", "worth", "set",
 ];
 
 /// Whether token `i` is an ordinary adjective that may be swapped for another word: lower-case
 /// (not part of a title), outside named entities, not half of a hyphenated compound, not a
 /// determiner-like word.
-pub(super) fn is_free_adjective(tree: &Tree<'_>, i: usize) -> bool {
+pub(super) fn is_free_adjective(tree: &Tree<'_>, i: usize, wordnet: &WordNet) -> bool {
     let token = tree.token(i);
     let lower = token.text.to_lowercase();
     let capitalised = token.text.chars().next().is_some_and(char::is_uppercase);
@@ -225,7 +235,123 @@ pub(super) fn is_free_adjective(tree: &Tree<'_>, i: usize) -> bool {
     let compound = hyphen_before || hyphen_after;
     let word = token.text.chars().all(char::is_alphabetic);
     let named = !token.ent_type.is_empty();
-    word && !title_word && !compound && !named && !DETERMINER_LIKE.contains(&lower.as_str())
+    // The parser tags some nouns JJ ("round of 16", "the port mann bridge"); an adjective
+    // modifies a noun or completes a copula.
+    let adjectival_role = matches!(
+        token.dep.as_str(),
+        "amod"
+            | "acomp"
+            | "conj"
+            | "oprd"
+            | "attr"
+            | "advmod"
+            | "npadvmod"
+            | "ccomp"
+            | "xcomp"
+            | "ROOT"
+    );
+    word && adjectival_role
+        && !title_word
+        && !compound
+        && !named
+        && !DETERMINER_LIKE.contains(&lower.as_str())
+        && !in_wordnet_compound(tree, i, wordnet)
+        && !nominalised(tree, i)
+}
+
+/// Whether `word` appears capitalised inside a sentence of the passage ("Rotten Tomatoes",
+/// "Dirty Dancing", "Pretty Little Liars"): BoolQ questions are lower case, so a title or name
+/// they mention shows its capitals only in the Wikipedia passage, and an adjective in a name
+/// must not be swapped. Capitals at the start of the passage or of a sentence do not count.
+pub(super) fn named_in_passage(passage: Option<&str>, word: &str) -> bool {
+    let Some(passage) = passage else {
+        return false;
+    };
+    let lower = word.to_lowercase();
+    let capitalised = crate::edit::capitalize(&lower);
+    if capitalised == lower {
+        return false;
+    }
+    let is_word_char = |c: char| c.is_alphanumeric() || c == '\'';
+    let mut from = 0;
+    while let Some(pos) = passage[from..].find(&capitalised).map(|p| p + from) {
+        let end = pos + capitalised.len();
+        from = end;
+        let before = passage[..pos].chars().next_back();
+        let after = passage[end..].chars().next();
+        if before.is_some_and(is_word_char) || after.is_some_and(is_word_char) {
+            continue;
+        }
+        let previous = passage[..pos].trim_end().chars().next_back();
+        let sentence_start = match previous {
+            None => true,
+            Some(c) => matches!(c, '.' | '!' | '?' | ':' | '"' | '-' | '(' | '\u{201c}'),
+        };
+        if !sentence_start {
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether token `i` and a neighbour form a WordNet multiword term ("social security", "civil
+/// war", "high school", "toll free"): the adjective is then part of a name, not a free modifier.
+fn in_wordnet_compound(tree: &Tree<'_>, i: usize, wordnet: &WordNet) -> bool {
+    let pairs = [
+        (i.checked_sub(1), Some(i)),
+        (Some(i), (i + 1 < tree.len()).then_some(i + 1)),
+    ];
+    // The noun is also tried in its lemma ("short ribs" → short_rib), and the term may run on
+    // to a third word ("central nervous system").
+    let word = |j: usize| tree.lower(j);
+    let lemma = |j: usize| tree.token(j).lemma.to_lowercase();
+    let mut terms: Vec<String> = Vec::new();
+    for (a, b) in pairs.into_iter().filter_map(|p| Some((p.0?, p.1?))) {
+        for sep in ["_", "-"] {
+            terms.push(format!("{}{sep}{}", word(a), word(b)));
+            terms.push(format!("{}{sep}{}", word(a), lemma(b)));
+        }
+    }
+    if i + 2 < tree.len() {
+        terms.push(format!("{}_{}_{}", word(i), word(i + 1), lemma(i + 2)));
+    }
+    if i >= 1 && i + 1 < tree.len() {
+        terms.push(format!("{}_{}_{}", word(i - 1), word(i), lemma(i + 1)));
+    }
+    terms.iter().any(|term| {
+        [Pos::Noun, Pos::Adj]
+            .iter()
+            .any(|&pos| !wordnet.index_entry(term, pos).is_empty())
+    })
+}
+
+/// Whether the adjective `i` heads a noun phrase of its own after "the" ("the dead", "the
+/// walking dead", "the bold and the beautiful"): mostly a title or a group of people, where an
+/// antonym or synonym does not keep the reference.
+fn nominalised(tree: &Tree<'_>, i: usize) -> bool {
+    if tree.token(i).tag != "JJ" {
+        return false;
+    }
+    let the_before = (1..=2).any(|d| {
+        i.checked_sub(d).is_some_and(|j| {
+            tree.lower(j) == "the"
+                && (j + 1..i).all(|k| matches!(tree.token(k).tag.as_str(), "VBG" | "JJ"))
+        })
+    });
+    let noun_after = i + 1 < tree.len()
+        && (matches!(tree.token(i + 1).pos.as_str(), "NOUN" | "PROPN" | "NUM")
+            || tree.token(i + 1).dep == "amod");
+    the_before && !noun_after
+}
+
+/// Whether WordNet marks the adjective `word` as predicative only ("alive(p)", "asleep(p)"),
+/// so it cannot stand before a noun ("an alive ball").
+fn predicative_only(wordnet: &WordNet, word: &str) -> bool {
+    wordnet.synsets(word, Pos::Adj).iter().any(|synset| {
+        synset
+            .lemmas()
+            .any(|l| l.name() == word && l.syntactic_marker() == Some("(p)"))
+    })
 }
 
 /// The replacement that keeps an indefinite article right before token `i` in agreement with
@@ -359,6 +485,43 @@ mod tests {
         assert_eq!(
             followups("is the old bridge a common sight in paris"),
             vec!["is the old bridge an uncommon sight in paris"]
+        );
+    }
+
+    #[test]
+    fn adjectives_in_names_and_terms_stay() {
+        // A WordNet term ("civil war"), a lower-cased title the passage capitalises, and a
+        // nominalised adjective ("the walking dead").
+        assert!(followups("was the 13th amendment after the civil war").is_empty());
+        let (example, parses) = boolq(
+            "was she like the wind in dirty dancing",
+            "The film Dirty Dancing came out in 1987.",
+        );
+        assert!(relation()
+            .follow_ups(&Source::new(&example, &parses))
+            .unwrap()
+            .is_empty());
+        assert!(followups("is z nation a spinoff of the walking dead").is_empty());
+        assert!(named_in_passage(
+            Some("A film by Dirty Dancing Inc."),
+            "dirty"
+        ));
+        assert!(!named_in_passage(
+            Some("Dirty water. It is dirty."),
+            "dirty"
+        ));
+    }
+
+    #[test]
+    fn predicative_only_antonyms_do_not_go_before_a_noun() {
+        // "dead" → "alive" would give "an alive ball"; WordNet marks "alive" predicative.
+        assert!(predicative_only(&resources().wordnet().unwrap(), "alive"));
+        for q in followups("is a walk in baseball a dead ball") {
+            assert!(!q.contains("alive"), "{q}");
+        }
+        assert_eq!(
+            followups("is scar alive in the lion king 2"),
+            vec!["is scar dead in the lion king 2"]
         );
     }
 

@@ -22,8 +22,12 @@
 //!   predicate ("is the eiffel tower in paris"); we refuse exactly that case, a phrase attached
 //!   to a root *be* with no other complement (no attr, acomp or expletive "there"), and keep
 //!   "is there a ferry to ireland in winter" or "is it legal to drive in france". Verbs whose
-//!   phrase is an argument rather than an adverbial ("based on", "located in", "rely on") keep
-//!   theirs.
+//!   phrase is usually an argument rather than an adverbial ("based on", "located in", "rely
+//!   on", motion verbs: "go on the parkway", "travel at the speed of light", "get in trouble")
+//!   keep theirs, as do phrases with a pronoun object ("in it": a fronted pronoun would point
+//!   forward), and a phrase is not moved when the question left behind would end on a
+//!   preposition, determiner, conjunction or a form of *be*/*have* ("does the girl die in
+//!   [brain on fire]", "do matches have to be [in order]").
 //! * Capitalisation follows the question's own style: BoolQ questions are lower case and stay
 //!   so; a capitalised first word is lower-cased when it moves inside the question, unless it is
 //!   a proper noun or "I", and the new first word is capitalised. Final "?" or "." stays final.
@@ -80,6 +84,12 @@ const ARGUMENT_TAKING: &[&str] = &[
     "include",
 ];
 
+/// Motion and change-of-place verbs whose first complement is a goal or place argument ("can
+/// trucks go [on the parkway]", "do radio waves travel [at the speed of light]", "can you get
+/// [in trouble]"); after an object or another complement, a phrase is an adverbial again ("can
+/// you move the pawn backwards [in chess]").
+const MOTION: &[&str] = &["go", "get", "come", "travel", "move", "break", "fall"];
+
 /// Entity types whose in/at/on phrase is read as a place or time of the whole question.
 const SCENE_ENTITIES: &[&str] = &["GPE", "LOC", "FAC", "DATE", "TIME"];
 
@@ -116,7 +126,8 @@ impl MetamorphicRelation for AdverbialClauseMovement {
         if tree.is_empty() || tree.sentences().count() != 1 {
             return Ok(Vec::new());
         }
-        let moved = front_to_tail(&tree).or_else(|| tail_to_front(&tree));
+        let moved =
+            front_to_tail(&tree).or_else(|| tail_to_front(&tree, example.context.as_deref()));
         let Some(replacements) = moved else {
             return Ok(Vec::new());
         };
@@ -183,7 +194,7 @@ fn has_object(tree: &Tree<'_>, p: usize) -> bool {
 }
 
 /// Whether `h` (a `prep` or `advcl` token) is an adverbial of the clause that may move.
-fn movable(tree: &Tree<'_>, h: usize, root: usize) -> bool {
+fn movable(tree: &Tree<'_>, h: usize, root: usize, after_subject: usize) -> bool {
     let token = tree.token(h);
     let opener = tree.lower(tree.subtree(h).start);
     if !OPENERS.contains(&opener.as_str()) {
@@ -196,14 +207,45 @@ fn movable(tree: &Tree<'_>, h: usize, root: usize) -> bool {
             if !has_object(tree, h) || tree.subtree(h).start != h {
                 return false;
             }
+            // "in it", "in them": a fronted pronoun would point forward to its antecedent.
+            if tree
+                .children(h)
+                .any(|c| tree.token(c).dep == "pobj" && tree.token(c).pos == "PRON")
+            {
+                return false;
+            }
             if matches!(head_token.pos.as_str(), "VERB" | "AUX") {
-                if ARGUMENT_TAKING.contains(&head_token.lemma.to_lowercase().as_str()) {
+                let lemma = head_token.lemma.to_lowercase();
+                if ARGUMENT_TAKING.contains(&lemma.as_str()) {
+                    return false;
+                }
+                let complement_before = tree.children(head).any(|c| {
+                    c > head
+                        && c < h
+                        && matches!(
+                            tree.token(c).dep.as_str(),
+                            "dobj"
+                                | "prt"
+                                | "prep"
+                                | "advmod"
+                                | "xcomp"
+                                | "ccomp"
+                                | "npadvmod"
+                                | "attr"
+                                | "acomp"
+                                | "dative"
+                        )
+                });
+                if MOTION.contains(&lemma.as_str()) && !complement_before {
                     return false;
                 }
                 if head == root && head_token.lemma == "be" {
                     // The phrase is the predicate unless the root has another complement.
                     return tree.children(root).any(|c| {
-                        c != h && matches!(tree.token(c).dep.as_str(), "attr" | "acomp" | "expl")
+                        c != h
+                            && (tree.token(c).dep == "expl"
+                                || matches!(tree.token(c).dep.as_str(), "attr" | "acomp")
+                                    && tree.subtree(c).start >= after_subject)
                     });
                 }
                 return true;
@@ -247,15 +289,50 @@ fn in_main_clause(tree: &Tree<'_>, h: usize, root: usize) -> bool {
     false
 }
 
+/// Whether a question whose last word is token `last` can end there: not on a preposition,
+/// determiner, conjunction, infinitival "to" or a form of *be*/*have*, which would have needed
+/// the moved phrase ("does the girl die in [brain on fire]", "do matches have to be [in order]").
+fn complete_without(tree: &Tree<'_>, last: usize) -> bool {
+    let token = tree.token(last);
+    let dangling_pos = matches!(
+        token.pos.as_str(),
+        "ADP" | "DET" | "CCONJ" | "SCONJ" | "PART" | "AUX"
+    );
+    let copula = matches!(token.lemma.as_str(), "be" | "have");
+    // A verb particle ends a question well: "did it come out", "do stingers fall out".
+    (token.dep == "prt" || !dangling_pos) && !copula
+}
+
+/// Whether the passage writes `last` (the word before the phrase) and the phrase as one
+/// capitalised name ("Man on Fire", "Brain on Fire"): the phrase is then the end of a title the
+/// lower-case question mentions, not an adverbial.
+fn splits_a_title(passage: Option<&str>, last: &str, phrase: &str) -> bool {
+    let Some(passage) = passage else {
+        return false;
+    };
+    let needle = format!("{last} {phrase}").to_lowercase();
+    let lower = passage.to_lowercase();
+    // Byte offsets agree between the passage and its lower-cased form only for ASCII text.
+    if lower.len() != passage.len() {
+        return false;
+    }
+    lower.match_indices(&needle).any(|(pos, _)| {
+        passage[pos..]
+            .chars()
+            .next()
+            .is_some_and(char::is_uppercase)
+    })
+}
+
 /// Tail → front: the last (innermost) movable adverbial of the main clause that ends the
 /// question, after the subject, as the script takes the last candidate token.
-fn tail_to_front(tree: &Tree<'_>) -> Option<Vec<Replacement>> {
+fn tail_to_front(tree: &Tree<'_>, passage: Option<&str>) -> Option<Vec<Replacement>> {
     let root = tree.root(0..tree.len())?;
     let after_subject = subject_end(tree)?;
     let end = content_end(tree);
     let start = (after_subject..end)
         .filter(|&h| tree.subtree(h).end == end && tree.subtree(h).start >= after_subject)
-        .filter(|&h| movable(tree, h, root) && in_main_clause(tree, h, root))
+        .filter(|&h| movable(tree, h, root, after_subject) && in_main_clause(tree, h, root))
         .map(|h| tree.subtree(h).start)
         .max()?;
     // The question left behind must keep its verb; a comma before the phrase goes with it.
@@ -263,10 +340,13 @@ fn tail_to_front(tree: &Tree<'_>) -> Option<Vec<Replacement>> {
     if rest_end > 0 && tree.token(rest_end - 1).text == "," {
         rest_end -= 1;
     }
-    if rest_end < 2 {
+    if rest_end < 2 || !complete_without(tree, rest_end - 1) {
         return None;
     }
     let phrase = tree.text(start..end);
+    if splits_a_title(passage, &tree.text(rest_end - 1..rest_end), &phrase) {
+        return None;
+    }
     let rest_end_char = tree.char_span(0..rest_end).1;
     let phrase_end_char = tree.char_span(start..end).1;
     let capitalised = capitalised_style(tree);
@@ -300,7 +380,7 @@ fn front_to_tail(tree: &Tree<'_>) -> Option<Vec<Replacement>> {
         .filter(|&h| tree.subtree(h).start == 0 && h != root)
         .filter(|&h| matches!(tree.token(h).dep.as_str(), "prep" | "advcl"))
         .filter(|&h| tree.head(h) == root)
-        .find(|&h| movable(tree, h, root))?;
+        .find(|&h| movable(tree, h, root, subject_end(tree).unwrap_or(0)))?;
     let phrase_end = tree.subtree(head).end;
     let mut rest_start = phrase_end;
     if rest_start < end && tree.token(rest_start).text == "," {
@@ -342,7 +422,11 @@ mod tests {
     use crate::testing::boolq;
 
     fn followup(question: &str) -> Option<String> {
-        let (example, parses) = boolq(question, "Some passage.");
+        followup_with_passage(question, "Some passage.")
+    }
+
+    fn followup_with_passage(question: &str, passage: &str) -> Option<String> {
+        let (example, parses) = boolq(question, passage);
         let cases = AdverbialClauseMovement
             .follow_ups(&Source::new(&example, &parses))
             .unwrap();
@@ -418,5 +502,37 @@ mod tests {
         assert_eq!(followup("is the house in the picture real"), None);
         assert_eq!(followup("is the movie based on a true story"), None);
         assert_eq!(followup("no adverbial here"), None);
+    }
+
+    #[test]
+    fn arguments_pronouns_and_dangling_words_keep_the_phrase() {
+        // A motion verb's first complement is its goal ...
+        assert_eq!(followup("can trucks go on the taconic state parkway"), None);
+        // ... but after an object the phrase is an adverbial.
+        assert_eq!(
+            followup("can you move the pawn backwards in chess").as_deref(),
+            Some("in chess, can you move the pawn backwards")
+        );
+        assert_eq!(followup("does dark brown sugar have molasses in it"), None);
+        assert_eq!(followup("do powerball matches have to be in order"), None);
+        // A particle may end the question.
+        assert_eq!(
+            followup("did star wars episode 3 come out on vhs").as_deref(),
+            Some("on vhs, did star wars episode 3 come out")
+        );
+    }
+
+    #[test]
+    fn titles_in_the_passage_are_not_split() {
+        let passage = "Brain on Fire is a 2016 film. The girl recovers.";
+        assert_eq!(
+            followup_with_passage("does the girl die in brain on fire", passage),
+            None
+        );
+        assert_eq!(
+            followup_with_passage("does the girl die in brain on fire", "Some passage.").as_deref(),
+            Some("on fire, does the girl die in brain"),
+            "without the passage's capitals the parse alone cannot tell"
+        );
     }
 }
