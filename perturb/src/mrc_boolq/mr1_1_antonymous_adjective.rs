@@ -18,7 +18,8 @@
 //!   so "common" gives "individual" before "uncommon". We take the candidates in the same
 //!   order ([`WordNet::antonyms`]) but prefer one that is the word with a negative prefix
 //!   ("uncommon", "illegal", "dishonest"), which keeps the sense of the question's word; otherwise
-//!   the first candidate ("true" → "false", "big" → "small").
+//!   the first candidate that SemCor attests at all ("true" → "false", "big" → "small"; not
+//!   "federal" → "unitary", an opposite of another sense than the question's).
 //! * The script substitutes WordNet's raw names (`well_known`); we substitute the display form
 //!   and skip multiword antonyms altogether (an adjective slot takes one word).
 //! * Comparatives and superlatives (JJR/JJS) are looked up by their lemma and the antonym is
@@ -46,6 +47,8 @@ const NAME: &str = "MR1-1";
 pub struct AntonymousAdjective {
     wordnet: std::sync::Arc<WordNet>,
     inflections: std::sync::Arc<Inflections>,
+    /// Each lemma's SemCor tag count over its adjective senses.
+    adjective_totals: std::collections::HashMap<String, u32>,
 }
 
 impl AntonymousAdjective {
@@ -54,9 +57,18 @@ impl AntonymousAdjective {
     /// # Errors
     /// When WordNet or the inflection tables cannot be loaded.
     pub fn new(resources: &Resources) -> Result<Self> {
+        let wordnet = resources.wordnet()?;
+        let (counts, _) = super::mr2_1_synonymous_adjective::adjective_tag_counts(
+            &wordnet.dir().join("index.sense"),
+        )?;
+        let mut adjective_totals = std::collections::HashMap::new();
+        for ((lemma, _), count) in counts {
+            *adjective_totals.entry(lemma).or_default() += count;
+        }
         Ok(AntonymousAdjective {
-            wordnet: resources.wordnet()?,
+            wordnet,
             inflections: resources.inflections()?,
+            adjective_totals,
         })
     }
 
@@ -77,6 +89,10 @@ impl AntonymousAdjective {
                     && *w != lemma
                     && !DETERMINER_LIKE.contains(&w.as_str())
                     && !(attributive && predicative_only(&self.wordnet, w))
+                    // Other antonyms must be attested in SemCor: rare opposites are mostly of
+                    // another sense ("federal" → "unitary").
+                    && (is_negative_prefixed(w, &lemma)
+                        || self.adjective_totals.get(w.as_str()).is_some_and(|&n| n > 0))
             })
             .collect();
         let chosen = candidates
