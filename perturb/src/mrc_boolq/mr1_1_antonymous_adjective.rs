@@ -218,6 +218,11 @@ pub(super) fn subject_end(tree: &Tree<'_>) -> Option<usize> {
             (tree.token(root).lemma == "be" && root == 0 && tree.subtree(attr).start == 1)
                 .then_some(attr)
         })?;
+    // A subject tagged as an adjective ("is [outcome] variable the same as …") is a misparse
+    // whose adjectives cannot be trusted either.
+    if tree.token(subject).pos == "ADJ" {
+        return None;
+    }
     let subtree = tree.subtree(subject);
     let postnominal = (subject + 1..subtree.end).find(|&i| {
         tree.head(i) == subject
@@ -310,8 +315,9 @@ pub(super) fn named_in_passage(passage: Option<&str>, word: &str) -> bool {
     false
 }
 
-/// Whether token `i` and a neighbour form a WordNet multiword term ("social security", "civil
-/// war", "high school", "toll free"): the adjective is then part of a name, not a free modifier.
+/// Whether token `i` and a neighbour form a WordNet multiword or compound term ("social
+/// security", "civil war", "high school", "toll free", "fresh water" as "freshwater"): the
+/// adjective is then part of a name, not a free modifier.
 fn in_wordnet_compound(tree: &Tree<'_>, i: usize, wordnet: &WordNet) -> bool {
     let pairs = [
         (i.checked_sub(1), Some(i)),
@@ -322,8 +328,20 @@ fn in_wordnet_compound(tree: &Tree<'_>, i: usize, wordnet: &WordNet) -> bool {
     let word = |j: usize| tree.lower(j);
     let lemma = |j: usize| tree.token(j).lemma.to_lowercase();
     let mut terms: Vec<String> = Vec::new();
+    // Only content words make a term with the adjective ("a real" is not the adjective
+    // "areal"); the closed-up spelling only for adjective + noun ("fresh water", "freshwater").
+    let content = |j: usize| {
+        matches!(
+            tree.token(j).pos.as_str(),
+            "NOUN" | "PROPN" | "ADJ" | "VERB" | "ADV" | "NUM"
+        )
+    };
     for (a, b) in pairs.into_iter().filter_map(|p| Some((p.0?, p.1?))) {
-        for sep in ["_", "-"] {
+        if !content(a) || !content(b) {
+            continue;
+        }
+        let separators: &[&str] = if a == i { &["_", "-", ""] } else { &["_", "-"] };
+        for sep in separators {
             terms.push(format!("{}{sep}{}", word(a), word(b)));
             terms.push(format!("{}{sep}{}", word(a), lemma(b)));
         }
