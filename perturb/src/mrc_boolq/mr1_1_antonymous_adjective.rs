@@ -47,8 +47,8 @@ const NAME: &str = "MR1-1";
 pub struct AntonymousAdjective {
     wordnet: std::sync::Arc<WordNet>,
     inflections: std::sync::Arc<Inflections>,
-    /// Each lemma's SemCor tag count over its adjective senses.
-    adjective_totals: std::collections::HashMap<String, u32>,
+    /// SemCor tag counts, to prefer attested antonyms.
+    senses: std::sync::Arc<super::mr2_1_synonymous_adjective::SenseCounts>,
 }
 
 impl AntonymousAdjective {
@@ -58,17 +58,11 @@ impl AntonymousAdjective {
     /// When WordNet or the inflection tables cannot be loaded.
     pub fn new(resources: &Resources) -> Result<Self> {
         let wordnet = resources.wordnet()?;
-        let (counts, _) = super::mr2_1_synonymous_adjective::adjective_tag_counts(
-            &wordnet.dir().join("index.sense"),
-        )?;
-        let mut adjective_totals = std::collections::HashMap::new();
-        for ((lemma, _), count) in counts {
-            *adjective_totals.entry(lemma).or_default() += count;
-        }
+        let senses = super::mr2_1_synonymous_adjective::SenseCounts::shared(&wordnet)?;
         Ok(AntonymousAdjective {
             wordnet,
             inflections: resources.inflections()?,
-            adjective_totals,
+            senses,
         })
     }
 
@@ -92,7 +86,7 @@ impl AntonymousAdjective {
                     // Other antonyms must be attested in SemCor: rare opposites are mostly of
                     // another sense ("federal" → "unitary").
                     && (is_negative_prefixed(w, &lemma)
-                        || self.adjective_totals.get(w.as_str()).is_some_and(|&n| n > 0))
+                        || self.senses.adjective_total(w) > 0)
             })
             .collect();
         let chosen = candidates

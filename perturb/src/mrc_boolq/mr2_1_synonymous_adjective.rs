@@ -31,8 +31,8 @@
 //! * An indefinite article before a replaced adjective is adjusted to the synonym.
 
 use std::collections::HashMap;
-use std::path::Path;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use metamorph_data::{Case, Expectation, Result, Task};
 
@@ -52,13 +52,7 @@ pub const MAX_CASES: usize = 3;
 #[derive(Debug)]
 pub struct SynonymousAdjective {
     wordnet: Arc<WordNet>,
-    /// SemCor tag counts of adjective senses, (lemma, synset offset) → count, from WordNet's
-    /// `index.sense`.
-    tag_counts: HashMap<(String, u32), u32>,
-    /// The sum of each lemma's adjective tag counts.
-    lemma_totals: HashMap<String, u32>,
-    /// The sum of each lemma's noun and verb tag counts.
-    noun_verb_totals: HashMap<String, u32>,
+    senses: Arc<SenseCounts>,
 }
 
 impl SynonymousAdjective {
@@ -68,18 +62,8 @@ impl SynonymousAdjective {
     /// When WordNet cannot be loaded.
     pub fn new(resources: &Resources) -> Result<Self> {
         let wordnet = resources.wordnet()?;
-        let (tag_counts, noun_verb_totals) =
-            adjective_tag_counts(&wordnet.dir().join("index.sense"))?;
-        let mut lemma_totals: HashMap<String, u32> = HashMap::new();
-        for ((lemma, _), count) in &tag_counts {
-            *lemma_totals.entry(lemma.clone()).or_default() += count;
-        }
-        Ok(SynonymousAdjective {
-            wordnet,
-            tag_counts,
-            lemma_totals,
-            noun_verb_totals,
-        })
+        let senses = SenseCounts::shared(&wordnet)?;
+        Ok(SynonymousAdjective { wordnet, senses })
     }
 
     /// The synonym to substitute for the adjective `word` (lower case), if one shares its
@@ -107,8 +91,7 @@ impl SynonymousAdjective {
                     // Mostly read in this sense, and mostly read as an adjective ("individual"
                     // for "single" would read as a noun: "an individual player").
                     self.dominant(name, synset.offset())
-                        && self.noun_verb_totals.get(*name).copied().unwrap_or(0)
-                            <= self.lemma_totals.get(*name).copied().unwrap_or(0)
+                        && self.senses.noun_verb_total(name) <= self.senses.adjective_total(name)
                 });
             if let Some(name) = found {
                 return Some(name.to_string());
@@ -121,15 +104,12 @@ impl SynonymousAdjective {
     /// least [`DOMINANT_SHARE_PERCENT`] of the lemma's SemCor-tagged adjective occurrences (and
     /// at least one).
     fn dominant(&self, lemma: &str, offset: u32) -> bool {
-        let here = self.tag_counts.get(&(lemma.to_string(), offset)).copied();
-        let total = self.lemma_totals.get(lemma).copied().unwrap_or(0);
-        here.is_some_and(|n| n > 0 && n * 100 >= DOMINANT_SHARE_PERCENT * total)
+        let here = self.senses.count(lemma, offset);
+        let total = self.senses.adjective_total(lemma);
+        here > 0 && here * 100 >= DOMINANT_SHARE_PERCENT * total
     }
 }
 
-/// The tag counts of adjective senses in WordNet's `index.sense` (`lemma%3:…` head adjectives
-/// and `lemma%5:…` satellites; fields: sense key, synset offset, sense number, tag count), and
-/// each lemma's total tag count as a noun or verb (`%1`, `%2`).
 /// Whether the adjective `i` and the word after it occur together in the passage ("spare
 /// ribs", "single-player", "double elimination"): a term the passage uses, whose adjective is
 /// fixed rather than free to vary.
@@ -149,35 +129,85 @@ fn term_in_passage(tree: &Tree<'_>, i: usize, passage: Option<&str>) -> bool {
     })
 }
 
-pub(super) type TagCounts = (HashMap<(String, u32), u32>, HashMap<String, u32>);
+/// SemCor tag counts from WordNet's `index.sense` (fields: sense key, synset offset, sense
+/// number, tag count): per adjective sense (`lemma%3:…` heads and `lemma%5:…` satellites), and
+/// each lemma's totals as an adjective and as a noun or verb (`%1`, `%2`). Shared by MR1-1 and
+/// MR2-1 and read once per process.
+#[derive(Debug, Default)]
+pub(super) struct SenseCounts {
+    per_sense: HashMap<(String, u32), u32>,
+    adjective_totals: HashMap<String, u32>,
+    noun_verb_totals: HashMap<String, u32>,
+}
 
-pub(super) fn adjective_tag_counts(path: &Path) -> Result<TagCounts> {
-    let text = std::fs::read_to_string(path).map_err(|e| metamorph_data::Error::Io {
-        path: path.to_path_buf(),
-        source: e,
-    })?;
-    let mut counts = HashMap::new();
-    let mut other: HashMap<String, u32> = HashMap::new();
-    for line in text.lines() {
-        let mut fields = line.split(' ');
-        let (Some(key), Some(offset), Some(_), Some(count)) =
-            (fields.next(), fields.next(), fields.next(), fields.next())
-        else {
-            continue;
-        };
-        let Some((lemma, rest)) = key.split_once('%') else {
-            continue;
-        };
-        let (Ok(offset), Ok(count)) = (offset.parse::<u32>(), count.parse::<u32>()) else {
-            continue;
-        };
-        if rest.starts_with('3') || rest.starts_with('5') {
-            counts.insert((lemma.to_string(), offset), count);
-        } else if rest.starts_with('1') || rest.starts_with('2') {
-            *other.entry(lemma.to_string()).or_default() += count;
+impl SenseCounts {
+    /// The counts of `wordnet`'s `index.sense`, read on first use.
+    pub(super) fn shared(wordnet: &WordNet) -> Result<Arc<SenseCounts>> {
+        static CACHE: Mutex<Option<(PathBuf, Arc<SenseCounts>)>> = Mutex::new(None);
+        let path = wordnet.dir().join("index.sense");
+        let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((cached, counts)) = cache.as_ref() {
+            if *cached == path {
+                return Ok(Arc::clone(counts));
+            }
         }
+        let counts = Arc::new(SenseCounts::read(&path)?);
+        *cache = Some((path, Arc::clone(&counts)));
+        Ok(counts)
     }
-    Ok((counts, other))
+
+    fn read(path: &Path) -> Result<SenseCounts> {
+        let text = std::fs::read_to_string(path).map_err(|e| metamorph_data::Error::Io {
+            path: path.to_path_buf(),
+            source: e,
+        })?;
+        let mut counts = SenseCounts::default();
+        for line in text.lines() {
+            let mut fields = line.split(' ');
+            let (Some(key), Some(offset), Some(_), Some(count)) =
+                (fields.next(), fields.next(), fields.next(), fields.next())
+            else {
+                continue;
+            };
+            let Some((lemma, rest)) = key.split_once('%') else {
+                continue;
+            };
+            let (Ok(offset), Ok(count)) = (offset.parse::<u32>(), count.parse::<u32>()) else {
+                continue;
+            };
+            if rest.starts_with('3') || rest.starts_with('5') {
+                counts.per_sense.insert((lemma.to_string(), offset), count);
+                *counts
+                    .adjective_totals
+                    .entry(lemma.to_string())
+                    .or_default() += count;
+            } else if rest.starts_with('1') || rest.starts_with('2') {
+                *counts
+                    .noun_verb_totals
+                    .entry(lemma.to_string())
+                    .or_default() += count;
+            }
+        }
+        Ok(counts)
+    }
+
+    /// The tag count of `lemma` in the adjective synset at `offset`.
+    pub(super) fn count(&self, lemma: &str, offset: u32) -> u32 {
+        self.per_sense
+            .get(&(lemma.to_string(), offset))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// The tag count of `lemma` over its adjective senses.
+    pub(super) fn adjective_total(&self, lemma: &str) -> u32 {
+        self.adjective_totals.get(lemma).copied().unwrap_or(0)
+    }
+
+    /// The tag count of `lemma` over its noun and verb senses.
+    pub(super) fn noun_verb_total(&self, lemma: &str) -> u32 {
+        self.noun_verb_totals.get(lemma).copied().unwrap_or(0)
+    }
 }
 
 /// Colour adjectives: their WordNet synonyms are shades ("red" → "reddish", "blue" → "bluish"),
