@@ -495,6 +495,16 @@ mod tests {
     }
 
     #[test]
+    fn capitals_and_punctuation_are_kept() {
+        assert_eq!(
+            followups("Is it legal to drive at 16?"),
+            vec!["Is it illegal to drive at 16?"]
+        );
+        // A capitalised adjective inside the question is taken for part of a title.
+        assert!(followups("is the Good Wife on netflix").is_empty());
+    }
+
+    #[test]
     fn degree_forms_are_inflected() {
         assert_eq!(
             followups("is russia bigger than canada"),

@@ -386,6 +386,17 @@ mod tests {
     }
 
     #[test]
+    fn one_case_per_adjective_in_question_order() {
+        assert_eq!(
+            followups("is a big garden a minimum requirement for a family"),
+            vec![
+                "is a large garden a minimum requirement for a family",
+                "is a big garden a minimal requirement for a family",
+            ]
+        );
+    }
+
+    #[test]
     fn names_and_determiner_like_words_are_left_alone() {
         assert!(followups("is the Good Wife on netflix").is_empty());
         assert!(followups("are the other players the same").is_empty());

@@ -312,14 +312,15 @@ fn splits_a_title(passage: Option<&str>, last: &str, phrase: &str) -> bool {
     };
     let needle = format!("{last} {phrase}").to_lowercase();
     let lower = passage.to_lowercase();
-    // Byte offsets agree between the passage and its lower-cased form only for ASCII text.
+    // Offsets into the lower-cased passage are used on the passage itself: only sound when
+    // lower-casing kept the length (`get` guards a boundary that moved anyway).
     if lower.len() != passage.len() {
         return false;
     }
     lower.match_indices(&needle).any(|(pos, _)| {
-        passage[pos..]
-            .chars()
-            .next()
+        passage
+            .get(pos..)
+            .and_then(|rest| rest.chars().next())
             .is_some_and(char::is_uppercase)
     })
 }
