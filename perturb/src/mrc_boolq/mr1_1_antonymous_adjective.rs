@@ -25,9 +25,17 @@
 //! * Comparatives and superlatives (JJR/JJS) are looked up by their lemma and the antonym is
 //!   inflected to the same degree ("bigger" → "smaller", "best" → "worst"); the script looks up
 //!   the inflected form and substitutes a bare antonym ("bigger" → "small").
-//! * Words that only look like free adjectives are skipped: parts of a named entity or a
-//!   capitalised title ("the Good Wife"), halves of a hyphenated compound, and determiner-like
-//!   adjectives whose antonym does not fit the slot ("the same" → "the different").
+//! * Words that only look like free adjectives are skipped (the script has no such checks; the
+//!   authors repaired follow-ups by hand): parts of a named entity or a capitalised title ("the
+//!   Good Wife"); lower-cased titles the passage writes with a capital mid-sentence ("dirty
+//!   dancing"); halves of a hyphenated compound or of a WordNet term ("social security", "civil
+//!   war", "high school"); nominalised adjectives after "the" ("the walking dead");
+//!   determiner-like adjectives whose antonym does not fit the slot ("the same" → "the
+//!   different"); and tokens in a noun's role that the tagger calls JJ. Antonyms WordNet marks
+//!   predicative-only are not put before a noun ("a dead ball" → not "an alive ball").
+//! * The subject is found as the script does, with two repairs for the small parser's questions
+//!   (see [`subject_end`]); a subject tagged as an adjective marks a misparse and the question
+//!   is skipped.
 //! * An indefinite article right before the replaced adjective is adjusted in the same edit set
 //!   ("an honest man" → "a dishonest man", "a legal act" → "an illegal act").
 
@@ -509,6 +517,10 @@ mod tests {
         assert_eq!(
             followups("is russia bigger than canada"),
             vec!["is russia smaller than canada"]
+        );
+        assert_eq!(
+            followups("is it the best option for a family"),
+            vec!["is it the worst option for a family"]
         );
         assert_eq!(
             followups("is an elephant bigger than a mouse"),
