@@ -17,6 +17,7 @@
 pub mod edit;
 pub mod lexicon;
 pub mod mrc_boolq;
+pub mod preview;
 mod resources;
 mod source;
 mod stage;
