@@ -276,6 +276,22 @@ const NO_PASSIVE: &[&str] = &[
     "mark",
     "star",
     "compose",
+    "depart",
+    "vest",
+    "deprive",
+    "rob",
+    "accuse",
+    "convict",
+    "inform",
+    "remind",
+    "rid",
+    "relieve",
+    "strip",
+    "cure",
+    "warn",
+    "notify",
+    "assure",
+    "suspect",
     "constitute",
     "represent",
     "account",
@@ -498,7 +514,9 @@ impl VoiceChange {
         // segmenter split (it or its predecessor lacks final punctuation), is left alone.
         if tree.token(sentence.end - 1).text == "?"
             || !ends_sentence(tree, sentence.clone())
-            || (sentence.start > 0 && !ends_sentence(tree, tree.sentence_of(sentence.start - 1)))
+            || (sentence.start > 0
+                && tree.token(sentence.start - 1).text != "--"
+                && !ends_sentence(tree, tree.sentence_of(sentence.start - 1)))
         {
             return None;
         }
@@ -518,6 +536,9 @@ impl VoiceChange {
                 return None;
             }
         }
+        if self.hidden_coordinated_verb(tree, &sentence) {
+            return None;
+        }
         let has = |dep: &str| children.iter().any(|&c| tree.token(c).dep == dep);
         let replacement = if verb.tag == "VBN" && has("auxpass") {
             self.passive_to_active(tree, sentence, root, &children)
@@ -530,6 +551,29 @@ impl VoiceChange {
             Some(dash) if tree.token(dash).start as usize >= replacement.start => None,
             _ => Some(replacement),
         }
+    }
+
+    /// Whether the sentence has a second predicate the parser read as a noun: `…, and stars
+    /// Mike Myers` (a finite verb form right after `and`, followed by an object-like word),
+    /// which would silently take the new subject.
+    fn hidden_coordinated_verb(&self, tree: &Tree<'_>, sentence: &Range<usize>) -> bool {
+        (sentence.start + 1..sentence.end.saturating_sub(1)).any(|i| {
+            let token = tree.token(i);
+            let next = tree.token(i + 1);
+            tree.token(i - 1).lower() == "and"
+                && matches!(token.tag.as_str(), "NN" | "NNS")
+                && matches!(next.tag.as_str(), "DT" | "NNP" | "NNPS" | "PRP$" | "CD")
+                && self
+                    .inflections
+                    .lemma(&token.lower(), "VERB")
+                    .is_some_and(|lemma| {
+                        ["VBZ", "VBD"].iter().any(|tag| {
+                            self.inflections
+                                .inflect(&lemma, tag)
+                                .is_some_and(|f| f.eq_ignore_ascii_case(&token.text))
+                        })
+                    })
+        })
     }
 
     /// Whether root child `c` is a subject-less participle clause (`After buying X, he …`,
@@ -581,6 +625,15 @@ impl VoiceChange {
             return None;
         }
         if subject.lower() == "it" && children.iter().any(|&c| tree.token(c).dep == "advcl") {
+            return None;
+        }
+        // `No man has ever achieved X` ↛ `X has ever been achieved by no man`.
+        if subj_range.clone().any(|i| {
+            matches!(
+                tree.token(i).lower().as_str(),
+                "no" | "none" | "nobody" | "nothing" | "neither" | "nor" | "few" | "little"
+            )
+        }) {
             return None;
         }
         // The object: a noun phrase or personal pronoun whose number is clear.
@@ -904,12 +957,16 @@ impl VoiceChange {
         {
             return None;
         }
-        // `J.J. Watt eleventh | overall`: a modifier after the head that ends the phrase is a
-        // sign the parser cut a phrase of the verb in two.
+        // A modifier after the head that ends the phrase, or a common-noun head inside a
+        // person's name (`J.J. Watt eleventh | overall`), is a sign the parser cut a phrase of
+        // the verb in two.
         if range.end - 1 > head
             && tree.head(range.end - 1) == head
             && matches!(last.pos.as_str(), "ADJ" | "ADV")
         {
+            return None;
+        }
+        if tokens[head].pos == "NOUN" && tokens[head].ent_type == "PERSON" {
             return None;
         }
         if tokens[range.clone()]
@@ -984,10 +1041,46 @@ impl VoiceChange {
         {
             return Some(false);
         }
-        if matches!(
-            token.tag.as_str(),
-            "DT" | "PDT" | "PRP" | "PRP$" | "IN" | "CC" | "WDT" | "EX"
-        ) {
+        let closed_class = matches!(
+            text.to_lowercase().as_str(),
+            "many"
+                | "most"
+                | "some"
+                | "all"
+                | "several"
+                | "few"
+                | "both"
+                | "each"
+                | "every"
+                | "other"
+                | "such"
+                | "certain"
+                | "various"
+                | "numerous"
+                | "much"
+                | "more"
+                | "only"
+                | "one"
+                | "two"
+                | "three"
+                | "four"
+                | "five"
+                | "six"
+                | "seven"
+                | "eight"
+                | "nine"
+                | "ten"
+                | "over"
+                | "about"
+                | "nearly"
+                | "almost"
+        );
+        if closed_class
+            || matches!(
+                token.tag.as_str(),
+                "DT" | "PDT" | "PRP" | "PRP$" | "IN" | "CC" | "WDT" | "EX"
+            )
+        {
             return Some(true);
         }
         let upos = match token.pos.as_str() {
@@ -999,9 +1092,14 @@ impl VoiceChange {
         match token.tag.as_str() {
             // A proper noun stays capitalised, unless it is a known common word outside any
             // name (a sentence-initial common noun the tagger took for a name).
+            // A name that is also a common word (`Queen`, `Clay`, `Urea`) is unclear.
+            "NNP" | "NNPS" if known => None,
             "NNP" | "NNPS" if !token.ent_type.is_empty() => Some(false),
-            "NNP" | "NNPS" => known.then_some(true),
+            "NNP" | "NNPS" => None,
             _ if in_name => None,
+            // A bare singular noun opening the sentence (`Officer Smith`, `Agriculture`) is as
+            // often a title or a name as a mass noun.
+            "NN" => None,
             // `Officer Nicholas Cimmino`: a title or a description? Unclear.
             _ if token.dep == "compound"
                 && matches!(tree.token(tree.head(i)).tag.as_str(), "NNP" | "NNPS") =>
@@ -1130,11 +1228,52 @@ fn ends_sentence(tree: &Tree<'_>, sentence: Range<usize>) -> bool {
 /// ends, or punctuation, a preposition, an adverb or a conjunction follows (not a stray noun
 /// or number the parser left outside the phrase, as in `the numbers | 0 through 10`).
 fn clean_boundary(tree: &Tree<'_>, sentence: &Range<usize>, end: usize) -> bool {
-    end >= sentence.end
-        || matches!(
-            tree.token(end).pos.as_str(),
-            "PUNCT" | "ADP" | "ADV" | "CCONJ" | "SCONJ" | "PART"
-        )
+    if end >= sentence.end {
+        return true;
+    }
+    // A particle-like adverb of a phrasal verb (`mixed the skeleton | together`) would be
+    // stranded after the agent.
+    if matches!(
+        tree.token(end).lower().as_str(),
+        "together"
+            | "apart"
+            | "away"
+            | "back"
+            | "off"
+            | "out"
+            | "up"
+            | "down"
+            | "aside"
+            | "forward"
+            | "open"
+            | "in"
+            | "on"
+            | "over"
+            | "around"
+            | "through"
+    ) && tree.token(end).dep != "prep"
+    {
+        return false;
+    }
+    if matches!(
+        tree.token(end).pos.as_str(),
+        "PUNCT" | "ADP" | "ADV" | "CCONJ" | "SCONJ" | "PART"
+    ) {
+        return true;
+    }
+    // A measure adverbial of the verb (`won it | six times since …`).
+    let Some(root) = tree.root(sentence.clone()) else {
+        return false;
+    };
+    top_child(tree, root, end).is_some_and(|top| {
+        let t = tree.token(top);
+        t.dep == "npadvmod"
+            && tree.subtree(top).start == end
+            && matches!(
+                t.lemma.to_lowercase().as_str(),
+                "time" | "year" | "day" | "week" | "month" | "hour" | "minute" | "season"
+            )
+    })
 }
 
 /// The child of `root` whose subtree holds `i`.
@@ -1503,6 +1642,14 @@ mod tests {
     }
 
     #[test]
+    fn the_title_heading_of_a_boolq_passage_stays_in_place() {
+        assert_changes(&[(
+            "Great Britain -- The island is dominated by a maritime climate.",
+            "Great Britain -- A maritime climate dominates the island.",
+        )]);
+    }
+
+    #[test]
     fn a_nonrestrictive_clause_moved_to_the_front_gets_its_closing_comma() {
         assert_changes(&[(
             "The company bought the house, which was old.",
@@ -1528,6 +1675,19 @@ mod tests {
             "The product was made by hand.",
             "What he said surprised everyone.",
             "He enjoys swimming.",
+            // A negative subject would end up under `ever` / after the verb.
+            "No man has ever achieved a Grand Slam.",
+            // A sentence-initial word that may be a name or a title: unclear capitals.
+            "Queen also released the single.",
+            "Officer Smith wrote the ticket.",
+            // `deprive X of Y`, a stranded particle, a purpose clause of `depart`.
+            "The landlord cannot deprive the tenant of heat.",
+            "The water mixed the bones together.",
+            // A coordinated verb the parser read as a noun would take the new subject.
+            "The film was directed by Mike Mitchell from a script by Josh Klausner, and stars \
+             Mike Myers.",
+            // A sentence the segmenter cut short (no final punctuation).
+            "This creates a situation where residents in",
         ] {
             assert_eq!(changed(passage), None, "{passage}");
         }
