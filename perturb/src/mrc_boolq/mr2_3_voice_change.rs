@@ -536,7 +536,7 @@ impl VoiceChange {
                 return None;
             }
         }
-        if self.hidden_coordinated_verb(tree, &sentence) {
+        if self.hidden_coordinated_verb(tree, &sentence) || self.elliptical(tree, &sentence) {
             return None;
         }
         let has = |dep: &str| children.iter().any(|&c| tree.token(c).dep == dep);
@@ -551,6 +551,27 @@ impl VoiceChange {
             Some(dash) if tree.token(dash).start as usize >= replacement.start => None,
             _ => Some(replacement),
         }
+    }
+
+    /// Whether the sentence has an elided verb phrase (`…, while Paraguay does.`, `as did
+    /// his brother`) or a gapped list (`bordered by Virginia to the southeast, Kentucky to the
+    /// southwest`) that refers back to the clause whose voice would change.
+    fn elliptical(&self, tree: &Tree<'_>, sentence: &Range<usize>) -> bool {
+        sentence.clone().any(|i| {
+            let token = tree.token(i);
+            let elided_do = token.lemma.eq_ignore_ascii_case("do")
+                && token.dep != "aux"
+                && !tree.children(i).any(|k| {
+                    matches!(
+                        tree.token(k).dep.as_str(),
+                        "dobj" | "ccomp" | "xcomp" | "attr" | "acomp" | "prep"
+                    )
+                });
+            let gapped = token.dep == "conj"
+                && tree.token(tree.head(i)).dep == "pobj"
+                && tree.children(i).any(|k| tree.token(k).dep == "prep");
+            elided_do || gapped
+        })
     }
 
     /// Whether the sentence has a second predicate the parser read as a noun: `…, and stars
@@ -585,8 +606,15 @@ impl VoiceChange {
             matches!(t.tag.as_str(), "VBG" | "VBN")
                 && tree.child_with_dep(v, &["nsubj", "nsubjpass"]).is_none()
         };
+        // `Aldi overtook Waitrose to become …`: the understood subject of a `to`-infinitive
+        // would switch to the new subject.
+        let controlled_infinitive = tree.token(c).tag == "VB"
+            && tree.child_with_dep(c, &["nsubj", "nsubjpass"]).is_none()
+            && tree
+                .children(c)
+                .any(|k| tree.token(k).dep == "aux" && tree.token(k).tag == "TO");
         match token.dep.as_str() {
-            "advcl" => nonfinite_without_subject(c),
+            "advcl" => nonfinite_without_subject(c) || controlled_infinitive,
             "prep" => tree
                 .child_with_dep(c, &["pcomp"])
                 .is_some_and(nonfinite_without_subject),
@@ -925,11 +953,23 @@ impl VoiceChange {
             }
             words.push(&new, glued);
         }
+        // Plain adverbs between the participle and the agent (`was directed primarily by X`)
+        // go before the active verb (`X primarily directed it`); other material stays after
+        // the object.
+        let between = root + 1..agent_range.start;
+        let adverbs_only = !between.is_empty()
+            && between.clone().all(|i| {
+                let t = tree.token(i);
+                t.dep == "advmod" && t.tag == "RB" && tree.children(i).next().is_none()
+            });
+        if adverbs_only {
+            words.push(&tree.text(between.clone()), false);
+        }
         words.push(&new_verb, false);
         let back = self.noun_phrase(tree, subj_range.clone(), subj, Role::Object, at_start)?;
         words.push(&back, false);
-        if agent_range.start > root + 1 {
-            words.push(&tree.text(root + 1..agent_range.start), false);
+        if !adverbs_only && !between.is_empty() {
+            words.push(&tree.text(between), false);
         }
         let (start, _) = tree.char_span(subj_range);
         let (_, end) = tree.char_span(agent_range);
@@ -1189,6 +1229,11 @@ fn starts_sentence(tree: &Tree<'_>, sentence: &Range<usize>, start: usize) -> Op
     for i in sentence.start..start {
         let top = top_child(tree, root, i)?;
         if !PRE_SUBJECT_DEPS.contains(&tree.token(top).dep.as_str()) {
+            return None;
+        }
+        // `the year 1 BC is followed …` read as `[the year] [1 BC] is followed`: a bare noun
+        // phrase right before the subject is not an adverbial the sentence can keep.
+        if i + 1 == start && tree.token(top).dep == "npadvmod" && tree.token(i).text != "," {
             return None;
         }
         // `As an amputee, he received …`: a predicative of the subject would dangle.
@@ -1602,6 +1647,11 @@ mod tests {
                 "The series was broadcast by the network.",
                 "The network broadcast the series.",
             ),
+            // A plain adverb after the participle moves before the active verb.
+            (
+                "It was directed primarily by Victor Fleming.",
+                "Victor Fleming primarily directed it.",
+            ),
         ]);
     }
 
@@ -1686,6 +1736,14 @@ mod tests {
             // A coordinated verb the parser read as a noun would take the new subject.
             "The film was directed by Mike Mitchell from a script by Josh Klausner, and stars \
              Mike Myers.",
+            // The understood subject of the infinitive would switch.
+            "In April 2015, Aldi overtook Waitrose to become the sixth-largest chain.",
+            // An elided verb phrase or a gapped list refers back to the old voice.
+            "Most countries do not observe DST, while Paraguay does.",
+            "It is bordered by Virginia to the southeast, Kentucky to the southwest, and Ohio to \
+             the northwest.",
+            // A bare noun phrase before the subject (`the year | 1 BC`).
+            "In this system, the year 1 BC is followed by AD 1.",
             // A sentence the segmenter cut short (no final punctuation).
             "This creates a situation where residents in",
         ] {
