@@ -276,6 +276,26 @@ const NO_PASSIVE: &[&str] = &[
     "mark",
     "star",
     "compose",
+    "flow",
+    "rise",
+    "fall",
+    "go",
+    "come",
+    "lie",
+    "sit",
+    "stand",
+    "arrive",
+    "return",
+    "travel",
+    "move",
+    "extend",
+    "stretch",
+    "walk",
+    "march",
+    "sail",
+    "fly",
+    "swim",
+    "drift",
     "depart",
     "vest",
     "deprive",
@@ -351,6 +371,7 @@ const IDIOMS: &[(&str, &[&str])] = &[
             "money",
             "landfall",
             "contact",
+            "turn",
         ],
     ),
     ("pay", &["attention", "tribute", "homage", "visit"]),
@@ -685,6 +706,26 @@ impl VoiceChange {
         if object.tag == "NN"
             && tree.children(obj).next().is_none()
             && self.inflections.lemma(&object.lower(), "VERB").is_some()
+        {
+            return None;
+        }
+        // A `by` phrase after the object (`his sons | by Emma`) would read as a second agent;
+        // a compass direction as object (`flows North`) is an adverb the parser misread.
+        if obj_range.end < sentence.end && tree.token(obj_range.end).lower() == "by"
+            || matches!(
+                object_lemma.as_str(),
+                "north"
+                    | "south"
+                    | "east"
+                    | "west"
+                    | "northeast"
+                    | "northwest"
+                    | "southeast"
+                    | "southwest"
+                    | "home"
+                    | "upstream"
+                    | "downstream"
+            )
         {
             return None;
         }
