@@ -4,8 +4,10 @@
 //! (MR2-x) expect the same answer.
 
 mod mr1_3_order_change;
+mod mr2_3_voice_change;
 
 pub use mr1_3_order_change::OrderChange;
+pub use mr2_3_voice_change::VoiceChange;
 
 /// The family name shared by every MT4MRC relation.
 pub const FAMILY: &str = "mt4mrc";
