@@ -17,6 +17,7 @@
 pub mod edit;
 pub mod lexicon;
 pub mod mrc_boolq;
+pub mod preview;
 mod resources;
 mod source;
 mod stage;
@@ -72,6 +73,9 @@ const REGISTRY: &[(&str, &str, Constructor)] = &[
     }),
     (mrc_boolq::FAMILY, "MR2-2", |_| {
         Ok(Box::new(mrc_boolq::AdverbialClauseMovement))
+    }),
+    (mrc_boolq::FAMILY, "MR2-3", |r| {
+        Ok(Box::new(mrc_boolq::VoiceChange::new(r)?))
     }),
 ];
 
