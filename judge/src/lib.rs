@@ -17,12 +17,22 @@
 //! [`Precondition`]: metamorph_data::Precondition
 #![deny(missing_docs)]
 
+mod consistency;
 mod oracle;
 mod squad_metric;
 mod stage;
+mod stats;
 mod summary;
 
+pub use consistency::{consistency, Consistency, CONSISTENCY_FAMILIES};
 pub use oracle::judge_case;
 pub use squad_metric::{exact_match, normalize_answer, token_f1};
 pub use stage::JudgeStage;
-pub use summary::{MrSummary, Summary};
+pub use stats::{
+    decide, newcombe_difference, normal_cdf, wilcoxon_signed_rank, wilson, Decision, Method,
+    SignedRank, ALPHA, EXACT_MAX_N, Z95,
+};
+pub use summary::{
+    read_verdicts, Comparison, ComparisonKind, MrSummary, Pooled, Summary, SUMMARY_SCHEMA,
+    SUMMARY_VERSION,
+};
