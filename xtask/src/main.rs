@@ -128,7 +128,8 @@ fn pipeline(config: Option<PathBuf>, output: Option<PathBuf>, force: bool) -> an
         "outputs:   {}/<dataset>/{{example,parsed,case,prediction,verdict}}/*.parquet",
         report.output.display()
     );
-    println!("summary:   {}\n", report.summary_path.display());
+    println!("summary:   {}", report.summary_path.display());
+    println!("report:    {}\n", report.report_path.display());
     if !report.perturb_counts.is_empty() {
         println!(
             "{:<8} {:<7} {:>8} {:>9} {:>7} {:>9}",

@@ -1,0 +1,395 @@
+//! The violations a person should look at first: per MR × model, a few violated cases joined
+//! with their source and follow-up inputs, edits located in both, and the expectation in words.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::PathBuf;
+
+use metamorph_data::{
+    from_batch, read_shard, AnswerMetric, Case, Example, Expectation, Precondition, Result,
+    ShardSpec, Verdict,
+};
+use serde::{Deserialize, Serialize};
+
+/// Examples kept per (family, MR, model) by default.
+pub const EXAMPLES_PER_RELATION: usize = 3;
+
+/// One text field of a violated case, source beside follow-up, with the edited character
+/// ranges (`[start, end)`, code points) located in each.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FieldPair {
+    /// The field (`question`, `context`, …).
+    pub field: String,
+    /// The source's text.
+    pub source: String,
+    /// The follow-up's text.
+    pub followup: String,
+    /// Edited ranges in the source (the replaced text).
+    pub source_spans: Vec<[usize; 2]>,
+    /// The same edits in the follow-up (the replacement text).
+    pub followup_spans: Vec<[usize; 2]>,
+}
+
+/// A violated case, ready to show.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ViolationExample {
+    /// MR family.
+    pub family: String,
+    /// The relation.
+    pub mr: String,
+    /// The model under test.
+    pub model: String,
+    /// The case.
+    pub case_id: String,
+    /// Its source examples.
+    pub source_ids: Vec<String>,
+    /// The edited fields (or, for a case without edits, every text field that differs).
+    pub fields: Vec<FieldPair>,
+    /// Unedited text fields of the follow-up (e.g. the passage of a question edit).
+    pub unchanged: Vec<(String, String)>,
+    /// The model's output on the source.
+    pub source_output: String,
+    /// The model's output on the follow-up.
+    pub followup_output: String,
+    /// What the relation promised, in words (empty when the case was not found).
+    pub expectation: String,
+    /// The judge's detail line.
+    pub detail: String,
+    /// Characters changed by the edits (the selection's first key).
+    pub edit_chars: usize,
+}
+
+/// Text fields shown, in this order.
+const FIELDS: [&str; 5] = ["title", "question", "context", "text", "text_b"];
+
+fn field<'a>(example: &'a Example, name: &str) -> Option<&'a str> {
+    match name {
+        "title" => example.title.as_deref(),
+        "question" => example.question.as_deref(),
+        "context" => example.context.as_deref(),
+        "text" => example.text.as_deref(),
+        "text_b" => example.text_b.as_deref(),
+        _ => None,
+    }
+}
+
+/// Reads the cases of `files` whose id is in `wanted`.
+///
+/// # Errors
+/// Unreadable files or files of another record kind.
+pub fn read_cases(files: &[PathBuf], wanted: &HashSet<&str>) -> Result<HashMap<String, Case>> {
+    let mut out = HashMap::new();
+    for path in files {
+        for batch in read_shard(path, ShardSpec::WHOLE, 1024)? {
+            for case in from_batch::<Case>(&batch?, &path.display().to_string())? {
+                if wanted.contains(case.case_id.as_str()) {
+                    out.insert(case.case_id.clone(), case);
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The ids of violated cases: the only cases the examples need.
+pub fn violated_ids(verdicts: &[Verdict]) -> HashSet<&str> {
+    verdicts
+        .iter()
+        .filter(|v| v.applicable && v.holds == Some(false))
+        .map(|v| v.case_id.as_str())
+        .collect()
+}
+
+/// Up to `per_relation` violations per (family, MR, model), most instructive first.
+///
+/// The order is deterministic and means:
+/// 1. **one example per source first**: a second violation of an already shown source is taken
+///    only when no unseen source is left, so that the examples show different inputs;
+/// 2. **fewest characters edited** (Σ max(|before|, |after|) over the edits): a minimal pair,
+///    where a one-word change breaks the relation, is the clearest evidence of a defect;
+/// 3. **shortest edited text** (the edited fields' follow-up length): it reads in seconds;
+/// 4. **case id**: a stable tie-break, so the same run always shows the same examples.
+///
+/// Violations whose case is missing from `cases` are ranked last (nothing to show but the
+/// outputs). Results are grouped by (family, MR, model) in sorted order.
+pub fn select_examples(
+    verdicts: &[Verdict],
+    cases: &HashMap<String, Case>,
+    per_relation: usize,
+) -> Vec<ViolationExample> {
+    let mut groups: BTreeMap<(&str, &str, &str), Vec<ViolationExample>> = BTreeMap::new();
+    for v in verdicts
+        .iter()
+        .filter(|v| v.applicable && v.holds == Some(false))
+    {
+        groups
+            .entry((&v.family, &v.mr, &v.model))
+            .or_default()
+            .push(example(v, cases.get(&v.case_id)));
+    }
+    let mut out = Vec::new();
+    for (_, mut candidates) in groups {
+        candidates.sort_by(|a, b| {
+            let key = |e: &ViolationExample| {
+                let len: usize = e.fields.iter().map(|f| f.followup.chars().count()).sum();
+                (e.fields.is_empty(), e.edit_chars, len)
+            };
+            key(a).cmp(&key(b)).then_with(|| a.case_id.cmp(&b.case_id))
+        });
+        let mut seen: HashSet<String> = HashSet::new();
+        let (first, rest): (Vec<_>, Vec<_>) = candidates
+            .into_iter()
+            .partition(|e| seen.insert(e.source_ids.first().cloned().unwrap_or_default()));
+        out.extend(first.into_iter().chain(rest).take(per_relation));
+    }
+    out
+}
+
+fn example(v: &Verdict, case: Option<&Case>) -> ViolationExample {
+    let mut e = ViolationExample {
+        family: v.family.clone(),
+        mr: v.mr.clone(),
+        model: v.model.clone(),
+        case_id: v.case_id.clone(),
+        source_ids: v.source_ids.clone(),
+        fields: Vec::new(),
+        unchanged: Vec::new(),
+        source_output: v.source_output.clone(),
+        followup_output: v.followup_output.clone(),
+        expectation: String::new(),
+        detail: v.detail.clone(),
+        edit_chars: usize::MAX,
+    };
+    let Some(case) = case else {
+        return e;
+    };
+    e.expectation = match (case.expectation(), case.precondition()) {
+        (Ok(x), Ok(p)) => describe(&x, p.as_ref()),
+        _ => format!("(unreadable expectation: {})", case.expectation_json),
+    };
+    e.edit_chars = case
+        .edits
+        .iter()
+        .map(|d| d.before.chars().count().max(d.after.chars().count()))
+        .sum();
+    let Some(source) = case.sources.first() else {
+        return e;
+    };
+    for name in FIELDS {
+        let (Some(s), Some(f)) = (field(source, name), field(&case.followup, name)) else {
+            if let Some(f) = field(&case.followup, name) {
+                e.unchanged.push((name.into(), f.into()));
+            }
+            continue;
+        };
+        let mut edits: Vec<_> = case.edits.iter().filter(|d| d.field == name).collect();
+        if edits.is_empty() && s == f {
+            e.unchanged.push((name.into(), f.into()));
+            continue;
+        }
+        edits.sort_by_key(|d| d.start);
+        let (mut source_spans, mut followup_spans) = (Vec::new(), Vec::new());
+        let mut shift: i64 = 0;
+        for d in edits {
+            let (start, end) = (d.start as usize, d.end as usize);
+            let after = d.after.chars().count();
+            let f_start = (start as i64 + shift).max(0) as usize;
+            source_spans.push([start, end.max(start)]);
+            followup_spans.push([f_start, f_start + after]);
+            shift += after as i64 - (end.max(start) - start) as i64;
+        }
+        e.fields.push(FieldPair {
+            field: name.into(),
+            source: s.into(),
+            followup: f.into(),
+            source_spans,
+            followup_spans,
+        });
+    }
+    e
+}
+
+/// The expectation and precondition of a case in words.
+///
+/// ```
+/// use metamorph_data::{Expectation, Precondition};
+/// let yes = Precondition::SourceLabelIs { source: 0, label: "yes".into() };
+/// assert_eq!(
+///     metamorph_judge::describe(&Expectation::Inverted, Some(&yes)),
+///     "the follow-up's label differs from the source's (applies when the source is labelled \"yes\")"
+/// );
+/// ```
+pub fn describe(expectation: &Expectation, precondition: Option<&Precondition>) -> String {
+    let what = match expectation {
+        Expectation::Equal => "the follow-up gets the same label as the source".to_string(),
+        Expectation::Inverted => "the follow-up's label differs from the source's".to_string(),
+        Expectation::LabelIs { label } => format!("the follow-up is labelled {label:?}"),
+        Expectation::MapLabel { map } => {
+            let pairs: Vec<String> = map.iter().map(|(a, b)| format!("{a} → {b}")).collect();
+            format!(
+                "the follow-up's label is the source's mapped by {}",
+                pairs.join(", ")
+            )
+        }
+        Expectation::EqualToSource { source } => {
+            format!(
+                "the follow-up gets the label predicted for {}",
+                nth(*source)
+            )
+        }
+        Expectation::SameAnswer { metric, threshold } => match metric {
+            AnswerMetric::ExactMatch => {
+                "the follow-up's answer is the source's (exact match after SQuAD normalisation)"
+                    .to_string()
+            }
+            AnswerMetric::F1 => {
+                format!("the follow-up's answer matches the source's (token F1 ≥ {threshold})")
+            }
+        },
+        other => format!("{other:?}"),
+    };
+    match precondition {
+        None => what,
+        Some(p) => format!("{what} (applies when {})", condition(p)),
+    }
+}
+
+fn nth(source: usize) -> String {
+    if source == 0 {
+        "the source".into()
+    } else {
+        format!("source {}", source + 1)
+    }
+}
+
+fn condition(p: &Precondition) -> String {
+    match p {
+        Precondition::SourceLabelIs { source, label } => {
+            format!("{} is labelled {label:?}", nth(*source))
+        }
+        Precondition::SourceLabelIn { source, labels } => {
+            format!("{} is labelled one of {}", nth(*source), labels.join(", "))
+        }
+        Precondition::All { all } => all.iter().map(condition).collect::<Vec<_>>().join(" and "),
+        other => format!("{other:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use metamorph_data::{Edit, Task};
+
+    fn case(id: &str, source: &str, question: &str, edit: (u32, u32, &str, &str)) -> Case {
+        let mut s = Example::new(source, Task::BoolQ);
+        s.question = Some(question.into());
+        s.context = Some("a passage".into());
+        let mut f = s.clone();
+        f.id = id.into();
+        let q: Vec<char> = question.chars().collect();
+        let before: String = q[edit.0 as usize..edit.1 as usize].iter().collect();
+        assert_eq!(before, edit.2);
+        let mut followup: String = q[..edit.0 as usize].iter().collect();
+        followup.push_str(edit.3);
+        followup.extend(&q[edit.1 as usize..]);
+        f.question = Some(followup);
+        Case::new("mt4mrc", "MR1-3", vec![s], f, &Expectation::Inverted).with_edits(vec![Edit {
+            field: "question".into(),
+            start: edit.0,
+            end: edit.1,
+            before: edit.2.into(),
+            after: edit.3.into(),
+        }])
+    }
+
+    fn violated(id: &str, source: &str) -> Verdict {
+        Verdict {
+            case_id: id.into(),
+            family: "mt4mrc".into(),
+            mr: "MR1-3".into(),
+            model: "m".into(),
+            source_ids: vec![source.into()],
+            source_output: "yes".into(),
+            followup_output: "yes".into(),
+            applicable: true,
+            holds: Some(false),
+            detail: "expected the label to change".into(),
+        }
+    }
+
+    #[test]
+    fn edits_are_located_in_both_texts() {
+        let c = case(
+            "c",
+            "s",
+            "was é built before x",
+            (12, 18, "before", "after"),
+        );
+        let e = example(&violated("c", "s"), Some(&c));
+        let q = &e.fields[0];
+        assert_eq!(q.followup, "was é built after x");
+        assert_eq!(
+            (q.source_spans[0], q.followup_spans[0]),
+            ([12, 18], [12, 17])
+        );
+        let chars: String = q.followup.chars().skip(12).take(5).collect();
+        assert_eq!(chars, "after");
+        assert_eq!(e.unchanged, vec![("context".into(), "a passage".into())]);
+        assert!(e.expectation.contains("differs"));
+    }
+
+    #[test]
+    fn selection_prefers_new_sources_then_small_edits() {
+        let cases: HashMap<String, Case> = [
+            case("a:1", "a", "is it before noon", (6, 12, "before", "after")),
+            case("a:2", "a", "x before", (2, 8, "before", "after")),
+            case(
+                "b:1",
+                "b",
+                "a long question asked before all else",
+                (22, 28, "before", "after"),
+            ),
+            case("c:1", "c", "it was before", (7, 13, "before", "after")),
+        ]
+        .into_iter()
+        .map(|c| (c.case_id.clone(), c))
+        .collect();
+        let verdicts: Vec<Verdict> = ["a:1", "a:2", "b:1", "c:1", "d:1"]
+            .iter()
+            .map(|id| violated(id, &id[..1]))
+            .collect();
+        let picked: Vec<String> = select_examples(&verdicts, &cases, 4)
+            .into_iter()
+            .map(|e| e.case_id)
+            .collect();
+        // Same edit size: shortest text first; a's second case only after the unseen sources;
+        // d has no case and comes last among new sources.
+        assert_eq!(picked, ["a:2", "c:1", "b:1", "d:1"]);
+        let again: Vec<String> = select_examples(&verdicts, &cases, 4)
+            .into_iter()
+            .map(|e| e.case_id)
+            .collect();
+        assert_eq!(picked, again);
+    }
+
+    #[test]
+    fn preconditions_read_as_words() {
+        let both = Precondition::All {
+            all: vec![
+                Precondition::SourceLabelIn {
+                    source: 0,
+                    labels: vec!["per:spouse".into()],
+                },
+                Precondition::SourceLabelIs {
+                    source: 1,
+                    label: "org:founded".into(),
+                },
+            ],
+        };
+        let text = describe(&Expectation::EqualToSource { source: 1 }, Some(&both));
+        assert_eq!(
+            text,
+            "the follow-up gets the label predicted for source 2 (applies when the source is \
+             labelled one of per:spouse and source 2 is labelled \"org:founded\")"
+        );
+    }
+}
