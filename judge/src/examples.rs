@@ -23,7 +23,8 @@ pub struct FieldPair {
     pub source: String,
     /// The follow-up's text.
     pub followup: String,
-    /// Edited ranges in the source (the replaced text).
+    /// Edited ranges in the source (the replaced text). For a case without recorded edits,
+    /// the range between the longest common prefix and suffix.
     pub source_spans: Vec<[usize; 2]>,
     /// The same edits in the follow-up (the replacement text).
     pub followup_spans: Vec<[usize; 2]>,
@@ -186,6 +187,28 @@ fn example(v: &Verdict, case: Option<&Case>) -> ViolationExample {
             e.unchanged.push((name.into(), f.into()));
             continue;
         }
+        if edits.is_empty() {
+            // No recorded edit (e.g. a combination MR): mark what lies between the common
+            // prefix and the common suffix.
+            let (a, b): (Vec<char>, Vec<char>) = (s.chars().collect(), f.chars().collect());
+            let prefix = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+            let max_suffix = a.len().min(b.len()) - prefix;
+            let suffix = a
+                .iter()
+                .rev()
+                .zip(b.iter().rev())
+                .take(max_suffix)
+                .take_while(|(x, y)| x == y)
+                .count();
+            e.fields.push(FieldPair {
+                field: name.into(),
+                source: s.into(),
+                followup: f.into(),
+                source_spans: vec![[prefix, a.len() - suffix]],
+                followup_spans: vec![[prefix, b.len() - suffix]],
+            });
+            continue;
+        }
         edits.sort_by_key(|d| d.start);
         let (mut source_spans, mut followup_spans) = (Vec::new(), Vec::new());
         let mut shift: i64 = 0;
@@ -204,6 +227,14 @@ fn example(v: &Verdict, case: Option<&Case>) -> ViolationExample {
             source_spans,
             followup_spans,
         });
+    }
+    if case.edits.is_empty() {
+        let len = |spans: &[[usize; 2]]| spans.iter().map(|[a, b]| b - a).sum::<usize>();
+        e.edit_chars = e
+            .fields
+            .iter()
+            .map(|f| len(&f.source_spans).max(len(&f.followup_spans)))
+            .sum();
     }
     e
 }
@@ -369,6 +400,16 @@ mod tests {
             .map(|e| e.case_id)
             .collect();
         assert_eq!(picked, again);
+    }
+
+    #[test]
+    fn without_edits_the_differing_middle_is_marked() {
+        let mut c = case("c", "s", "was it before noon", (7, 13, "before", "after"));
+        c.edits.clear();
+        let e = example(&violated("c", "s"), Some(&c));
+        assert_eq!(e.fields[0].source_spans, vec![[7, 13]]);
+        assert_eq!(e.fields[0].followup_spans, vec![[7, 12]]);
+        assert_eq!(e.edit_chars, 6);
     }
 
     #[test]
