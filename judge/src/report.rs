@@ -233,7 +233,7 @@ impl Report {
                 relations.len()
             );
         } else {
-            h.push_str("<p class=\"note\">Differences a − b of violation rates; zeros dropped, midranks for ties, exact distribution up to 50 non-zero pairs. Decision as in MT4MRC (seed-000): two-sided p ≥ 0.05 → similar; otherwise one-sided p (a lower) &lt; 0.05 → a lower, else a higher.</p>\n<table><thead><tr><th>compared</th><th>a</th><th>b</th><th class=\"n\">pairs</th><th class=\"n\">n ≠ 0</th><th class=\"n\">W⁺</th><th class=\"n\">p two-sided</th><th class=\"n\">p (a lower)</th><th>method</th><th>outcome</th></tr></thead><tbody>\n");
+            h.push_str("<p class=\"note\">Differences a − b of violation rates; zeros dropped, midranks for ties, exact distribution up to 50 non-zero pairs. Decision as in MT4MRC (seed-000): two-sided p ≥ 0.05 → similar; otherwise one-sided p (a lower) &lt; 0.05 → a lower, else a higher. With fewer than 6 non-zero pairs no two-sided p can fall below 0.05, so such rows always read similar.</p>\n<table><thead><tr><th>compared</th><th>a</th><th>b</th><th class=\"n\">pairs</th><th class=\"n\">n ≠ 0</th><th class=\"n\">W⁺</th><th class=\"n\">p two-sided</th><th class=\"n\">p (a lower)</th><th>method</th><th>outcome</th></tr></thead><tbody>\n");
             for c in cs {
                 comparison_row(h, c);
             }
