@@ -55,7 +55,7 @@ pub struct ViolationExample {
     pub expectation: String,
     /// The judge's detail line.
     pub detail: String,
-    /// Characters changed by the edits (the selection's first key).
+    /// Characters changed by the edits (`usize::MAX` when the case was not found).
     pub edit_chars: usize,
 }
 
@@ -100,6 +100,45 @@ pub fn violated_ids(verdicts: &[Verdict]) -> HashSet<&str> {
         .collect()
 }
 
+/// How instructive a violated case is, as far as its inputs tell (smaller first): the
+/// selection's sort key after "one per source".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct CaseRank {
+    /// Characters changed: Σ max(|before|, |after|) over the edits (for a case without edits,
+    /// the differing middle of each field).
+    pub edit_chars: usize,
+    /// Length of the edited fields in the follow-up.
+    pub text_chars: usize,
+}
+
+/// The rank of a case (see [`choose_violations`]).
+pub fn case_rank(case: &Case) -> CaseRank {
+    Inputs::of(case).rank()
+}
+
+/// Reads the ranks of the cases of `files` whose id is in `wanted`, keeping nothing else: the
+/// first of the two passes over the case files, so that only the chosen cases are ever held
+/// whole.
+///
+/// # Errors
+/// Unreadable files or files of another record kind.
+pub fn read_case_ranks(
+    files: &[PathBuf],
+    wanted: &HashSet<&str>,
+) -> Result<HashMap<String, CaseRank>> {
+    let mut out = HashMap::new();
+    for path in files {
+        for batch in read_shard(path, ShardSpec::WHOLE, 1024)? {
+            for case in from_batch::<Case>(&batch?, &path.display().to_string())? {
+                if wanted.contains(case.case_id.as_str()) {
+                    out.insert(case.case_id.clone(), case_rank(&case));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// Up to `per_relation` violations per (family, MR, model), most instructive first.
 ///
 /// The order is deterministic and means:
@@ -110,14 +149,14 @@ pub fn violated_ids(verdicts: &[Verdict]) -> HashSet<&str> {
 /// 3. **shortest edited text** (the edited fields' follow-up length): it reads in seconds;
 /// 4. **case id**: a stable tie-break, so the same run always shows the same examples.
 ///
-/// Violations whose case is missing from `cases` are ranked last (nothing to show but the
-/// outputs). Results are grouped by (family, MR, model) in sorted order.
-pub fn select_examples(
-    verdicts: &[Verdict],
-    cases: &HashMap<String, Case>,
+/// Violations whose case has no rank (not found) come last (nothing to show but the outputs).
+/// Results are grouped by (family, MR, model) in sorted order.
+pub fn choose_violations<'a>(
+    verdicts: &'a [Verdict],
+    ranks: &HashMap<String, CaseRank>,
     per_relation: usize,
-) -> Vec<ViolationExample> {
-    let mut groups: BTreeMap<(&str, &str, &str), Vec<ViolationExample>> = BTreeMap::new();
+) -> Vec<&'a Verdict> {
+    let mut groups: BTreeMap<(&str, &str, &str), Vec<&Verdict>> = BTreeMap::new();
     for v in verdicts
         .iter()
         .filter(|v| v.applicable && v.holds == Some(false))
@@ -125,27 +164,45 @@ pub fn select_examples(
         groups
             .entry((&v.family, &v.mr, &v.model))
             .or_default()
-            .push(example(v, cases.get(&v.case_id)));
+            .push(v);
     }
     let mut out = Vec::new();
     for (_, mut candidates) in groups {
         candidates.sort_by(|a, b| {
-            let key = |e: &ViolationExample| {
-                let len: usize = e.fields.iter().map(|f| f.followup.chars().count()).sum();
-                (e.fields.is_empty(), e.edit_chars, len)
+            let key = |v: &Verdict| {
+                let rank = ranks.get(&v.case_id);
+                (rank.is_none(), rank.copied())
             };
             key(a).cmp(&key(b)).then_with(|| a.case_id.cmp(&b.case_id))
         });
-        let mut seen: HashSet<String> = HashSet::new();
-        let (first, rest): (Vec<_>, Vec<_>) = candidates
-            .into_iter()
-            .partition(|e| seen.insert(e.source_ids.first().cloned().unwrap_or_default()));
+        let mut seen: HashSet<&str> = HashSet::new();
+        let (first, rest): (Vec<_>, Vec<_>) = candidates.into_iter().partition(|v| {
+            seen.insert(v.source_ids.first().map(String::as_str).unwrap_or_default())
+        });
         out.extend(first.into_iter().chain(rest).take(per_relation));
     }
     out
 }
 
-fn example(v: &Verdict, case: Option<&Case>) -> ViolationExample {
+/// [`choose_violations`] with the cases at hand, joined into examples.
+pub fn select_examples(
+    verdicts: &[Verdict],
+    cases: &HashMap<String, Case>,
+    per_relation: usize,
+) -> Vec<ViolationExample> {
+    let ranks: HashMap<String, CaseRank> = cases
+        .iter()
+        .map(|(id, c)| (id.clone(), case_rank(c)))
+        .collect();
+    choose_violations(verdicts, &ranks, per_relation)
+        .into_iter()
+        .map(|v| violation_example(v, cases.get(&v.case_id)))
+        .collect()
+}
+
+/// A violated case ready to show: `v` joined with its `case` (`None` when the case was not
+/// found: the example then shows the outputs only).
+pub fn violation_example(v: &Verdict, case: Option<&Case>) -> ViolationExample {
     let mut e = ViolationExample {
         family: v.family.clone(),
         mr: v.mr.clone(),
@@ -167,76 +224,104 @@ fn example(v: &Verdict, case: Option<&Case>) -> ViolationExample {
         (Ok(x), Ok(p)) => describe(&x, p.as_ref()),
         _ => format!("(unreadable expectation: {})", case.expectation_json),
     };
-    e.edit_chars = case
-        .edits
-        .iter()
-        .map(|d| d.before.chars().count().max(d.after.chars().count()))
-        .sum();
-    let Some(source) = case.sources.first() else {
-        return e;
-    };
-    for name in FIELDS {
-        let (Some(s), Some(f)) = (field(source, name), field(&case.followup, name)) else {
-            if let Some(f) = field(&case.followup, name) {
-                e.unchanged.push((name.into(), f.into()));
-            }
-            continue;
-        };
-        let mut edits: Vec<_> = case.edits.iter().filter(|d| d.field == name).collect();
-        if edits.is_empty() && s == f {
-            e.unchanged.push((name.into(), f.into()));
-            continue;
-        }
-        if edits.is_empty() {
-            // No recorded edit (e.g. a combination MR): mark what lies between the common
-            // prefix and the common suffix.
-            let (a, b): (Vec<char>, Vec<char>) = (s.chars().collect(), f.chars().collect());
-            let prefix = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
-            let max_suffix = a.len().min(b.len()) - prefix;
-            let suffix = a
+    let inputs = Inputs::of(case);
+    e.fields = inputs.fields;
+    e.unchanged = inputs.unchanged;
+    e.edit_chars = inputs.edit_chars;
+    e
+}
+
+/// The shown text of a case: edited fields with located edits, unedited fields.
+struct Inputs {
+    fields: Vec<FieldPair>,
+    unchanged: Vec<(String, String)>,
+    edit_chars: usize,
+}
+
+impl Inputs {
+    fn of(case: &Case) -> Inputs {
+        let mut e = Inputs {
+            fields: Vec::new(),
+            unchanged: Vec::new(),
+            edit_chars: case
+                .edits
                 .iter()
-                .rev()
-                .zip(b.iter().rev())
-                .take(max_suffix)
-                .take_while(|(x, y)| x == y)
-                .count();
+                .map(|d| d.before.chars().count().max(d.after.chars().count()))
+                .sum(),
+        };
+        let Some(source) = case.sources.first() else {
+            return e;
+        };
+        for name in FIELDS {
+            let (Some(s), Some(f)) = (field(source, name), field(&case.followup, name)) else {
+                if let Some(f) = field(&case.followup, name) {
+                    e.unchanged.push((name.into(), f.into()));
+                }
+                continue;
+            };
+            let mut edits: Vec<_> = case.edits.iter().filter(|d| d.field == name).collect();
+            if edits.is_empty() && s == f {
+                e.unchanged.push((name.into(), f.into()));
+                continue;
+            }
+            if edits.is_empty() {
+                // No recorded edit (e.g. a combination MR): mark what lies between the common
+                // prefix and the common suffix.
+                let (a, b): (Vec<char>, Vec<char>) = (s.chars().collect(), f.chars().collect());
+                let prefix = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+                let max_suffix = a.len().min(b.len()) - prefix;
+                let suffix = a
+                    .iter()
+                    .rev()
+                    .zip(b.iter().rev())
+                    .take(max_suffix)
+                    .take_while(|(x, y)| x == y)
+                    .count();
+                e.fields.push(FieldPair {
+                    field: name.into(),
+                    source: s.into(),
+                    followup: f.into(),
+                    source_spans: vec![[prefix, a.len() - suffix]],
+                    followup_spans: vec![[prefix, b.len() - suffix]],
+                });
+                continue;
+            }
+            edits.sort_by_key(|d| d.start);
+            let (mut source_spans, mut followup_spans) = (Vec::new(), Vec::new());
+            let mut shift: i64 = 0;
+            for d in edits {
+                let (start, end) = (d.start as usize, d.end as usize);
+                let after = d.after.chars().count();
+                let f_start = (start as i64 + shift).max(0) as usize;
+                source_spans.push([start, end.max(start)]);
+                followup_spans.push([f_start, f_start + after]);
+                shift += after as i64 - (end.max(start) - start) as i64;
+            }
             e.fields.push(FieldPair {
                 field: name.into(),
                 source: s.into(),
                 followup: f.into(),
-                source_spans: vec![[prefix, a.len() - suffix]],
-                followup_spans: vec![[prefix, b.len() - suffix]],
+                source_spans,
+                followup_spans,
             });
-            continue;
         }
-        edits.sort_by_key(|d| d.start);
-        let (mut source_spans, mut followup_spans) = (Vec::new(), Vec::new());
-        let mut shift: i64 = 0;
-        for d in edits {
-            let (start, end) = (d.start as usize, d.end as usize);
-            let after = d.after.chars().count();
-            let f_start = (start as i64 + shift).max(0) as usize;
-            source_spans.push([start, end.max(start)]);
-            followup_spans.push([f_start, f_start + after]);
-            shift += after as i64 - (end.max(start) - start) as i64;
+        if case.edits.is_empty() {
+            let len = |spans: &[[usize; 2]]| spans.iter().map(|[a, b]| b - a).sum::<usize>();
+            e.edit_chars = e
+                .fields
+                .iter()
+                .map(|f| len(&f.source_spans).max(len(&f.followup_spans)))
+                .sum();
         }
-        e.fields.push(FieldPair {
-            field: name.into(),
-            source: s.into(),
-            followup: f.into(),
-            source_spans,
-            followup_spans,
-        });
+        e
     }
-    if case.edits.is_empty() {
-        let len = |spans: &[[usize; 2]]| spans.iter().map(|[a, b]| b - a).sum::<usize>();
-        e.edit_chars = e
-            .fields
-            .iter()
-            .map(|f| len(&f.source_spans).max(len(&f.followup_spans)))
-            .sum();
+
+    fn rank(&self) -> CaseRank {
+        CaseRank {
+            edit_chars: self.edit_chars,
+            text_chars: self.fields.iter().map(|f| f.followup.chars().count()).sum(),
+        }
     }
-    e
 }
 
 /// The expectation and precondition of a case in words.
@@ -355,7 +440,7 @@ mod tests {
             "was é built before x",
             (12, 18, "before", "after"),
         );
-        let e = example(&violated("c", "s"), Some(&c));
+        let e = violation_example(&violated("c", "s"), Some(&c));
         let q = &e.fields[0];
         assert_eq!(q.followup, "was é built after x");
         assert_eq!(
@@ -406,7 +491,7 @@ mod tests {
     fn without_edits_the_differing_middle_is_marked() {
         let mut c = case("c", "s", "was it before noon", (7, 13, "before", "after"));
         c.edits.clear();
-        let e = example(&violated("c", "s"), Some(&c));
+        let e = violation_example(&violated("c", "s"), Some(&c));
         assert_eq!(e.fields[0].source_spans, vec![[7, 13]]);
         assert_eq!(e.fields[0].followup_spans, vec![[7, 12]]);
         assert_eq!(e.edit_chars, 6);

@@ -16,7 +16,8 @@ use std::path::{Path, PathBuf};
 use metamorph_data::{glob_files, AtomicFile, Result, Verdict};
 
 use crate::examples::{
-    read_cases, select_examples, violated_ids, FieldPair, ViolationExample, EXAMPLES_PER_RELATION,
+    choose_violations, read_case_ranks, read_cases, violated_ids, violation_example, FieldPair,
+    ViolationExample, EXAMPLES_PER_RELATION,
 };
 use crate::stats::Decision;
 use crate::summary::{read_verdicts, Comparison, ComparisonKind, Summary};
@@ -33,8 +34,8 @@ pub struct Report {
 }
 
 impl Report {
-    /// Summarises `verdicts` and selects examples from the cases in `case_files` (only violated
-    /// cases are kept in memory).
+    /// Summarises `verdicts` and selects examples from the cases in `case_files` (only the
+    /// chosen cases are held whole in memory).
     ///
     /// # Errors
     /// Unreadable case files.
@@ -46,10 +47,19 @@ impl Report {
     ) -> Result<Report> {
         let mut summary = Summary::from_verdicts(verdicts);
         summary.verdict_files = verdict_files;
-        let cases = read_cases(case_files, &violated_ids(verdicts))?;
+        // Two passes over the case files: ranks of the violated cases, then the chosen cases
+        // whole; memory stays at a few cases per relation and model.
+        let ranks = read_case_ranks(case_files, &violated_ids(verdicts))?;
+        let chosen = choose_violations(verdicts, &ranks, EXAMPLES_PER_RELATION);
+        let wanted: HashSet<&str> = chosen.iter().map(|v| v.case_id.as_str()).collect();
+        let cases = read_cases(case_files, &wanted)?;
+        let examples = chosen
+            .into_iter()
+            .map(|v| violation_example(v, cases.get(&v.case_id)))
+            .collect();
         Ok(Report {
             summary,
-            examples: select_examples(verdicts, &cases, EXAMPLES_PER_RELATION),
+            examples,
             run: run.into(),
         })
     }
@@ -61,6 +71,15 @@ impl Report {
     /// # Errors
     /// Unreadable files or files of the wrong record kind.
     pub fn from_run_dir(dir: &Path) -> Result<Report> {
+        Report::from_run_dir_with_cases(dir, &[])
+    }
+
+    /// [`Report::from_run_dir`], with more case files for the examples (a judge `--output`
+    /// whose cases were read from elsewhere).
+    ///
+    /// # Errors
+    /// Unreadable files or files of the wrong record kind.
+    pub fn from_run_dir_with_cases(dir: &Path, more_cases: &[PathBuf]) -> Result<Report> {
         let pattern = |kind: &str, nested: bool| {
             let p = if nested {
                 dir.join("*").join(kind).join("*.parquet")
@@ -78,6 +97,9 @@ impl Report {
             files += n;
             case_files.extend(glob_files(&pattern("case", nested))?);
         }
+        case_files.extend(more_cases.iter().cloned());
+        case_files.sort();
+        case_files.dedup();
         Report::from_verdicts(&verdicts, files, &case_files, dir.display().to_string())
     }
 

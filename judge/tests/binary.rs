@@ -299,5 +299,22 @@ fn report_rebuilds_summary_and_page_of_a_run() {
         serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["schema_version"], 2);
     assert_eq!(summary["relations"][0]["violations"], 10);
-    assert!(run.join("report.html").exists());
+    let html = std::fs::read_to_string(run.join("report.html")).unwrap();
+    assert!(html.contains("case not found next to the verdicts"));
+
+    // With the cases named, the examples show the inputs.
+    let cases = dir.path().join("a/in/case/*.parquet");
+    let out = judge_cmd(&[
+        "report".as_ref(),
+        run.as_os_str(),
+        "--cases".as_ref(),
+        cases.as_os_str(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(run.join("report.html")).unwrap();
+    assert!(!html.contains("case not found") && html.contains("<mark class=\"ins\">"));
 }

@@ -38,6 +38,10 @@ enum Command {
     Report {
         /// The run directory (a judge `--output` or a pipeline output).
         run_dir: PathBuf,
+        /// More `case` files for the examples (a glob, quoted; repeatable), when the run's
+        /// cases are not under RUN_DIR (e.g. the judge's `--input`).
+        #[arg(long, value_name = "GLOB")]
+        cases: Vec<String>,
         /// Only print warnings and errors.
         #[arg(long, short)]
         quiet: bool,
@@ -62,9 +66,16 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match (cli.command, cli.stage) {
-        (Some(Command::Report { run_dir, quiet }), _) => {
+        (
+            Some(Command::Report {
+                run_dir,
+                cases,
+                quiet,
+            }),
+            _,
+        ) => {
             init_logging(quiet);
-            match report(&run_dir) {
+            match report(&run_dir, &cases) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => report_error(&e),
             }
@@ -116,14 +127,19 @@ fn judge(args: &StageArgs) -> ExitCode {
     })
 }
 
-fn report(run_dir: &Path) -> metamorph_data::Result<()> {
+fn report(run_dir: &Path, cases: &[String]) -> metamorph_data::Result<()> {
     if !run_dir.is_dir() {
         return Err(metamorph_data::Error::Config(format!(
             "{}: not a directory",
             run_dir.display()
         )));
     }
-    let report = Report::from_run_dir(run_dir)?;
+    let more = if cases.is_empty() {
+        Vec::new()
+    } else {
+        expand_inputs(cases)?
+    };
+    let report = Report::from_run_dir_with_cases(run_dir, &more)?;
     let (summary, html) = report.write_all(run_dir)?;
     print!("{}", report.summary.table());
     println!(
