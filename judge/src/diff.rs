@@ -169,8 +169,22 @@ impl RunDiff {
         if let Some((a, b)) = &self.paired_models {
             out.push_str(&format!("comparing model `{a}` (A) with `{b}` (B)\n"));
         }
+        let label = |r: &RateChange| {
+            if r.model_a == r.model_b {
+                r.model_a.clone()
+            } else {
+                format!("{} → {}", r.model_a, r.model_b)
+            }
+        };
+        let width = self
+            .rows
+            .iter()
+            .map(|r| label(r).chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(5);
         out.push_str(&format!(
-            "{:<10} {:<10} {:<26} {:>15} {:>15} {:>8}  {:<18} {}\n",
+            "{:<10} {:<10} {:<width$} {:>15} {:>15} {:>9}  {:<20} {}\n",
             "family", "mr", "model", "A", "B", "Δ", "95% CI of Δ", "change"
         ));
         let cell = |r: &Option<MrSummary>| match r {
@@ -194,16 +208,11 @@ impl RunDiff {
                 Change::OnlyInA => "only in A",
                 Change::OnlyInB => "only in B",
             };
-            let model = if r.model_a == r.model_b {
-                r.model_a.clone()
-            } else {
-                format!("{} → {}", r.model_a, r.model_b)
-            };
             out.push_str(&format!(
-                "{:<10} {:<10} {:<26} {:>15} {:>15} {:>8}  {:<18} {}\n",
+                "{:<10} {:<10} {:<width$} {:>15} {:>15} {:>9}  {:<20} {}\n",
                 r.family,
                 r.mr,
-                model,
+                label(r),
                 cell(&r.a),
                 cell(&r.b),
                 r.delta
