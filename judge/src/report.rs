@@ -693,9 +693,21 @@ details summary{cursor:pointer;color:var(--muted)}details p{white-space:pre-wrap
 dl.methods dt{font-weight:600;margin-top:6px}dl.methods dd{margin-left:16px;color:var(--muted)}
 "#;
 
+/// The filters: hide elements whose `data-model` / `data-mr` differ from the chosen values. The
+/// choice is kept in the address (`report.html#model=NAME&mr=FAMILY/MR`), so a filtered view can
+/// be bookmarked or sent.
 const JS: &str = r#"
 (function(){
   var m=document.getElementById('f-model'), r=document.getElementById('f-mr');
+  function pick(sel,v){for(var i=0;i<sel.options.length;i++){if(sel.options[i].value===v){sel.value=v;return;}}}
+  function fromHash(){
+    var h=location.hash.replace(/^#/,'');
+    if(h.indexOf('=')<0)return;
+    h.split('&').forEach(function(kv){
+      var p=kv.split('='), v=decodeURIComponent(p[1]||'');
+      if(p[0]==='model')pick(m,v); else if(p[0]==='mr')pick(r,v);
+    });
+  }
   function apply(){
     var mv=m.value, rv=r.value;
     document.querySelectorAll('[data-model],[data-mr]').forEach(function(e){
@@ -704,9 +716,16 @@ const JS: &str = r#"
       e.style.display=(okm&&okr)?'':'none';
     });
   }
-  m.addEventListener('change',apply); r.addEventListener('change',apply);
+  function change(){
+    var parts=[];
+    if(m.value)parts.push('model='+encodeURIComponent(m.value));
+    if(r.value)parts.push('mr='+encodeURIComponent(r.value));
+    if(history.replaceState)history.replaceState(null,'',parts.length?'#'+parts.join('&'):location.pathname);
+    apply();
+  }
+  m.addEventListener('change',change); r.addEventListener('change',change);
   document.getElementById('filters').addEventListener('submit',function(e){e.preventDefault();});
-  apply();
+  fromHash(); apply();
 })();
 "#;
 
@@ -717,3 +736,33 @@ const METHODS: &str = r#"<section id="methods"><h2>How to read this report</h2><
 <dt>Examples</dt><dd>Per relation and model, one violation per source first, then the smallest edit and the shortest text; the edit is struck through in the source and highlighted in the follow-up.</dd>
 </dl></section>
 "#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_fields_are_cut_around_the_edit() {
+        let text = format!("{}before{}", "a".repeat(1000), "b".repeat(1000));
+        let html = highlight(&text, &[[1000, 1006]], "del");
+        assert!(html.starts_with('…') && html.ends_with('…'), "{html}");
+        assert!(html.contains("<mark class=\"del\">before</mark>"));
+        let before_mark = &html[..html.find("<mark").unwrap()];
+        assert_eq!(before_mark.chars().filter(|c| *c == 'a').count(), WINDOW);
+        // Short fields are whole; an insertion point is marked; spans past the end are dropped.
+        assert_eq!(
+            highlight("x < y", &[[2, 2], [4, 99]], "ins"),
+            "x <mark class=\"ins gap\">‸</mark>&lt; y"
+        );
+    }
+
+    #[test]
+    fn anchors_and_keys_are_safe() {
+        assert_eq!(anchor("mt4mrc", "MR1-3"), "r-mt4mrc-MR1-3");
+        assert_eq!(anchor("a b", "c/\"d"), "r-a-b-c--d");
+        assert_eq!(
+            esc("<a href='x'>&\"</a>"),
+            "&lt;a href=&#39;x&#39;&gt;&amp;&quot;&lt;/a&gt;"
+        );
+    }
+}

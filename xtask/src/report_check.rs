@@ -104,6 +104,48 @@ fn run(chromium: &Path, args: &[OsString], limit: Duration) -> anyhow::Result<(S
     }
 }
 
+/// The page at `url` after its scripts ran (`--dump-dom`), and the browser's log (console
+/// messages included), rendered offline.
+///
+/// # Errors
+/// Browser failures or time-outs.
+pub fn dump_dom(chromium: &Path, url: &str) -> anyhow::Result<(String, String)> {
+    let profile = tempfile::tempdir().context("temporary browser profile")?;
+    run(
+        chromium,
+        &browser_args(profile.path(), &["--dump-dom".into()], url),
+        LIMIT,
+    )
+}
+
+const LIMIT: Duration = Duration::from_secs(90);
+
+fn browser_args(profile: &Path, extra: &[String], url: &str) -> Vec<OsString> {
+    let mut args: Vec<OsString> = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--no-first-run",
+        "--no-default-browser-check",
+        "--disable-extensions",
+        "--disable-background-networking",
+        "--disable-sync",
+        "--hide-scrollbars",
+        "--force-device-scale-factor=1",
+        "--host-resolver-rules=MAP * ~NOTFOUND",
+        "--enable-logging=stderr",
+        "--v=0",
+    ]
+    .iter()
+    .map(OsString::from)
+    .collect();
+    args.push(format!("--user-data-dir={}", profile.display()).into());
+    args.extend(extra.iter().map(OsString::from));
+    args.push(url.into());
+    args
+}
+
 /// Renders `report` (an HTML file) with `chromium`: checks that the page loads without script
 /// errors and shows the overview, then writes a PNG screenshot to `png` (atomically).
 ///
@@ -113,36 +155,8 @@ pub fn check_report(chromium: &Path, report: &Path, png: &Path) -> anyhow::Resul
     let report = report
         .canonicalize()
         .with_context(|| format!("{}: no report to check", report.display()))?;
-    let profile = tempfile::tempdir().context("temporary browser profile")?;
     let url = format!("file://{}", report.display());
-    let common = |extra: &[String]| -> Vec<OsString> {
-        let mut args: Vec<OsString> = [
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-dev-shm-usage",
-            "--no-first-run",
-            "--no-default-browser-check",
-            "--disable-extensions",
-            "--disable-background-networking",
-            "--disable-sync",
-            "--hide-scrollbars",
-            "--force-device-scale-factor=1",
-            "--host-resolver-rules=MAP * ~NOTFOUND",
-            "--enable-logging=stderr",
-            "--v=0",
-        ]
-        .iter()
-        .map(OsString::from)
-        .collect();
-        args.push(format!("--user-data-dir={}", profile.path().display()).into());
-        args.extend(extra.iter().map(OsString::from));
-        args.push(url.clone().into());
-        args
-    };
-    let limit = Duration::from_secs(90);
-
-    let (dom, log) = run(chromium, &common(&["--dump-dom".into()]), limit)?;
+    let (dom, log) = dump_dom(chromium, &url)?;
     if let Some(line) = log
         .lines()
         .find(|l| l.contains("Uncaught") || l.contains("SyntaxError"))
@@ -171,7 +185,8 @@ pub fn check_report(chromium: &Path, report: &Path, png: &Path) -> anyhow::Resul
         format!("--window-size={},{}", WINDOW.0, WINDOW.1),
         format!("--screenshot={}", tmp.display()),
     ];
-    run(chromium, &common(&shot), limit)?;
+    let profile = tempfile::tempdir().context("temporary browser profile")?;
+    run(chromium, &browser_args(profile.path(), &shot, &url), LIMIT)?;
     let bytes =
         std::fs::read(&tmp).with_context(|| format!("no screenshot at {}", tmp.display()))?;
     if !bytes.starts_with(b"\x89PNG") {

@@ -4,7 +4,7 @@
 
 use std::ffi::OsString;
 
-use xtask::report_check::{check_report, find_chromium, INSTALL_HINT};
+use xtask::report_check::{check_report, dump_dom, find_chromium, INSTALL_HINT};
 
 #[test]
 fn a_missing_browser_is_a_clear_install_hint() {
@@ -65,4 +65,51 @@ fn a_report_renders_offline_without_script_errors() {
         err.contains("script error") && err.contains("missing"),
         "{err}"
     );
+}
+
+#[test]
+fn the_filters_hide_other_models_in_a_real_browser() {
+    let Ok(chromium) = find_chromium(std::env::var_os("CHROMIUM"), std::env::var_os("PATH")) else {
+        eprintln!("skipped: no Chromium ({INSTALL_HINT})");
+        return;
+    };
+    let verdict = |model: &str, mr: &str, holds: bool| metamorph_data::Verdict {
+        case_id: format!("s:{mr}"),
+        family: "mt4mrc".into(),
+        mr: mr.into(),
+        model: model.into(),
+        source_ids: vec!["s".into()],
+        source_output: "yes".into(),
+        followup_output: "yes".into(),
+        applicable: true,
+        holds: Some(holds),
+        detail: String::new(),
+    };
+    let verdicts = [
+        verdict("model-a", "MR1-1", false),
+        verdict("model-b", "MR1-1", true),
+        verdict("model-b", "MR1-3", false),
+    ];
+    let report = metamorph_judge::Report {
+        summary: metamorph_judge::Summary::from_verdicts(&verdicts),
+        examples: Vec::new(),
+        run: "filters".into(),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let html = dir.path().join("report.html");
+    report.write_html(&html).unwrap();
+    let url = format!("file://{}#model=model-b&mr=mt4mrc%2FMR1-3", html.display());
+    let (dom, log) = dump_dom(&chromium, &url).unwrap();
+    assert!(!log.contains("Uncaught"), "{log}");
+    let row = |model: &str, mr: &str| {
+        let start = format!("<tr data-model=\"{model}\" data-mr=\"mt4mrc/{mr}\"");
+        let at = dom
+            .find(&start)
+            .unwrap_or_else(|| panic!("no row {model} {mr}"));
+        dom[at..at + dom[at..].find('>').unwrap()].to_string()
+    };
+    // The address selected model-b and MR1-3: only that overview row stays visible.
+    assert!(row("model-a", "MR1-1").contains("display: none"));
+    assert!(row("model-b", "MR1-1").contains("display: none"));
+    assert!(!row("model-b", "MR1-3").contains("display: none"));
 }
