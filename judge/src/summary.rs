@@ -108,6 +108,7 @@ pub struct Summary {
     /// Always [`SUMMARY_SCHEMA`].
     pub schema: String,
     /// [`SUMMARY_VERSION`] when written by this build (1 for files without the field).
+    #[serde(default = "version_1")]
     pub schema_version: u32,
     /// Verdict files read.
     pub verdict_files: usize,
@@ -121,11 +122,16 @@ pub struct Summary {
     pub consistency: Vec<Consistency>,
 }
 
+/// Files written before versioning (only `relations` and `verdict_files`) are version 1.
+fn version_1() -> u32 {
+    1
+}
+
 impl Default for Summary {
     fn default() -> Self {
         Summary {
             schema: SUMMARY_SCHEMA.into(),
-            schema_version: 1,
+            schema_version: SUMMARY_VERSION,
             verdict_files: 0,
             relations: Vec::new(),
             pooled: Vec::new(),
