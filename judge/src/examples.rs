@@ -116,27 +116,58 @@ pub fn case_rank(case: &Case) -> CaseRank {
     Inputs::of(case).rank()
 }
 
-/// Reads the ranks of the cases of `files` whose id is in `wanted`, keeping nothing else: the
-/// first of the two passes over the case files, so that only the chosen cases are ever held
-/// whole.
+/// What one pass over the case files keeps: ranks of the wanted cases, and each relation's
+/// expectation in words.
+#[derive(Clone, Debug, Default)]
+pub struct CaseScan {
+    /// Rank of each wanted case, by case id.
+    pub ranks: HashMap<String, CaseRank>,
+    /// (family, MR) → the expectation in words, from its first case; prefixed with "e.g." when
+    /// its cases promise different things (e.g. a label that depends on the source).
+    pub expectations: BTreeMap<(String, String), String>,
+}
+
+/// Scans the cases of `files`: ranks of those whose id is in `wanted` and each relation's
+/// expectation, keeping nothing else; the first of the two passes over the case files, so that
+/// only the chosen cases are ever held whole.
 ///
 /// # Errors
 /// Unreadable files or files of another record kind.
-pub fn read_case_ranks(
-    files: &[PathBuf],
-    wanted: &HashSet<&str>,
-) -> Result<HashMap<String, CaseRank>> {
-    let mut out = HashMap::new();
+pub fn scan_cases(files: &[PathBuf], wanted: &HashSet<&str>) -> Result<CaseScan> {
+    let mut scan = CaseScan::default();
+    // (family, MR) → (first case's expectation JSON, precondition JSON, varies)
+    let mut seen: HashMap<(String, String), (String, Option<String>, bool)> = HashMap::new();
     for path in files {
         for batch in read_shard(path, ShardSpec::WHOLE, 1024)? {
             for case in from_batch::<Case>(&batch?, &path.display().to_string())? {
                 if wanted.contains(case.case_id.as_str()) {
-                    out.insert(case.case_id.clone(), case_rank(&case));
+                    scan.ranks.insert(case.case_id.clone(), case_rank(&case));
+                }
+                let key = (case.family.clone(), case.mr.clone());
+                match seen.get_mut(&key) {
+                    Some((x, p, varies)) => {
+                        *varies |= *x != case.expectation_json || *p != case.precondition_json;
+                    }
+                    None => {
+                        let words = match (case.expectation(), case.precondition()) {
+                            (Ok(x), Ok(p)) => describe(&x, p.as_ref()),
+                            _ => format!("(unreadable expectation: {})", case.expectation_json),
+                        };
+                        scan.expectations.insert(key.clone(), words);
+                        seen.insert(key, (case.expectation_json, case.precondition_json, false));
+                    }
                 }
             }
         }
     }
-    Ok(out)
+    for (key, (_, _, varies)) in seen {
+        if varies {
+            if let Some(words) = scan.expectations.get_mut(&key) {
+                *words = format!("e.g. {words}");
+            }
+        }
+    }
+    Ok(scan)
 }
 
 /// Up to `per_relation` violations per (family, MR, model), most instructive first.
@@ -495,6 +526,50 @@ mod tests {
         assert_eq!(e.fields[0].source_spans, vec![[7, 13]]);
         assert_eq!(e.fields[0].followup_spans, vec![[7, 12]]);
         assert_eq!(e.edit_chars, 6);
+    }
+
+    #[test]
+    fn a_scan_ranks_wanted_cases_and_words_every_relation() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("case.parquet");
+        let label = |k: usize, l: &str| {
+            let mut c = case(
+                &format!("t{k}"),
+                &format!("t{k}"),
+                "x before",
+                (2, 8, "before", "after"),
+            );
+            c.mr = "MR-L".into();
+            c.set_expectation(&Expectation::LabelIs { label: l.into() });
+            c
+        };
+        let cases = vec![
+            case("a:1", "a", "is it before noon", (6, 12, "before", "after")),
+            case("b:1", "b", "x before", (2, 8, "before", "after")),
+            label(1, "0"),
+            label(2, "1"),
+        ];
+        let mut w =
+            metamorph_data::ParquetShardWriter::try_new(&path, metamorph_data::RecordKind::Case)
+                .unwrap();
+        w.write(&metamorph_data::to_batch(&cases).unwrap()).unwrap();
+        w.commit().unwrap();
+        let wanted: HashSet<&str> = ["b:1"].into_iter().collect();
+        let scan = scan_cases(&[path], &wanted).unwrap();
+        assert_eq!(scan.ranks.len(), 1);
+        assert_eq!(
+            scan.ranks["b:1"],
+            CaseRank {
+                edit_chars: 6,
+                text_chars: 7
+            }
+        );
+        let words = |mr: &str| scan.expectations[&("mt4mrc".to_string(), mr.to_string())].clone();
+        assert_eq!(
+            words("MR1-3"),
+            "the follow-up's label differs from the source's"
+        );
+        assert_eq!(words("MR-L"), "e.g. the follow-up is labelled \"0\"");
     }
 
     #[test]

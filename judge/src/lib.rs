@@ -36,8 +36,8 @@ mod summary;
 pub use consistency::{consistency, Consistency, CONSISTENCY_FAMILIES};
 pub use diff::{Change, RateChange, RunDiff, DEFAULT_MAX_REGRESSION};
 pub use examples::{
-    case_rank, choose_violations, describe, read_case_ranks, read_cases, select_examples,
-    violated_ids, violation_example, CaseRank, FieldPair, ViolationExample, EXAMPLES_PER_RELATION,
+    case_rank, choose_violations, describe, read_cases, scan_cases, select_examples, violated_ids,
+    violation_example, CaseRank, CaseScan, FieldPair, ViolationExample, EXAMPLES_PER_RELATION,
 };
 pub use oracle::judge_case;
 pub use report::Report;

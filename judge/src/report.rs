@@ -9,14 +9,14 @@
 //! by relation. Charts are hand-written SVG: a few rectangles and lines do not justify a
 //! plotting dependency on a 2-core CI.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use metamorph_data::{glob_files, AtomicFile, Result, Verdict};
 
 use crate::examples::{
-    choose_violations, read_case_ranks, read_cases, violated_ids, violation_example, FieldPair,
+    choose_violations, read_cases, scan_cases, violated_ids, violation_example, FieldPair,
     ViolationExample, EXAMPLES_PER_RELATION,
 };
 use crate::stats::Decision;
@@ -31,9 +31,31 @@ pub struct Report {
     pub examples: Vec<ViolationExample>,
     /// What the report is about (usually the run directory), shown in its title bar.
     pub run: String,
+    /// (family, MR) → what the relation promises, in words (shown atop its section).
+    pub expectations: BTreeMap<(String, String), String>,
 }
 
 impl Report {
+    /// A report of `summary` with these examples, and the expectations read from them.
+    pub fn new(
+        summary: Summary,
+        examples: Vec<ViolationExample>,
+        run: impl Into<String>,
+    ) -> Report {
+        let mut expectations = BTreeMap::new();
+        for e in examples.iter().filter(|e| !e.expectation.is_empty()) {
+            expectations
+                .entry((e.family.clone(), e.mr.clone()))
+                .or_insert_with(|| e.expectation.clone());
+        }
+        Report {
+            summary,
+            examples,
+            run: run.into(),
+            expectations,
+        }
+    }
+
     /// Summarises `verdicts` and selects examples from the cases in `case_files` (only the
     /// chosen cases are held whole in memory).
     ///
@@ -49,8 +71,8 @@ impl Report {
         summary.verdict_files = verdict_files;
         // Two passes over the case files: ranks of the violated cases, then the chosen cases
         // whole; memory stays at a few cases per relation and model.
-        let ranks = read_case_ranks(case_files, &violated_ids(verdicts))?;
-        let chosen = choose_violations(verdicts, &ranks, EXAMPLES_PER_RELATION);
+        let scan = scan_cases(case_files, &violated_ids(verdicts))?;
+        let chosen = choose_violations(verdicts, &scan.ranks, EXAMPLES_PER_RELATION);
         let wanted: HashSet<&str> = chosen.iter().map(|v| v.case_id.as_str()).collect();
         let cases = read_cases(case_files, &wanted)?;
         let examples = chosen
@@ -61,6 +83,7 @@ impl Report {
             summary,
             examples,
             run: run.into(),
+            expectations: scan.expectations,
         })
     }
 
@@ -225,7 +248,18 @@ impl Report {
 
     fn pooled(&self, h: &mut String) {
         h.push_str("<section id=\"pooled\"><h2>Pooled per model</h2><p class=\"note\">Σ violations / Σ applicable over the relations of a family, and over every family. The interval treats cases as independent; cases sharing a source are not, so read it as a guide.</p>\n<table><thead><tr><th>model</th><th>family</th><th class=\"n\">relations</th><th class=\"n\">applicable</th><th class=\"n\">violations</th><th class=\"n\">rate</th><th>95% interval</th><th></th></tr></thead><tbody>\n");
+        let families = |model: &str| {
+            self.summary
+                .pooled
+                .iter()
+                .filter(|p| p.model == model && p.family.is_some())
+                .count()
+        };
         for p in &self.summary.pooled {
+            // A model tested on one family: its family row would repeat the total.
+            if p.family.is_some() && families(&p.model) == 1 {
+                continue;
+            }
             let _ = writeln!(
                 h,
                 "<tr data-model=\"{m}\"{cls}><td>{m}</td><td>{f}</td><td class=\"n\">{n}</td><td class=\"n\">{a}</td><td class=\"n\">{v}</td><td class=\"n\">{rate}</td><td>{ci}</td><td>{bar}</td></tr>",
@@ -309,12 +343,8 @@ impl Report {
             esc(family),
             esc(mr)
         );
-        if let Some(e) = examples.iter().find(|e| !e.expectation.is_empty()) {
-            let _ = writeln!(
-                h,
-                "<p class=\"expect\">Expectation: {}.</p>",
-                esc(&e.expectation)
-            );
+        if let Some(words) = self.expectations.get(&(family.to_string(), mr.to_string())) {
+            let _ = writeln!(h, "<p class=\"expect\">Expectation: {}.</p>", esc(words));
         }
         let chart: Vec<ChartRow> = rows
             .iter()

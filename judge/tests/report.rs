@@ -71,11 +71,11 @@ fn run() -> Report {
     let by_id: HashMap<String, Case> = cases.into_iter().map(|c| (c.case_id.clone(), c)).collect();
     let mut summary = Summary::from_verdicts(&verdicts);
     summary.verdict_files = 2;
-    Report {
+    Report::new(
         summary,
-        examples: select_examples(&verdicts, &by_id, 3),
-        run: "/runs/<nightly>".into(),
-    }
+        select_examples(&verdicts, &by_id, 3),
+        "/runs/<nightly>",
+    )
 }
 
 /// Checks that every non-void element is closed in order and every tag's quotes pair up;
@@ -186,11 +186,7 @@ fn the_report_shows_rates_filters_comparisons_consistency_and_examples() {
 
 #[test]
 fn an_empty_run_still_renders() {
-    let report = Report {
-        summary: Summary::default(),
-        examples: Vec::new(),
-        run: "empty".into(),
-    };
+    let report = Report::new(Summary::default(), Vec::new(), "empty");
     let html = report.render();
     check_well_formed(&html);
     assert!(html.contains("No verdicts"));

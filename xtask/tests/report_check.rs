@@ -41,11 +41,8 @@ fn a_report_renders_offline_without_script_errors() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let report = metamorph_judge::Report {
-        summary: metamorph_judge::Summary::default(),
-        examples: Vec::new(),
-        run: "test".into(),
-    };
+    let report =
+        metamorph_judge::Report::new(metamorph_judge::Summary::default(), Vec::new(), "test");
     let html = dir.path().join("report.html");
     report.write_html(&html).unwrap();
     let png = dir.path().join("shots/report.png");
@@ -90,11 +87,11 @@ fn the_filters_hide_other_models_in_a_real_browser() {
         verdict("model-b", "MR1-1", true),
         verdict("model-b", "MR1-3", false),
     ];
-    let report = metamorph_judge::Report {
-        summary: metamorph_judge::Summary::from_verdicts(&verdicts),
-        examples: Vec::new(),
-        run: "filters".into(),
-    };
+    let report = metamorph_judge::Report::new(
+        metamorph_judge::Summary::from_verdicts(&verdicts),
+        Vec::new(),
+        "filters",
+    );
     let dir = tempfile::tempdir().unwrap();
     let html = dir.path().join("report.html");
     report.write_html(&html).unwrap();
