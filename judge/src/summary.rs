@@ -1,4 +1,6 @@
-//! Violation rates per (family, MR, model), with a Wilson score 95% interval.
+//! The `summary.json` of a run: violation rates per (family, MR, model) with a Wilson score 95%
+//! interval, pooled rates per model, paired signed-rank comparisons (seed-000 RQ4) and
+//! contrast-set consistency (seed-002).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -7,6 +9,9 @@ use metamorph_data::{
     from_batch, glob_files, read_shard, AtomicFile, Error, Result, ShardSpec, Verdict,
 };
 use serde::{Deserialize, Serialize};
+
+use crate::consistency::{consistency, Consistency, CONSISTENCY_FAMILIES};
+use crate::stats::{wilcoxon_signed_rank, wilson, Decision, SignedRank};
 
 /// The counts and rate of one MR for one model.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -29,20 +34,119 @@ pub struct MrSummary {
     pub ci95: Option<[f64; 2]>,
 }
 
-/// The `summary.json` of a run.
+/// Identifies `summary.json` files (`schema`).
+pub const SUMMARY_SCHEMA: &str = "metamorph.summary";
+
+/// The version of the `summary.json` layout (`schema_version`): 2 added `schema`, `pooled`,
+/// `comparisons` and `consistency` to version 1's `relations` and `verdict_files`. Fields are
+/// only ever added within a version; readers ignore fields they do not know.
+pub const SUMMARY_VERSION: u32 = 2;
+
+/// Violation counts pooled over relations: Σ violations / Σ applicable.
+///
+/// The interval treats every applicable case as independent; cases of one source under several
+/// relations are not, so read it as a guide rather than a guarantee.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Pooled {
+    /// The model under test.
+    pub model: String,
+    /// The family pooled over, or `None` for every family.
+    pub family: Option<String>,
+    /// Relations pooled.
+    pub relations: usize,
+    /// Cases judged.
+    pub cases: u64,
+    /// Cases whose precondition held.
+    pub applicable: u64,
+    /// Applicable cases whose relation was violated.
+    pub violations: u64,
+    /// Σ violations / Σ applicable (null when nothing was applicable).
+    pub violation_rate: Option<f64>,
+    /// Wilson 95% interval of the pooled rate.
+    pub ci95: Option<[f64; 2]>,
+}
+
+/// What a [`Comparison`] compares and how its pairs are formed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ComparisonKind {
+    /// Two models (`a`, `b`), paired by relation: one pair of violation rates per (family, MR)
+    /// that both models have applicable cases for.
+    Models,
+    /// Two relations (`a`, `b`) of one family for one model, paired by source example: per
+    /// source, the violation rate among its applicable cases of each relation.
+    Relations,
+}
+
+/// A paired Wilcoxon signed-rank comparison of `a`'s violation rates with `b`'s (differences
+/// `a − b`), with seed-000's decision: `better` means `a` tends to have the lower rates.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    /// Models or relations.
+    pub kind: ComparisonKind,
+    /// For `relations`: the family; for `models`: `None`.
+    pub family: Option<String>,
+    /// For `relations`: the model; for `models`: `None`.
+    pub model: Option<String>,
+    /// The first model or relation (x of the test).
+    pub a: String,
+    /// The second model or relation (y of the test).
+    pub b: String,
+    /// Pairs formed.
+    pub pairs: usize,
+    /// The test; `None` when every pair is tied (no evidence of a difference: similar).
+    pub test: Option<SignedRank>,
+    /// seed-000's decision (`similar` when there is no test).
+    pub decision: Decision,
+}
+
+/// The `summary.json` of a run (schema [`SUMMARY_SCHEMA`], version [`SUMMARY_VERSION`]; the
+/// README's "summary.json" section documents every field).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Summary {
-    /// One entry per (family, MR, model), sorted.
-    pub relations: Vec<MrSummary>,
+    /// Always [`SUMMARY_SCHEMA`].
+    pub schema: String,
+    /// [`SUMMARY_VERSION`] when written by this build (1 for files without the field).
+    #[serde(default = "version_1")]
+    pub schema_version: u32,
     /// Verdict files read.
     pub verdict_files: usize,
+    /// One entry per (family, MR, model), sorted.
+    pub relations: Vec<MrSummary>,
+    /// Per model: one entry per family, then one over every family (`family: null`).
+    pub pooled: Vec<Pooled>,
+    /// Paired signed-rank comparisons between models and between relations.
+    pub comparisons: Vec<Comparison>,
+    /// Contrast-set consistency, for the families in [`CONSISTENCY_FAMILIES`] present.
+    pub consistency: Vec<Consistency>,
+}
+
+/// Files written before versioning (only `relations` and `verdict_files`) are version 1.
+fn version_1() -> u32 {
+    1
+}
+
+impl Default for Summary {
+    fn default() -> Self {
+        Summary {
+            schema: SUMMARY_SCHEMA.into(),
+            schema_version: SUMMARY_VERSION,
+            verdict_files: 0,
+            relations: Vec::new(),
+            pooled: Vec::new(),
+            comparisons: Vec::new(),
+            consistency: Vec::new(),
+        }
+    }
 }
 
 impl Summary {
-    /// Aggregates verdicts.
+    /// Aggregates verdicts: rates per relation, pooled rates, comparisons, consistency.
     pub fn from_verdicts<'a>(verdicts: impl IntoIterator<Item = &'a Verdict>) -> Summary {
+        let verdicts: Vec<&Verdict> = verdicts.into_iter().collect();
         let mut groups: BTreeMap<(String, String, String), MrSummary> = BTreeMap::new();
-        for v in verdicts {
+        for v in &verdicts {
             let entry = groups
                 .entry((v.family.clone(), v.mr.clone(), v.model.clone()))
                 .or_insert_with(|| MrSummary {
@@ -59,20 +163,64 @@ impl Summary {
                 }
             }
         }
-        let relations = groups
+        let relations: Vec<MrSummary> = groups
             .into_values()
             .map(|mut s| {
                 if s.applicable > 0 {
                     s.violation_rate = Some(s.violations as f64 / s.applicable as f64);
-                    s.ci95 = Some(wilson(s.violations, s.applicable));
+                    s.ci95 = wilson(s.violations, s.applicable);
                 }
                 s
             })
             .collect();
+        let pooled = pool(&relations);
+        let mut comparisons = compare_models(&relations);
+        comparisons.extend(compare_relations(&verdicts));
+        let consistency = consistency(
+            verdicts
+                .iter()
+                .copied()
+                .filter(|v| CONSISTENCY_FAMILIES.contains(&v.family.as_str())),
+        );
         Summary {
+            schema_version: SUMMARY_VERSION,
             relations,
-            verdict_files: 0,
+            pooled,
+            comparisons,
+            consistency,
+            ..Summary::default()
         }
+    }
+
+    /// The models of the run, sorted.
+    pub fn models(&self) -> Vec<&str> {
+        let mut models: Vec<&str> = self.relations.iter().map(|r| r.model.as_str()).collect();
+        models.sort_unstable();
+        models.dedup();
+        models
+    }
+
+    /// Reads a `summary.json` written by this or an earlier version.
+    ///
+    /// # Errors
+    /// IO errors; a file that is not JSON or not a summary (wrong `schema`, or a newer
+    /// `schema_version` than this build knows).
+    pub fn read(path: &Path) -> Result<Summary> {
+        let text = std::fs::read(path).map_err(|e| Error::io(path.to_path_buf(), e))?;
+        let summary: Summary = serde_json::from_slice(&text).map_err(|e| Error::Schema {
+            context: path.display().to_string(),
+            message: format!("not a metamorph summary: {e}"),
+        })?;
+        if summary.schema != SUMMARY_SCHEMA || summary.schema_version > SUMMARY_VERSION {
+            return Err(Error::Schema {
+                context: path.display().to_string(),
+                message: format!(
+                    "schema `{}` version {} (this build reads `{SUMMARY_SCHEMA}` up to version {SUMMARY_VERSION})",
+                    summary.schema, summary.schema_version
+                ),
+            });
+        }
+        Ok(summary)
     }
 
     /// Reads every verdict file matching the glob `pattern` and aggregates them.
@@ -80,16 +228,9 @@ impl Summary {
     /// # Errors
     /// Unreadable files or files of another record kind.
     pub fn from_files(pattern: &str) -> Result<Summary> {
-        // No match is a valid, empty summary (e.g. a run that produced no case).
-        let files = glob_files(pattern)?;
-        let mut verdicts = Vec::new();
-        for path in &files {
-            for batch in read_shard(path, ShardSpec::WHOLE, 4096)? {
-                verdicts.extend(from_batch::<Verdict>(&batch?, &path.display().to_string())?);
-            }
-        }
+        let (verdicts, files) = read_verdicts(pattern)?;
         let mut summary = Summary::from_verdicts(&verdicts);
-        summary.verdict_files = files.len();
+        summary.verdict_files = files;
         Ok(summary)
     }
 
@@ -130,15 +271,166 @@ impl Summary {
     }
 }
 
-/// Wilson score interval for `k` successes out of `n`, at 95% (z = 1.96).
-fn wilson(k: u64, n: u64) -> [f64; 2] {
-    let (k, n) = (k as f64, n as f64);
-    let z = 1.959_963_984_540_054_f64;
-    let p = k / n;
-    let denom = 1.0 + z * z / n;
-    let centre = (p + z * z / (2.0 * n)) / denom;
-    let half = z * ((p * (1.0 - p) / n) + z * z / (4.0 * n * n)).sqrt() / denom;
-    [(centre - half).max(0.0), (centre + half).min(1.0)]
+/// Reads every verdict file matching the glob `pattern`: the verdicts and the number of files.
+/// No match is a valid, empty run (e.g. one that produced no case).
+///
+/// # Errors
+/// Unreadable files or files of another record kind.
+pub fn read_verdicts(pattern: &str) -> Result<(Vec<Verdict>, usize)> {
+    let files = glob_files(pattern)?;
+    let mut verdicts = Vec::new();
+    for path in &files {
+        for batch in read_shard(path, ShardSpec::WHOLE, 4096)? {
+            verdicts.extend(from_batch::<Verdict>(&batch?, &path.display().to_string())?);
+        }
+    }
+    Ok((verdicts, files.len()))
+}
+
+/// Pooled rates per (model, family) and per model over every family.
+fn pool(relations: &[MrSummary]) -> Vec<Pooled> {
+    let mut out: BTreeMap<(String, Option<String>), Pooled> = BTreeMap::new();
+    for r in relations {
+        for family in [Some(r.family.clone()), None] {
+            let p = out
+                .entry((r.model.clone(), family.clone()))
+                .or_insert_with(|| Pooled {
+                    model: r.model.clone(),
+                    family,
+                    ..Pooled::default()
+                });
+            p.relations += 1;
+            p.cases += r.cases;
+            p.applicable += r.applicable;
+            p.violations += r.violations;
+        }
+    }
+    // Per model: families in order, then the all-family entry (None sorts first, so move it).
+    let mut pooled: Vec<Pooled> = Vec::new();
+    let mut overall: Option<Pooled> = None;
+    for ((_, family), mut p) in out {
+        if p.applicable > 0 {
+            p.violation_rate = Some(p.violations as f64 / p.applicable as f64);
+            p.ci95 = wilson(p.violations, p.applicable);
+        }
+        if family.is_none() {
+            if let Some(o) = overall.take() {
+                pooled.push(o);
+            }
+            overall = Some(p);
+        } else {
+            pooled.push(p);
+        }
+    }
+    pooled.extend(overall);
+    pooled
+}
+
+/// Every pair of models, paired by (family, MR) with applicable cases for both.
+fn compare_models(relations: &[MrSummary]) -> Vec<Comparison> {
+    let mut models: Vec<&str> = relations.iter().map(|r| r.model.as_str()).collect();
+    models.sort_unstable();
+    models.dedup();
+    let rate = |model: &str, family: &str, mr: &str| {
+        relations
+            .iter()
+            .find(|r| r.model == model && r.family == family && r.mr == mr)
+            .and_then(|r| r.violation_rate)
+    };
+    let mut cells: Vec<(&str, &str)> = relations
+        .iter()
+        .map(|r| (r.family.as_str(), r.mr.as_str()))
+        .collect();
+    cells.sort_unstable();
+    cells.dedup();
+    let mut out = Vec::new();
+    for (i, a) in models.iter().enumerate() {
+        for b in &models[i + 1..] {
+            let (x, y): (Vec<f64>, Vec<f64>) = cells
+                .iter()
+                .filter_map(|(f, mr)| Some((rate(a, f, mr)?, rate(b, f, mr)?)))
+                .unzip();
+            if x.is_empty() {
+                continue;
+            }
+            out.push(comparison(ComparisonKind::Models, None, None, a, b, &x, &y));
+        }
+    }
+    out
+}
+
+/// Every pair of relations of one family, for each model, paired by first source id.
+fn compare_relations(verdicts: &[&Verdict]) -> Vec<Comparison> {
+    // (family, model) → mr → source → (violations, applicable)
+    type BySource<'a> = BTreeMap<&'a str, (u32, u32)>;
+    type Rates<'a> = BTreeMap<&'a str, BySource<'a>>;
+    let mut by: BTreeMap<(&str, &str), Rates> = BTreeMap::new();
+    for v in verdicts.iter().filter(|v| v.applicable) {
+        let Some(source) = v.source_ids.first() else {
+            continue;
+        };
+        let slot = by
+            .entry((v.family.as_str(), v.model.as_str()))
+            .or_default()
+            .entry(v.mr.as_str())
+            .or_default()
+            .entry(source.as_str())
+            .or_default();
+        slot.1 += 1;
+        if v.holds == Some(false) {
+            slot.0 += 1;
+        }
+    }
+    let mut out = Vec::new();
+    for ((family, model), mrs) in &by {
+        let mrs: Vec<(&&str, &BySource)> = mrs.iter().collect();
+        for (i, (a, sa)) in mrs.iter().enumerate() {
+            for (b, sb) in &mrs[i + 1..] {
+                let (x, y): (Vec<f64>, Vec<f64>) = sa
+                    .iter()
+                    .filter_map(|(source, (ka, na))| {
+                        let (kb, nb) = sb.get(source)?;
+                        Some((*ka as f64 / *na as f64, *kb as f64 / *nb as f64))
+                    })
+                    .unzip();
+                if x.is_empty() {
+                    continue;
+                }
+                out.push(comparison(
+                    ComparisonKind::Relations,
+                    Some(family),
+                    Some(model),
+                    a,
+                    b,
+                    &x,
+                    &y,
+                ));
+            }
+        }
+    }
+    out
+}
+
+fn comparison(
+    kind: ComparisonKind,
+    family: Option<&str>,
+    model: Option<&str>,
+    a: &str,
+    b: &str,
+    x: &[f64],
+    y: &[f64],
+) -> Comparison {
+    let test = wilcoxon_signed_rank(x, y);
+    Comparison {
+        kind,
+        family: family.map(Into::into),
+        model: model.map(Into::into),
+        a: a.into(),
+        b: b.into(),
+        pairs: x.len(),
+        decision: test.as_ref().map_or(Decision::Similar, |t| t.decision),
+        test,
+    }
 }
 
 #[cfg(test)]
@@ -176,15 +468,82 @@ mod tests {
         assert!(lo < 2.0 / 3.0 && 2.0 / 3.0 < hi);
     }
 
+    fn model_verdicts(model: &str, mr: &str, violations: usize, applicable: usize) -> Vec<Verdict> {
+        (0..applicable)
+            .map(|i| Verdict {
+                case_id: format!("s{i}:{mr}"),
+                model: model.into(),
+                source_ids: vec![format!("s{i}")],
+                ..verdict(mr, true, Some(i >= violations))
+            })
+            .collect()
+    }
+
     #[test]
-    fn wilson_matches_reference_values() {
-        // Reference values: the textbook Wilson formula evaluated in Python (math module).
-        let [lo, hi] = wilson(7, 12);
-        assert!(
-            (lo - 0.319_511).abs() < 1e-5 && (hi - 0.806_740).abs() < 1e-5,
-            "{lo} {hi}"
+    fn pooled_rates_sum_counts_not_rates() {
+        let mut verdicts = model_verdicts("m", "MR1-1", 1, 10);
+        verdicts.extend(model_verdicts("m", "MR1-3", 3, 3));
+        let s = Summary::from_verdicts(&verdicts);
+        // Σx/Σn = 4/13, not the mean of 0.1 and 1.0.
+        assert_eq!(s.pooled.len(), 2);
+        assert_eq!(s.pooled[0].family.as_deref(), Some("mt4mrc"));
+        let all = &s.pooled[1];
+        assert_eq!((all.family.as_deref(), all.relations), (None, 2));
+        assert_eq!((all.violations, all.applicable), (4, 13));
+        assert!((all.violation_rate.unwrap() - 4.0 / 13.0).abs() < 1e-12);
+        assert_eq!(s.schema_version, SUMMARY_VERSION);
+    }
+
+    #[test]
+    fn models_are_compared_pair_by_relation() {
+        // Model a violates less than b on each of 10 relations: exact p = 2/1024, a is better.
+        let mut verdicts = Vec::new();
+        for r in 0..10 {
+            let mr = format!("MR{r}");
+            verdicts.extend(model_verdicts("a", &mr, r, 20));
+            verdicts.extend(model_verdicts("b", &mr, r + 5, 20));
+        }
+        let s = Summary::from_verdicts(&verdicts);
+        let c = s
+            .comparisons
+            .iter()
+            .find(|c| c.kind == ComparisonKind::Models)
+            .unwrap();
+        assert_eq!((c.a.as_str(), c.b.as_str(), c.pairs), ("a", "b", 10));
+        let t = c.test.as_ref().unwrap();
+        assert_eq!((t.p_two_sided, t.p_less), (2.0 / 1024.0, 1.0 / 1024.0));
+        assert_eq!(c.decision, Decision::Better);
+        // Relations of one model are paired by source: MR0 (no violation) vs MR9.
+        let r = s
+            .comparisons
+            .iter()
+            .find(|c| c.kind == ComparisonKind::Relations && c.a == "MR0" && c.b == "MR9")
+            .unwrap();
+        assert_eq!((r.model.as_deref(), r.pairs), (Some("a"), 20));
+        assert_eq!(r.test.as_ref().unwrap().n, 9);
+    }
+
+    #[test]
+    fn consistency_is_reported_for_contrast_set_families_only() {
+        let s = Summary::from_verdicts(&model_verdicts("m", "MR1-3", 1, 4));
+        assert!(s.consistency.is_empty());
+        let mut bpb = model_verdicts("m", "AppendBool", 1, 4);
+        bpb.iter_mut().for_each(|v| v.family = "bpb".into());
+        let s = Summary::from_verdicts(&bpb);
+        assert_eq!(
+            (s.consistency[0].groups, s.consistency[0].consistent),
+            (4, 3)
         );
-        let [lo, hi] = wilson(0, 10);
-        assert!(lo == 0.0 && (hi - 0.277_533).abs() < 1e-5, "{hi}");
+    }
+
+    #[test]
+    fn a_version_1_summary_reads_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("summary.json");
+        std::fs::write(&path, r#"{"relations": [], "verdict_files": 2}"#).unwrap();
+        let s = Summary::read(&path).unwrap();
+        assert_eq!((s.schema_version, s.verdict_files), (1, 2));
+        std::fs::write(&path, r#"{"schema": "other"}"#).unwrap();
+        assert!(Summary::read(&path).is_err());
     }
 }

@@ -6,9 +6,11 @@
 //! writes `example`, `case`, `prediction` and `verdict` Parquet files under
 //! `<output>/<dataset>/<kind>/`, then a manifest; a re-run skips units whose manifest exists.
 //! Models are started once per run and shared by all units. `summary.json` is rebuilt at the
-//! end from every verdict file, so resumed units count too.
+//! end from every verdict file, so resumed units count too, and so is `report.html`.
+//! [`report_check`] renders that report in headless Chromium (`cargo xtask report-check`).
 #![deny(missing_docs)]
 
 mod pipeline;
+pub mod report_check;
 
 pub use pipeline::{run_pipeline, DatasetEntry, PipelineConfig, PipelineOptions, PipelineReport};

@@ -6,7 +6,7 @@ use std::process::{Command, ExitCode};
 use anyhow::{bail, Context};
 use clap::{Parser, Subcommand};
 use metamorph_data::assets::{self, FetchOutcome};
-use xtask::{run_pipeline, PipelineOptions};
+use xtask::{report_check, run_pipeline, PipelineOptions};
 
 #[derive(Parser)]
 #[command(about = "metamorph project automation")]
@@ -57,6 +57,16 @@ enum Task {
         #[arg(long)]
         list: bool,
     },
+    /// Run the bundled pipeline (resuming), render its report.html in headless Chromium
+    /// (offline) and save a screenshot (default docs/report.png).
+    ReportCheck {
+        /// Check this report instead of running the bundled pipeline.
+        #[arg(long)]
+        report: Option<PathBuf>,
+        /// Where to save the screenshot.
+        #[arg(long, default_value = "docs/report.png")]
+        screenshot: PathBuf,
+    },
     /// Run the criterion benchmarks (extra flags go to `cargo bench`).
     Bench {
         /// Flags for cargo bench.
@@ -80,7 +90,10 @@ fn cargo() -> Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let quiet = matches!(cli.command, Task::Pipeline { quiet: true, .. });
+    let quiet = matches!(
+        cli.command,
+        Task::Pipeline { quiet: true, .. } | Task::ReportCheck { .. }
+    );
     metamorph_data::init_logging(quiet);
     let result = match cli.command {
         Task::Pipeline {
@@ -92,6 +105,7 @@ fn main() -> ExitCode {
         Task::Assets { names, list } => fetch_assets(&names, list),
         Task::Stage { name, args } => stage(&name, &args),
         Task::Fixtures { names, list } => fixtures(&names, list),
+        Task::ReportCheck { report, screenshot } => report_check(report, &screenshot),
         Task::Bench { args } => status(
             cargo()
                 .args(["bench", "-p", "metamorph-benches"])
@@ -128,7 +142,8 @@ fn pipeline(config: Option<PathBuf>, output: Option<PathBuf>, force: bool) -> an
         "outputs:   {}/<dataset>/{{example,parsed,case,prediction,verdict}}/*.parquet",
         report.output.display()
     );
-    println!("summary:   {}\n", report.summary_path.display());
+    println!("summary:   {}", report.summary_path.display());
+    println!("report:    {}\n", report.report_path.display());
     if !report.perturb_counts.is_empty() {
         println!(
             "{:<8} {:<7} {:>8} {:>9} {:>7} {:>9}",
@@ -143,6 +158,36 @@ fn pipeline(config: Option<PathBuf>, output: Option<PathBuf>, force: bool) -> an
         println!();
     }
     print!("{}", report.summary.table());
+    Ok(())
+}
+
+fn report_check(report: Option<PathBuf>, screenshot: &Path) -> anyhow::Result<()> {
+    // Look for the browser first: no point running the pipeline without one.
+    let chromium =
+        report_check::find_chromium(std::env::var_os("CHROMIUM"), std::env::var_os("PATH"))?;
+    let report = match report {
+        Some(r) => r,
+        None => {
+            let options = PipelineOptions {
+                output: None,
+                force: false,
+                progress: false,
+            };
+            run_pipeline(&root().join("metamorph.toml"), &options)?.report_path
+        }
+    };
+    let screenshot = if screenshot.is_relative() {
+        root().join(screenshot)
+    } else {
+        screenshot.to_path_buf()
+    };
+    report_check::check_report(&chromium, &report, &screenshot)?;
+    println!(
+        "report:     {} (rendered by {}: no script error)",
+        report.display(),
+        chromium.display()
+    );
+    println!("screenshot: {}", screenshot.display());
     Ok(())
 }
 

@@ -1,4 +1,5 @@
-//! `cargo xtask pipeline`: datasets → perturb → execute → judge → summary, in one process.
+//! `cargo xtask pipeline`: datasets → perturb → execute → judge → summary and report, in one
+//! process.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -9,7 +10,7 @@ use metamorph_data::{
     Pipeline, ReadOptions, RecordKind, Result, ShardOutputs, ShardSpec, Stage, StageOptions,
 };
 use metamorph_execute::{ExecuteConfig, ExecuteStage, Model};
-use metamorph_judge::{JudgeStage, Summary};
+use metamorph_judge::{JudgeStage, Report, Summary};
 use metamorph_parse::stage::{ParseConfig, ParseStage};
 use metamorph_perturb::{PerturbConfig, PerturbStage, RelationCounts, Resources};
 use serde::Deserialize;
@@ -93,6 +94,8 @@ pub struct PipelineReport {
     pub summary: Summary,
     /// Where it was written.
     pub summary_path: PathBuf,
+    /// The self-contained HTML report (`<output>/report.html`).
+    pub report_path: PathBuf,
     /// What each relation did over the units run now (resumed units are not counted).
     pub perturb_counts: Vec<RelationCounts>,
 }
@@ -190,16 +193,16 @@ pub fn run_pipeline(config_path: &Path, options: &PipelineOptions) -> Result<Pip
             units_run += 1;
         }
     }
-    let pattern = output.join("*").join("verdict").join("*.parquet");
-    let summary = Summary::from_files(&pattern.to_string_lossy())?;
-    let summary_path = output.join("summary.json");
-    summary.write(&summary_path)?;
+    // Rebuilt from every verdict file, so resumed units count too.
+    let report = Report::from_run_dir(&output)?;
+    let (summary_path, report_path) = report.write_all(&output)?;
     Ok(PipelineReport {
         output,
         units_run,
         units_skipped,
-        summary,
+        summary: report.summary,
         summary_path,
+        report_path,
         perturb_counts,
     })
 }

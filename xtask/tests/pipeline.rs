@@ -126,6 +126,10 @@ fn runs_every_stage_then_resumes() {
         serde_json::from_str(&std::fs::read_to_string(&report.summary_path).unwrap()).unwrap();
     assert_eq!(json["relations"][0]["mr"], "MR1-3");
     assert_eq!(json["relations"][0]["applicable"], eligible as u64);
+    assert_eq!(json["schema_version"], metamorph_judge::SUMMARY_VERSION);
+    assert_eq!(report.report_path, dir.path().join("out/report.html"));
+    let html = std::fs::read_to_string(&report.report_path).unwrap();
+    assert!(html.contains("mt4mrc · MR1-3") && !html.contains("http"));
 
     // Second run: nothing is redone, files are untouched.
     let before: Vec<_> = parquet_files(&out)
