@@ -60,9 +60,17 @@ pub trait MetamorphicRelation: Send + Sync {
 type Constructor = fn(&Resources) -> Result<Box<dyn MetamorphicRelation>>;
 
 /// Every relation this build provides: family, name, constructor.
-const REGISTRY: &[(&str, &str, Constructor)] = &[(mrc_boolq::FAMILY, "MR1-3", |_| {
-    Ok(Box::new(mrc_boolq::OrderChange))
-})];
+const REGISTRY: &[(&str, &str, Constructor)] = &[
+    (mrc_boolq::FAMILY, "MR1-2", |r| {
+        Ok(Box::new(mrc_boolq::TenseChange::new(r)?))
+    }),
+    (mrc_boolq::FAMILY, "MR1-3", |_| {
+        Ok(Box::new(mrc_boolq::OrderChange))
+    }),
+    (mrc_boolq::FAMILY, "MR1-4", |r| {
+        Ok(Box::new(mrc_boolq::NegationTagQuestion::new(r)?))
+    }),
+];
 
 /// The names of every relation this build provides, in registry order.
 pub fn relation_names() -> Vec<&'static str> {

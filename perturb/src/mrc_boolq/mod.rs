@@ -3,9 +3,13 @@
 //! apply only when the model under test answered the source with Yes; consistency relations
 //! (MR2-x) expect the same answer.
 
+mod mr1_2_tense_change;
 mod mr1_3_order_change;
+mod mr1_4_negation_tag_question;
 
+pub use mr1_2_tense_change::TenseChange;
 pub use mr1_3_order_change::OrderChange;
+pub use mr1_4_negation_tag_question::NegationTagQuestion;
 
 /// The family name shared by every MT4MRC relation.
 pub const FAMILY: &str = "mt4mrc";
