@@ -37,6 +37,7 @@
 //!   starts with a capital does the new first word get one.
 //!
 //! Not handled (no case): questions that do not start with an auxiliary, modal or *be*;
+//! questions with brackets or quotes;
 //! *have*/*do* as main verbs ("has X a Y"); questions whose subject the parser does not
 //! delimit (no subject, or nothing left after it).
 
@@ -160,6 +161,14 @@ impl NegationTagQuestion {
         {
             return None;
         }
+        // Brackets and quotes hold material the parse cannot place ("does fitness(as used in
+        // biology) and survival …").
+        if tokens
+            .iter()
+            .any(|t| t.text.chars().any(|c| "()[]{}\"“”".contains(c)))
+        {
+            return None;
+        }
         let sentence = tree.sentence_of(0);
         if sentence.end != tree.len() && tokens[sentence.end..].iter().any(|t| t.pos != "PUNCT") {
             // Several sentences: the tag would not attach to the negated one.
@@ -235,11 +244,16 @@ impl NegationTagQuestion {
         let next = &tokens[rest];
         // A bare noun right after a noun is most likely the rest of a compound the parser
         // split ("is a boston terrier a small breed dog"), except the common bare "part (of)".
-        let split_compound = next.tag.starts_with("NN")
+        // Likewise a number ("call of duty modern warfare | 2 multiplayer").
+        let split_compound = (next.tag.starts_with("NN") || next.tag == "CD")
             && tree.lower(rest) != "part"
             && tokens[rest - 1].tag.starts_with("NN");
+        // A predicate of adverbs only is a piece of the subject's phrase ("the blue whale the
+        // largest animal | ever").
+        let adverbs_only = (rest..content_end(tree)).all(|i| tokens[i].pos == "ADV");
         if copula
-            && (next.dep == "cc"
+            && (adverbs_only
+                || next.dep == "cc"
                 || next.pos == "CCONJ"
                 || split_compound
                 || matches!(next.tag.as_str(), "VB" | "VBP" | "VBZ" | "VBD"))
@@ -249,6 +263,16 @@ impl NegationTagQuestion {
         if subject
             .clone()
             .any(|i| UNIVERSALS.contains(&tree.lower(i).as_str()))
+        {
+            return None;
+        }
+        // A subject ending in a function word was cut inside a phrase ("the wizard of | oz a
+        // disney production").
+        let last = &tokens[subject.end - 1];
+        if matches!(
+            last.pos.as_str(),
+            "ADP" | "DET" | "CCONJ" | "SCONJ" | "PART"
+        ) && last.tag != "POS"
         {
             return None;
         }
@@ -824,6 +848,10 @@ mod tests {
             // Misparses that would come out broken.
             "is a boston terrier a small breed dog",
             "is halo combat evolved the first halo game",
+            "is the wizard of oz a disney production",
+            "is the blue whale the largest animal ever",
+            "is call of duty modern warfare 2 multiplayer",
+            "does fitness(as used in biology) and survival have the same meaning",
         ] {
             assert_eq!(followup(question), None, "{question}");
         }
