@@ -30,7 +30,17 @@
 //! * **Polarity items.** A subject starting with "any"/"anyone"/"anybody"/"anything" would be
 //!   ungrammatical before "not" ("anyone has not won"); we negate it instead: "has anyone won
 //!   X" → "no one has won X", "are any X Y" → "no X are Y", and with do-support the auxiliary
-//!   goes and the verb carries the tense ("did anyone survive" → "no one survived").
+//!   goes and the verb carries the tense ("did anyone survive" → "no one survived"); "any of"
+//!   becomes "none of".
+//! * **Agreement.** The source's auxiliary is kept, except that "is X and Y the same" becomes
+//!   "X and Y are not the same" (two things compared; the colloquial singular reads badly once
+//!   declarative). A finite verb after "do" (the source's slip, "did X wrote") becomes the
+//!   base form.
+//! * **Parse robustness.** en_core_web_sm misparses many lower-case BoolQ questions, above all
+//!   copular ones; [`copular_subject`] documents how the subject is delimited, and a follow-up
+//!   is dropped when the split looks wrong (a subject ending in a function word or holding a
+//!   noun-less adjective, a predicate starting with a bare noun or number after a noun, with
+//!   "to", a wh-word or adverbs only).
 //! * **Already negative questions** (not, n't, never, no, none, nobody, nothing, neither, nor)
 //!   yield no case: the negation would double.
 //! * **Casing.** The question's own casing is kept (BoolQ is lower case); only when the source
@@ -251,8 +261,17 @@ impl NegationTagQuestion {
         // A predicate of adverbs only is a piece of the subject's phrase ("the blue whale the
         // largest animal | ever").
         let adverbs_only = (rest..content_end(tree)).all(|i| tokens[i].pos == "ADV");
+        // "night of the living | dead a true story", "alex from 13 reasons | why in nerve",
+        // "god of war sequel | to god of war 3": not how a predicate starts.
+        let odd_start = next.pos == "ADJ"
+            && rest + 1 < tree.len()
+            && tokens[rest + 1].tag == "DT"
+            && !matches!(tree.lower(rest).as_str(), "such" | "worth")
+            || matches!(next.tag.as_str(), "WRB" | "WP" | "WDT")
+            || tree.lower(rest) == "to";
         if copula
             && (adverbs_only
+                || odd_start
                 || next.dep == "cc"
                 || next.pos == "CCONJ"
                 || split_compound
@@ -263,6 +282,19 @@ impl NegationTagQuestion {
         if subject
             .clone()
             .any(|i| UNIVERSALS.contains(&tree.lower(i).as_str()))
+        {
+            return None;
+        }
+        // An adjective with no noun after it in the subject is a predicate the parser put
+        // there ("a king snake immune | to rattlesnake venom").
+        // Before an auxiliary's verb the subject ends where the verb starts, so only copular
+        // subjects are checked.
+        if copula
+            && subject.clone().any(|i| {
+                tokens[i].pos == "ADJ"
+                    && tokens[i].dep == "amod"
+                    && !(i + 1..subject.end).any(|k| tokens[k].tag.starts_with("NN"))
+            })
         {
             return None;
         }
@@ -286,7 +318,7 @@ impl NegationTagQuestion {
         ));
         let first = &tokens[1];
         let capital = aux.text.chars().next().is_some_and(char::is_uppercase);
-        let npi = polarity_subject(&tree.lower(1));
+        let npi = polarity_subject(&tree.lower(1), tree.len() > 2 && tree.lower(2) == "of");
         let verb_form = self.verb_form(tree, fronted, npi.is_some(), subject.clone())?;
         match npi {
             Some(negative) => {
@@ -435,6 +467,12 @@ impl NegationTagQuestion {
                 self.inflections.lemma(&word, "VERB")?
             }
         };
+        // A finite form after "do" is either the source's slip ("did X wrote") or a misparse
+        // that took a word of the subject for the verb ("does the host of americas got talent
+        // get …"): repair only when no base-form verb follows.
+        if lemma != word && (verb + 1..tree.len()).any(|i| tree.token(i).tag == "VB") {
+            return None;
+        }
         if !npi {
             return Some((lemma != word).then(|| (verb, match_case(&token.text, &lemma))));
         }
@@ -458,8 +496,10 @@ impl NegationTagQuestion {
 }
 
 /// The negative counterpart of a polarity-item subject's first word.
-fn polarity_subject(word: &str) -> Option<&'static str> {
+/// `partitive`: the word is followed by "of" ("any of the members" → "none of the members").
+fn polarity_subject(word: &str, partitive: bool) -> Option<&'static str> {
     match word {
+        "any" if partitive => Some("none"),
         "any" => Some("no"),
         "anyone" => Some("no one"),
         "anybody" => Some("nobody"),
@@ -812,6 +852,10 @@ mod tests {
                 "were any bodies found from the edmund fitzgerald",
                 "no bodies were found from the edmund fitzgerald, is it right",
             ),
+            (
+                "are any of the original members of lynyrd skynyrd alive",
+                "none of the original members of lynyrd skynyrd are alive, is it right",
+            ),
         ]);
     }
 
@@ -851,6 +895,11 @@ mod tests {
             "is the wizard of oz a disney production",
             "is the blue whale the largest animal ever",
             "is call of duty modern warfare 2 multiplayer",
+            "is a king snake immune to rattlesnake venom",
+            "is night of the living dead a true story",
+            "is god of war sequel to god of war 3",
+            // A misparse the slip repair after "do" must not hide.
+            "does the host of americas got talent get a golden buzzer",
             "does fitness(as used in biology) and survival have the same meaning",
         ] {
             assert_eq!(followup(question), None, "{question}");
