@@ -26,7 +26,8 @@
 //!   ambiguous when the quantifier precedes the negation ("all X are not Y" = none? not all?);
 //!   after it the scope is the intended one ("X did not win all the games" = not all). We skip
 //!   a question when its subject holds a whole-word universal: all, every, each, both,
-//!   everyone, everybody, everything.
+//!   everyone, everybody, everything — or the focus particle "only", whose scope goes wrong the
+//!   same way ("only the winner does not get money").
 //! * **Polarity items.** A subject starting with "any"/"anyone"/"anybody"/"anything" would be
 //!   ungrammatical before "not" ("anyone has not won"); we negate it instead: "has anyone won
 //!   X" → "no one has won X", "are any X Y" → "no X are Y", and with do-support the auxiliary
@@ -136,8 +137,11 @@ const NEGATORS: &[&str] = &[
     "not", "n't", "never", "no", "none", "nobody", "nothing", "neither", "nor",
 ];
 
-/// Universal quantifiers whose scope under a following negation is ambiguous.
+/// Universal quantifiers whose scope under a following negation is ambiguous, and the focus
+/// particle "only" ("only the winner does not get money" is not the negation of "only the
+/// winner gets money").
 const UNIVERSALS: &[&str] = &[
+    "only",
     "all",
     "every",
     "each",
@@ -287,6 +291,26 @@ impl NegationTagQuestion {
         }
         // An adjective with no noun after it in the subject is a predicate the parser put
         // there ("a king snake immune | to rattlesnake venom").
+        // A subject the parser did not label, headed by a word that is also an adjective or a
+        // gerund, is most likely subject plus predicate ("actin and myosin present | in smooth
+        // muscle", "russell brand singing | in …").
+        if copula {
+            let head = subject
+                .clone()
+                .find(|&i| !subject.contains(&tree.head(i)) || tree.head(i) == i);
+            if let Some(head) = head.filter(|&h| tokens[h].dep == "attr") {
+                let word = tree.lower(head);
+                let adjective = !self.inflections.lemmas(&word, "ADJ").is_empty();
+                let gerund = self
+                    .inflections
+                    .lemmas(&word, "VERB")
+                    .iter()
+                    .any(|l| self.inflections.inflect_all(l, "VBG").contains(&word));
+                if adjective || gerund {
+                    return None;
+                }
+            }
+        }
         // Before an auxiliary's verb the subject ends where the verb starts, so only copular
         // subjects are checked.
         if copula
@@ -866,6 +890,10 @@ mod tests {
             None
         );
         assert_eq!(followup("is every state in the union"), None);
+        assert_eq!(
+            followup("does only the winner get money on tipping point"),
+            None
+        );
         // After the negation the scope is the intended one; substrings do not count.
         check(&[
             (
@@ -896,6 +924,8 @@ mod tests {
             "is the blue whale the largest animal ever",
             "is call of duty modern warfare 2 multiplayer",
             "is a king snake immune to rattlesnake venom",
+            "is actin and myosin present in smooth muscle",
+            "is russell brand singing in get him to the greek",
             "is night of the living dead a true story",
             "is god of war sequel to god of war 3",
             // A misparse the slip repair after "do" must not hide.
