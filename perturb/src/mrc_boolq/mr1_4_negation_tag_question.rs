@@ -271,8 +271,9 @@ impl NegationTagQuestion {
             && rest + 1 < tree.len()
             && tokens[rest + 1].tag == "DT"
             && !matches!(tree.lower(rest).as_str(), "such" | "worth")
+            || next.pos == "ADJ" && rest + 1 < tree.len() && tree.lower(rest + 1) == "same"
             || matches!(next.tag.as_str(), "WRB" | "WP" | "WDT")
-            || tree.lower(rest) == "to";
+            || matches!(tree.lower(rest).as_str(), "to" | "vs" | "v" | "versus");
         if copula
             && (adverbs_only
                 || odd_start
@@ -576,14 +577,25 @@ fn copular_subject(tree: &Tree<'_>) -> Option<(std::ops::Range<usize>, usize)> {
             })
         } else if tree.lower(k) == "the" && tree.lower(k + 1) == "same" {
             Some(k)
+        } else if tree.lower(k) == "same" && tree.lower(k + 1) == "as" && tree.lower(k - 1) != "the"
+        {
+            Some(k)
         } else {
             None
         }
     });
     if let Some(cut) = marker {
         let before = &tokens[cut - 1];
-        let no_verb = (1..cut).all(|i| !matches!(tokens[i].pos.as_str(), "VERB" | "AUX"));
-        if cut > 1 && no_verb && (before.tag.starts_with("NN") || before.tag == "CD") {
+        // (A base-form "verb" there is a noun the tagger missed: "is pyruvic acid and
+        // pyruvate the same thing".)
+        let no_verb = (1..cut).all(|i| {
+            !matches!(tokens[i].pos.as_str(), "VERB" | "AUX")
+                || matches!(tokens[i].tag.as_str(), "VB" | "VBP")
+        });
+        if cut > 1
+            && no_verb
+            && (before.tag.starts_with("NN") || matches!(before.tag.as_str(), "CD" | "VB"))
+        {
             return Some((1..cut, cut));
         }
     }
@@ -804,6 +816,10 @@ mod tests {
                 "is a cape and a cloak the same",
                 "a cape and a cloak are not the same, is it right",
             ),
+            (
+                "is pyruvic acid and pyruvate the same thing",
+                "pyruvic acid and pyruvate are not the same thing, is it right",
+            ),
         ]);
     }
 
@@ -927,6 +943,8 @@ mod tests {
             "is actin and myosin present in smooth muscle",
             "is russell brand singing in get him to the greek",
             "is night of the living dead a true story",
+            "is the walking dead same as fear the walking dead",
+            "is the ksi vs logan paul fight pay per view",
             "is god of war sequel to god of war 3",
             // A misparse the slip repair after "do" must not hide.
             "does the host of americas got talent get a golden buzzer",
