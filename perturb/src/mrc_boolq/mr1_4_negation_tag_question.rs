@@ -575,9 +575,8 @@ fn copular_subject(tree: &Tree<'_>) -> Option<(std::ops::Range<usize>, usize)> {
             } else {
                 k
             })
-        } else if tree.lower(k) == "the" && tree.lower(k + 1) == "same" {
-            Some(k)
-        } else if tree.lower(k) == "same" && tree.lower(k + 1) == "as" && tree.lower(k - 1) != "the"
+        } else if tree.lower(k) == "the" && tree.lower(k + 1) == "same"
+            || tree.lower(k) == "same" && tree.lower(k + 1) == "as" && tree.lower(k - 1) != "the"
         {
             Some(k)
         } else {
