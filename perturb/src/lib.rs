@@ -17,6 +17,7 @@
 pub mod edit;
 pub mod lexicon;
 pub mod mrc_boolq;
+pub mod preview;
 mod resources;
 mod source;
 mod stage;
@@ -69,6 +70,9 @@ const REGISTRY: &[(&str, &str, Constructor)] = &[
     }),
     (mrc_boolq::FAMILY, "MR1-4", |r| {
         Ok(Box::new(mrc_boolq::NegationTagQuestion::new(r)?))
+    }),
+    (mrc_boolq::FAMILY, "MR2-3", |r| {
+        Ok(Box::new(mrc_boolq::VoiceChange::new(r)?))
     }),
 ];
 

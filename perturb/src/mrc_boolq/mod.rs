@@ -6,10 +6,12 @@
 mod mr1_2_tense_change;
 mod mr1_3_order_change;
 mod mr1_4_negation_tag_question;
+mod mr2_3_voice_change;
 
 pub use mr1_2_tense_change::TenseChange;
 pub use mr1_3_order_change::OrderChange;
 pub use mr1_4_negation_tag_question::NegationTagQuestion;
+pub use mr2_3_voice_change::VoiceChange;
 
 /// The family name shared by every MT4MRC relation.
 pub const FAMILY: &str = "mt4mrc";
