@@ -38,7 +38,7 @@
 //!   declarative). A finite verb after "do" (the source's slip, "did X wrote") becomes the
 //!   base form.
 //! * **Parse robustness.** en_core_web_sm misparses many lower-case BoolQ questions, above all
-//!   copular ones; [`copular_subject`] documents how the subject is delimited, and a follow-up
+//!   copular ones; `copular_subject` documents how the subject is delimited, and a follow-up
 //!   is dropped when the split looks wrong (a subject ending in a function word or holding a
 //!   noun-less adjective, a predicate starting with a bare noun or number after a noun, with
 //!   "to", a wh-word or adverbs only).
@@ -48,9 +48,9 @@
 //!   starts with a capital does the new first word get one.
 //!
 //! Not handled (no case): questions that do not start with an auxiliary, modal or *be*;
-//! questions with brackets or quotes;
-//! *have*/*do* as main verbs ("has X a Y"); questions whose subject the parser does not
-//! delimit (no subject, or nothing left after it).
+//! questions with brackets or quotes; *have*/*do* as main verbs ("has X a Y"); questions of
+//! several sentences; questions whose subject the parser does not delimit (no subject, or
+//! nothing left after it).
 
 use std::sync::Arc;
 
