@@ -65,8 +65,14 @@ const REGISTRY: &[(&str, &str, Constructor)] = &[
     (mrc_boolq::FAMILY, "MR1-1", |r| {
         Ok(Box::new(mrc_boolq::AntonymousAdjective::new(r)?))
     }),
+    (mrc_boolq::FAMILY, "MR1-2", |r| {
+        Ok(Box::new(mrc_boolq::TenseChange::new(r)?))
+    }),
     (mrc_boolq::FAMILY, "MR1-3", |_| {
         Ok(Box::new(mrc_boolq::OrderChange))
+    }),
+    (mrc_boolq::FAMILY, "MR1-4", |r| {
+        Ok(Box::new(mrc_boolq::NegationTagQuestion::new(r)?))
     }),
     (mrc_boolq::FAMILY, "MR2-1", |r| {
         Ok(Box::new(mrc_boolq::SynonymousAdjective::new(r)?))

@@ -4,13 +4,17 @@
 //! (MR2-x) expect the same answer.
 
 mod mr1_1_antonymous_adjective;
+mod mr1_2_tense_change;
 mod mr1_3_order_change;
+mod mr1_4_negation_tag_question;
 mod mr2_1_synonymous_adjective;
 mod mr2_2_adverbial_clause_movement;
 mod mr2_3_voice_change;
 
 pub use mr1_1_antonymous_adjective::AntonymousAdjective;
+pub use mr1_2_tense_change::TenseChange;
 pub use mr1_3_order_change::OrderChange;
+pub use mr1_4_negation_tag_question::NegationTagQuestion;
 pub use mr2_1_synonymous_adjective::SynonymousAdjective;
 pub use mr2_2_adverbial_clause_movement::AdverbialClauseMovement;
 pub use mr2_3_voice_change::VoiceChange;
