@@ -5,6 +5,7 @@
 //! One module per MR family, one file per relation, named after the paper's relation so that
 //! `MR1-3` is found in `mrc_boolq/mr1_3_order_change.rs`:
 //! * [`mrc_boolq`]: MT4MRC (seed-000) on BoolQ yes/no reading comprehension.
+//! * [`relation_extraction`]: SIT4RE (seed-001) on TACRED-style and FewRel relation extraction.
 //!
 //! The [`PerturbStage`] runs every enabled relation over `example` batches and emits `case`
 //! batches. Relations are pure functions of their source (plus a seed derived from the case id
@@ -17,6 +18,7 @@
 pub mod edit;
 pub mod lexicon;
 pub mod mrc_boolq;
+pub mod relation_extraction;
 mod resources;
 mod source;
 mod stage;
@@ -60,9 +62,35 @@ pub trait MetamorphicRelation: Send + Sync {
 type Constructor = fn(&Resources) -> Result<Box<dyn MetamorphicRelation>>;
 
 /// Every relation this build provides: family, name, constructor.
-const REGISTRY: &[(&str, &str, Constructor)] = &[(mrc_boolq::FAMILY, "MR1-3", |_| {
-    Ok(Box::new(mrc_boolq::OrderChange))
-})];
+const REGISTRY: &[(&str, &str, Constructor)] = &[
+    (mrc_boolq::FAMILY, "MR1-3", |_| {
+        Ok(Box::new(mrc_boolq::OrderChange))
+    }),
+    (relation_extraction::FAMILY, "MR-R1", |r| {
+        Ok(Box::new(relation_extraction::SameTypeReplacement::new(r)?))
+    }),
+    (relation_extraction::FAMILY, "MR-R2", |_| {
+        Ok(Box::new(relation_extraction::CoarserGranularity))
+    }),
+    (relation_extraction::FAMILY, "MR-R3", |r| {
+        Ok(Box::new(relation_extraction::CorelatedEntity::new(r)?))
+    }),
+    (relation_extraction::FAMILY, "MR-R4", |_| {
+        Ok(Box::<relation_extraction::CoreferentialMention>::default())
+    }),
+    (relation_extraction::FAMILY, "MR-S1", |_| {
+        Ok(Box::new(relation_extraction::SymmetricSwap))
+    }),
+    (relation_extraction::FAMILY, "MR-S2", |_| {
+        Ok(Box::new(relation_extraction::AntisymmetricSwap))
+    }),
+    (relation_extraction::FAMILY, "MR-C1", |_| {
+        Ok(Box::new(relation_extraction::SharedHeadCombination))
+    }),
+    (relation_extraction::FAMILY, "MR-C2", |_| {
+        Ok(Box::new(relation_extraction::SharedTailCombination))
+    }),
+];
 
 /// The names of every relation this build provides, in registry order.
 pub fn relation_names() -> Vec<&'static str> {
