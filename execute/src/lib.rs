@@ -17,10 +17,10 @@ pub mod protocol;
 mod stage;
 mod subprocess;
 
-pub use stage::{ExecuteConfig, ExecuteStage, ModelConfig};
+pub use stage::{ExecuteConfig, ExecuteStage, ForTasks, ModelConfig};
 pub use subprocess::{SubprocessConfig, SubprocessModel};
 
-use metamorph_data::{Example, Prediction, Result};
+use metamorph_data::{Example, Prediction, Result, Task};
 
 /// A model under test.
 pub trait Model: Send + Sync {
@@ -32,6 +32,11 @@ pub trait Model: Send + Sync {
     /// # Errors
     /// [`metamorph_data::Error::Model`] when the model fails or answers something unusable.
     fn predict(&self, batch: &[&Example]) -> Result<Vec<Prediction>>;
+
+    /// Whether the model answers examples of `task` (default: every task).
+    fn handles(&self, _task: Task) -> bool {
+        true
+    }
 
     /// The largest batch the model wants at once.
     fn max_batch(&self) -> usize {

@@ -7,7 +7,8 @@ use std::sync::{Arc, Mutex};
 
 use arrow::array::RecordBatch;
 use metamorph_data::{
-    from_batch, Case, Emitter, Error, Example, Prediction, RecordBuilder, RecordKind, Result, Stage,
+    from_batch, Case, Emitter, Error, Example, Prediction, RecordBuilder, RecordKind, Result,
+    Stage, Task,
 };
 use serde::Deserialize;
 
@@ -45,6 +46,10 @@ pub struct ModelConfig {
     /// Extra environment variables.
     #[serde(default)]
     pub env: std::collections::BTreeMap<String, String>,
+    /// The tasks the model answers (`["boolq"]`, …); cases of other tasks are not sent to it
+    /// and the judge does not expect its verdicts for them. Empty (default): every task.
+    #[serde(default)]
+    pub tasks: Vec<Task>,
 }
 
 fn default_kind() -> String {
@@ -66,13 +71,58 @@ impl ModelConfig {
                     workdir: Some(base_dir.join(self.workdir.as_deref().unwrap_or(Path::new(".")))),
                     env: self.env.clone(),
                 };
-                Ok(Arc::new(SubprocessModel::spawn(&self.name, config)?))
+                let model: Arc<dyn Model> = Arc::new(SubprocessModel::spawn(&self.name, config)?);
+                Ok(if self.tasks.is_empty() {
+                    model
+                } else {
+                    Arc::new(ForTasks::new(model, self.tasks.clone()))
+                })
             }
             other => Err(Error::Config(format!(
                 "model `{}`: unknown kind `{other}` (this build supports: subprocess)",
                 self.name
             ))),
         }
+    }
+}
+
+/// The inputs `model` answers (those of its tasks).
+fn routed<'a>(model: &dyn Model, inputs: &[&'a Example]) -> Vec<&'a Example> {
+    inputs
+        .iter()
+        .copied()
+        .filter(|e| model.handles(e.task))
+        .collect()
+}
+
+/// A model restricted to some tasks (`tasks = [...]` in its config).
+pub struct ForTasks {
+    inner: Arc<dyn Model>,
+    tasks: Vec<Task>,
+}
+
+impl ForTasks {
+    /// `inner`, answering only examples of `tasks`.
+    pub fn new(inner: Arc<dyn Model>, tasks: Vec<Task>) -> Self {
+        ForTasks { inner, tasks }
+    }
+}
+
+impl Model for ForTasks {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn predict(&self, batch: &[&Example]) -> Result<Vec<Prediction>> {
+        self.inner.predict(batch)
+    }
+
+    fn max_batch(&self) -> usize {
+        self.inner.max_batch()
+    }
+
+    fn handles(&self, task: Task) -> bool {
+        self.tasks.contains(&task)
     }
 }
 
@@ -199,7 +249,11 @@ impl Stage for ExecuteStage {
         let inputs = self.pending_inputs(&cases);
         let mut out = RecordBuilder::new();
         for model in &self.models {
-            for p in self.predict_all(model.as_ref(), &inputs)? {
+            let mine = routed(model.as_ref(), &inputs);
+            if mine.is_empty() {
+                continue;
+            }
+            for p in self.predict_all(model.as_ref(), &mine)? {
                 out.append(p);
             }
         }
@@ -207,5 +261,75 @@ impl Stage for ExecuteStage {
             emit.emit(out.finish()?)?;
         }
         emit.emit(batch)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Answers every example with its task name and records what it was asked.
+    struct Recorder {
+        name: &'static str,
+        seen: Mutex<Vec<String>>,
+    }
+
+    impl Model for Recorder {
+        fn name(&self) -> &str {
+            self.name
+        }
+
+        fn predict(&self, batch: &[&Example]) -> Result<Vec<Prediction>> {
+            let mut seen = self.seen.lock().unwrap();
+            Ok(batch
+                .iter()
+                .map(|e| {
+                    seen.push(e.id.clone());
+                    Prediction {
+                        label: Some(e.task.to_string()),
+                        ..Prediction::new(&e.id, self.name, e.task)
+                    }
+                })
+                .collect())
+        }
+    }
+
+    fn case(id: &str, task: Task) -> Case {
+        let source = Example::new(id, task);
+        let mut followup = source.clone();
+        followup.id = format!("{id}:MR:0");
+        followup.question = Some("an edited input".into());
+        Case::new(
+            "f",
+            "MR",
+            vec![source],
+            followup,
+            &metamorph_data::Expectation::Equal,
+        )
+    }
+
+    #[test]
+    fn models_only_see_the_tasks_they_are_configured_for() {
+        let boolq = Arc::new(Recorder {
+            name: "boolq-only",
+            seen: Mutex::new(Vec::new()),
+        });
+        let any = Arc::new(Recorder {
+            name: "any",
+            seen: Mutex::new(Vec::new()),
+        });
+        let stage = ExecuteStage::try_new(vec![
+            Arc::new(ForTasks::new(boolq.clone(), vec![Task::BoolQ])),
+            any.clone(),
+        ])
+        .unwrap();
+        let cases = [case("b", Task::BoolQ), case("r", Task::Relation)];
+        let inputs = stage.pending_inputs(&cases);
+        for model in &stage.models {
+            let mine = routed(model.as_ref(), &inputs);
+            stage.predict_all(model.as_ref(), &mine).unwrap();
+        }
+        assert_eq!(*boolq.seen.lock().unwrap(), ["b", "b:MR:0"]);
+        assert_eq!(*any.seen.lock().unwrap(), ["b", "b:MR:0", "r", "r:MR:0"]);
     }
 }

@@ -5,7 +5,8 @@ use std::sync::Mutex;
 
 use arrow::array::RecordBatch;
 use metamorph_data::{
-    from_batch, Case, Emitter, Error, Prediction, RecordBuilder, RecordKind, Result, Stage, Verdict,
+    from_batch, Case, Emitter, Error, Prediction, RecordBuilder, RecordKind, Result, Stage, Task,
+    Verdict,
 };
 
 use crate::oracle::judge_case;
@@ -14,16 +15,19 @@ use crate::oracle::judge_case;
 struct State {
     /// Predictions by example id, one per model.
     predictions: HashMap<String, Vec<Prediction>>,
-    /// Models seen, in order of appearance.
-    models: Vec<String>,
+    /// Models seen, in order of appearance, with the tasks they have predicted (a model
+    /// configured for some tasks only is not expected to answer the others).
+    models: Vec<(String, Vec<Task>)>,
     /// Cases still waiting for a prediction.
     pending: Vec<Case>,
 }
 
 impl State {
     fn add(&mut self, p: Prediction) {
-        if !self.models.contains(&p.model) {
-            self.models.push(p.model.clone());
+        match self.models.iter_mut().find(|(m, _)| *m == p.model) {
+            Some((_, tasks)) if !tasks.contains(&p.task) => tasks.push(p.task),
+            Some(_) => {}
+            None => self.models.push((p.model.clone(), vec![p.task])),
         }
         let slot = self.predictions.entry(p.example_id.clone()).or_default();
         match slot.iter_mut().find(|q| q.model == p.model) {
@@ -36,13 +40,19 @@ impl State {
         self.predictions.get(id)?.iter().find(|p| p.model == model)
     }
 
-    /// Verdicts for every model of `case`, or `None` if a prediction is still missing.
+    /// The models that answer examples of `case`'s task.
+    fn models_for<'a>(&'a self, case: &Case) -> impl Iterator<Item = &'a String> {
+        let task = case.followup.task;
+        self.models
+            .iter()
+            .filter(move |(_, tasks)| tasks.contains(&task))
+            .map(|(m, _)| m)
+    }
+
+    /// Verdicts for every model of `case`'s task, or `None` if a prediction is still missing.
     fn try_judge(&self, case: &Case) -> Option<Result<Vec<Verdict>>> {
-        if self.models.is_empty() {
-            return None;
-        }
-        let mut verdicts = Vec::with_capacity(self.models.len());
-        for model in &self.models {
+        let mut verdicts = Vec::new();
+        for model in self.models_for(case) {
             let followup = self.prediction(&case.followup.id, model)?;
             let sources: Option<Vec<&Prediction>> = case
                 .source_ids
@@ -51,13 +61,16 @@ impl State {
                 .collect();
             verdicts.push(judge_case(case, &sources?, followup));
         }
+        if verdicts.is_empty() {
+            return None;
+        }
         Some(verdicts.into_iter().collect())
     }
 
     fn first_missing(&self, case: &Case) -> String {
         let model = self
-            .models
-            .first()
+            .models_for(case)
+            .next()
             .map(String::as_str)
             .unwrap_or("any model");
         let id = case
@@ -134,7 +147,7 @@ impl Stage for JudgeStage {
             Some(case) => Err(Error::Schema {
                 context: "judge".into(),
                 message: format!(
-                    "{} of the cases have no complete predictions; first: {} (was `execute` run on these cases?)",
+                    "{} of the cases have no complete predictions; first: {} (was `execute` run on these cases, with a model for their task?)",
                     state.pending.len(),
                     state.first_missing(case)
                 ),

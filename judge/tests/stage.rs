@@ -67,3 +67,35 @@ fn a_case_without_predictions_fails_at_the_end() {
         .to_string();
     assert!(message.contains("s7:MR:0"), "{message}");
 }
+
+#[test]
+fn models_are_expected_only_for_the_tasks_they_answer() {
+    // "m" answers BoolQ only, "re" relation extraction only: each task's case gets one verdict.
+    let relation_case = {
+        let source = Example::new("r0", Task::Relation);
+        let mut followup = source.clone();
+        followup.id = "r0:MR:0".into();
+        Case::new("f", "MR", vec![source], followup, &Expectation::Equal)
+    };
+    let re = |id: &str, l: &str| Prediction {
+        label: Some(l.into()),
+        ..Prediction::new(id, "re", Task::Relation)
+    };
+    let predictions = to_batch(&[
+        label("s0", "yes"),
+        label("s0:MR:0", "no"),
+        re("r0", "per:spouse"),
+        re("r0:MR:0", "per:spouse"),
+    ])
+    .unwrap();
+    let cases = to_batch(&[case(0), relation_case]).unwrap();
+    let verdicts = judge(vec![predictions, cases]).unwrap();
+    let got: Vec<(&str, &str, Option<bool>)> = verdicts
+        .iter()
+        .map(|v| (v.case_id.as_str(), v.model.as_str(), v.holds))
+        .collect();
+    assert_eq!(
+        got,
+        vec![("r0:MR:0", "re", Some(true)), ("s0:MR:0", "m", Some(false))]
+    );
+}

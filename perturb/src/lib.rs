@@ -18,6 +18,7 @@
 pub mod edit;
 pub mod lexicon;
 pub mod mrc_boolq;
+pub mod preview;
 pub mod relation_extraction;
 mod resources;
 mod source;

@@ -97,7 +97,18 @@ impl PerturbStage {
         resources: &Resources,
         expect_parses: bool,
     ) -> Result<Self> {
-        let relations = relations_by_name(&config.relations, resources)?;
+        Ok(Self::from_relations(
+            relations_by_name(&config.relations, resources)?,
+            expect_parses,
+        ))
+    }
+
+    /// A stage running `relations` — the registry's or your own implementations of
+    /// [`MetamorphicRelation`].
+    pub fn from_relations(
+        relations: Vec<Box<dyn MetamorphicRelation>>,
+        expect_parses: bool,
+    ) -> Self {
         let counts = relations
             .iter()
             .map(|r| RelationCounts {
@@ -106,12 +117,12 @@ impl PerturbStage {
                 ..RelationCounts::default()
             })
             .collect();
-        Ok(PerturbStage {
+        PerturbStage {
             relations,
             expect_parses,
             join: Mutex::new(Join::default()),
             counts: Mutex::new(counts),
-        })
+        }
     }
 
     /// The names of the enabled relations.

@@ -1,24 +1,79 @@
-//! `metamorph-perturb`: derive follow-up cases from `example` Parquet shards.
+//! `metamorph-perturb`: derive follow-up cases from `example` Parquet shards (joined with their
+//! `parsed` shards when given), or preview what the relations do on a dataset file.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use clap::Parser;
+use clap::{Parser, Subcommand};
 use metamorph_data::{
-    expand_inputs, file_kind, load_config, run_stage, stage_main, RecordKind, StageArgs,
+    expand_inputs, file_kind, init_logging, load_config, report_error, run_stage, stage_main,
+    ConfigFile, DatasetFormat, DatasetReader, ReadOptions, RecordKind, StageArgs,
 };
-use metamorph_perturb::{PerturbConfig, PerturbStage};
+use metamorph_perturb::{preview, relations_by_name, PerturbConfig, PerturbStage, Resources};
 
-/// Derive metamorphic follow-up cases from examples (reads `example` and optionally `parsed`, writes `case`).
+/// Derive metamorphic follow-up cases from examples (reads `example` and optionally `parsed`,
+/// writes `case`).
 #[derive(Parser)]
-#[command(version)]
+#[command(version, args_conflicts_with_subcommands = true)]
 struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
     #[command(flatten)]
-    stage: StageArgs,
+    stage: Option<StageArgs>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print a seeded random sample of follow-ups per relation for a dataset file (parsing it
+    /// in-process), with counts of sources, eligible sources and cases.
+    Preview(PreviewArgs),
+}
+
+#[derive(clap::Args)]
+struct PreviewArgs {
+    /// The dataset file.
+    #[arg(long, value_name = "FILE")]
+    dataset: PathBuf,
+    /// Its format (boolq, squad, tacred, fewrel, …).
+    #[arg(long)]
+    format: DatasetFormat,
+    /// Relations or families to run (default: those of `[perturb] relations`, or all).
+    #[arg(long, value_delimiter = ',')]
+    relations: Vec<String>,
+    /// Follow-ups shown per relation.
+    #[arg(long, default_value_t = 20)]
+    sample: usize,
+    /// Seed of the sample.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Read only the first N examples.
+    #[arg(long)]
+    limit: Option<usize>,
+    /// TOML configuration file (`[perturb]` and `[parse]` are read).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
-    let args = &Cli::parse().stage;
+    let cli = Cli::parse();
+    match (cli.command, cli.stage) {
+        (Some(Command::Preview(args)), _) => {
+            init_logging(false);
+            match run_preview(&args) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => report_error(&e),
+            }
+        }
+        (None, Some(args)) => run(&args),
+        (None, None) => {
+            eprintln!("error: give --input and --output (or a subcommand); see --help");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(args: &StageArgs) -> ExitCode {
     stage_main(args, || {
         let config: PerturbConfig = load_config(args)?.section("perturb")?;
         // Parsed shards, when given, are joined to their examples by id (see the stage docs).
@@ -33,4 +88,38 @@ fn main() -> ExitCode {
             Ok(Arc::new(stage))
         })
     })
+}
+
+fn run_preview(args: &PreviewArgs) -> metamorph_data::Result<()> {
+    let file = ConfigFile::load_optional(args.config.as_deref())?;
+    let mut config: PerturbConfig = file.section("perturb")?;
+    if !args.relations.is_empty() {
+        config.relations = args.relations.clone();
+    }
+    let resources = Resources::from_config(&config);
+    let relations = relations_by_name(&config.relations, &resources)?;
+    let reader = DatasetReader::open(
+        &args.dataset,
+        args.format,
+        ReadOptions::default().with_limit(args.limit),
+    )?;
+    let examples = reader
+        .examples()
+        .collect::<metamorph_data::Result<Vec<_>>>()?;
+    let needs_parse = relations.iter().any(|r| !r.parsed_fields().is_empty());
+    let parse_stage = if needs_parse {
+        let parse_config: metamorph_parse::stage::ParseConfig = file.section("parse")?;
+        Some(metamorph_parse::stage::ParseStage::try_new(&parse_config)?)
+    } else {
+        None
+    };
+    let previews = preview::preview(
+        &relations,
+        &examples,
+        parse_stage.as_ref().map(|s| s.pipeline()),
+        args.sample,
+        args.seed,
+    )?;
+    print!("{}", preview::render(&previews));
+    Ok(())
 }

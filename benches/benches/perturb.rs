@@ -1,0 +1,104 @@
+//! Source examples/s through the `perturb` stage, per relation family, parse excluded: the
+//! examples and their `parsed` rows (made once, before timing) stream through a `PerturbStage`
+//! on the stage runner, and every case is counted at the sink. See benches/README.md.
+//!
+//! Corpus: the real BoolQ sample in `../shared/data` (1,000 questions and passages), or the
+//! bundled `data/samples/boolq.jsonl` (on a note) in a clone without it.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use arrow::array::RecordBatch;
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use metamorph_data::{
+    to_batch, DatasetFormat, DatasetReader, Example, Pipeline, ReadOptions, StageOptions,
+};
+use metamorph_parse::spacy::pipeline::Pipeline as Spacy;
+use metamorph_perturb::{parse_examples, PerturbConfig, PerturbStage};
+
+const BATCH: usize = 256;
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The examples of the first file of `candidates` that exists, and its path.
+fn read_first(candidates: &[(&str, DatasetFormat)]) -> (Vec<Example>, String) {
+    for (relative, format) in candidates {
+        let path = workspace().join(relative);
+        if path.is_file() {
+            let examples = DatasetReader::open(&path, *format, ReadOptions::default())
+                .expect("open")
+                .examples()
+                .collect::<Result<Vec<_>, _>>()
+                .expect("read");
+            return (examples, relative.to_string());
+        }
+    }
+    panic!("no corpus found among {candidates:?}");
+}
+
+/// Parsed rows then examples, batch by batch, as the parse stage emits them.
+fn batches(spacy: &Spacy, examples: &[Example], fields: &[&str]) -> Vec<RecordBatch> {
+    let mut out = Vec::new();
+    for chunk in examples.chunks(BATCH) {
+        let parsed = parse_examples(spacy, chunk, fields).expect("parse");
+        if !parsed.is_empty() {
+            out.push(to_batch(&parsed).expect("parsed batch"));
+        }
+        out.push(to_batch(chunk).expect("example batch"));
+    }
+    out
+}
+
+fn run(stage: PerturbStage, input: &[RecordBatch]) -> usize {
+    let cases = Arc::new(AtomicUsize::new(0));
+    let counted = cases.clone();
+    let owned: Vec<RecordBatch> = input.to_vec(); // batches share their buffers; cheap
+    Pipeline::new(owned.into_iter().map(Ok))
+        .progress(false)
+        .stage(Arc::new(stage), StageOptions::default(), None)
+        .sink(move |b| {
+            counted.fetch_add(b.num_rows(), Ordering::Relaxed);
+            Ok(())
+        })
+        .run()
+        .expect("perturb");
+    cases.load(Ordering::Relaxed)
+}
+
+fn perturb(c: &mut Criterion) {
+    let dir = metamorph_data::assets::ensure("en_core_web_sm").expect("en_core_web_sm");
+    let spacy = Spacy::load(&dir).expect("load en_core_web_sm");
+    let (boolq, origin) = read_first(&[
+        (
+            "../shared/data/boolq/superglue_boolq_val_first1000.jsonl",
+            DatasetFormat::Boolq,
+        ),
+        ("data/samples/boolq.jsonl", DatasetFormat::Boolq),
+    ]);
+    let families = [("mt4mrc", &boolq, origin, &["question", "context"][..])];
+    let mut group = c.benchmark_group("perturb");
+    group.sample_size(10);
+    for (family, examples, origin, fields) in families {
+        let input = batches(&spacy, examples, fields);
+        let config = PerturbConfig {
+            relations: vec![family.into()],
+            ..PerturbConfig::default()
+        };
+        let cases = run(PerturbStage::try_new(&config, true).expect("stage"), &input);
+        eprintln!(
+            "perturb/{family}: {} source examples from {origin}, {cases} cases",
+            examples.len()
+        );
+        group.throughput(Throughput::Elements(examples.len() as u64));
+        group.bench_function(family, |b| {
+            b.iter(|| run(PerturbStage::try_new(&config, true).expect("stage"), &input))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, perturb);
+criterion_main!(benches);

@@ -1,0 +1,218 @@
+//! Previewing follow-ups: run relations over a dataset in-process and show a seeded random
+//! sample of source/follow-up pairs per relation — how a user (or a reviewer checking grammar)
+//! sees what a relation does before running models. `metamorph-perturb preview` prints it.
+
+use std::fmt::Write as _;
+
+use metamorph_data::{Case, Example, Result};
+use metamorph_parse::spacy::pipeline::Pipeline;
+
+use crate::lexicon::entity_pool::SplitMix64;
+use crate::{parse_examples, MetamorphicRelation, Source};
+
+/// The cases one relation produced over a dataset, and a sample of them.
+#[derive(Clone, Debug)]
+pub struct RelationPreview {
+    /// The relation's family.
+    pub family: String,
+    /// The relation's name.
+    pub mr: String,
+    /// Sources of a task the relation handles.
+    pub sources: usize,
+    /// Sources that gave at least one case.
+    pub eligible: usize,
+    /// All cases, in source order.
+    pub cases: Vec<Case>,
+    /// Indices into `cases` of the sample, in case order.
+    pub sample: Vec<usize>,
+}
+
+/// Runs `relations` over `examples` (parsing the fields they need with `pipeline`, when given)
+/// and samples up to `sample` cases per relation with a generator seeded by `seed`.
+///
+/// # Errors
+/// A parse error (a text over the pipeline's `max_length`) or a relation's error.
+pub fn preview(
+    relations: &[Box<dyn MetamorphicRelation>],
+    examples: &[Example],
+    pipeline: Option<&Pipeline>,
+    sample: usize,
+    seed: u64,
+) -> Result<Vec<RelationPreview>> {
+    let mut fields: Vec<&str> = relations
+        .iter()
+        .flat_map(|r| r.parsed_fields().iter().copied())
+        .collect();
+    fields.sort_unstable();
+    fields.dedup();
+    let parses = match pipeline {
+        Some(p) if !fields.is_empty() => parse_examples(p, examples, &fields)?,
+        _ => Vec::new(),
+    };
+    let mut by_id: std::collections::HashMap<&str, Vec<metamorph_data::ParsedText>> =
+        std::collections::HashMap::new();
+    for p in &parses {
+        by_id.entry(p.id.as_str()).or_default().push(p.clone());
+    }
+    let mut previews = Vec::with_capacity(relations.len());
+    for relation in relations {
+        let mut preview = RelationPreview {
+            family: relation.family().into(),
+            mr: relation.name().into(),
+            sources: 0,
+            eligible: 0,
+            cases: Vec::new(),
+            sample: Vec::new(),
+        };
+        for example in examples
+            .iter()
+            .filter(|e| relation.tasks().contains(&e.task))
+        {
+            let parsed = by_id
+                .get(example.id.as_str())
+                .map_or(&[][..], Vec::as_slice);
+            let cases = relation.follow_ups(&Source::new(example, parsed))?;
+            preview.sources += 1;
+            preview.eligible += usize::from(!cases.is_empty());
+            preview.cases.extend(cases);
+        }
+        preview.sample = sample_indices(preview.cases.len(), sample, seed);
+        previews.push(preview);
+    }
+    Ok(previews)
+}
+
+/// `k` distinct indices of `0..n` (all of them when `k >= n`), sorted, by a partial
+/// Fisher–Yates shuffle seeded with `seed`.
+pub fn sample_indices(n: usize, k: usize, seed: u64) -> Vec<usize> {
+    let mut all: Vec<usize> = (0..n).collect();
+    if k < n {
+        let mut rng = SplitMix64::new(seed);
+        for i in 0..k {
+            let j = i + rng.below(n - i);
+            all.swap(i, j);
+        }
+        all.truncate(k);
+    }
+    all.sort_unstable();
+    all
+}
+
+/// The sample as text: a header per relation, then for each case the edited fields before and
+/// after (long fields shown around their edits).
+pub fn render(previews: &[RelationPreview]) -> String {
+    let mut out = String::new();
+    for p in previews {
+        let _ = writeln!(
+            out,
+            "== {} ({}): {} sources, {} eligible, {} cases; showing {}",
+            p.mr,
+            p.family,
+            p.sources,
+            p.eligible,
+            p.cases.len(),
+            p.sample.len()
+        );
+        for &i in &p.sample {
+            let case = &p.cases[i];
+            let _ = writeln!(out, "[{}]", case.case_id);
+            let mut fields: Vec<&str> = case.edits.iter().map(|e| e.field.as_str()).collect();
+            fields.dedup();
+            for field in fields {
+                let before = case.sources[0].field(field).unwrap_or_default();
+                let after = case.followup.field(field).unwrap_or_default();
+                let _ = writeln!(out, "  - {field}: {}", excerpt(before, case, field, false));
+                let _ = writeln!(out, "  + {field}: {}", excerpt(after, case, field, true));
+            }
+            if case.edits.is_empty() {
+                let _ = writeln!(out, "  (no text edit: {})", span_summary(case));
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Short texts whole; long ones (passages) from a little before the first edit to a little
+/// after the last.
+fn excerpt(text: &str, case: &Case, field: &str, followup: bool) -> String {
+    const WHOLE: usize = 240;
+    const MARGIN: usize = 80;
+    let chars: Vec<char> = text.chars().collect();
+    if chars.len() <= WHOLE {
+        return text.to_string();
+    }
+    let edits: Vec<_> = case.edits.iter().filter(|e| e.field == field).collect();
+    let (Some(first), Some(last)) = (edits.first(), edits.last()) else {
+        return text.to_string();
+    };
+    // Follow-up offsets shift by the length changes of earlier edits.
+    let shift = |upto: u32| -> i64 {
+        edits
+            .iter()
+            .filter(|e| e.start < upto)
+            .map(|e| e.after.chars().count() as i64 - (e.end - e.start) as i64)
+            .sum()
+    };
+    let (start, end) = if followup {
+        (
+            (i64::from(first.start) + shift(first.start)).max(0) as usize,
+            (i64::from(last.start) + shift(last.start) + last.after.chars().count() as i64).max(0)
+                as usize,
+        )
+    } else {
+        (first.start as usize, last.end as usize)
+    };
+    let lo = start.saturating_sub(MARGIN);
+    let hi = (end + MARGIN).min(chars.len());
+    let mut s = String::new();
+    if lo > 0 {
+        s.push('…');
+    }
+    s.extend(&chars[lo..hi]);
+    if hi < chars.len() {
+        s.push('…');
+    }
+    s
+}
+
+/// For cases that move spans instead of editing text (relation extraction): the arguments.
+fn span_summary(case: &Case) -> String {
+    let f = &case.followup;
+    let arg = |s: &Option<metamorph_data::EntitySpan>| {
+        s.as_ref().map_or_else(
+            || "-".to_string(),
+            |s| format!("{:?} [{}..{}]", s.text, s.start, s.end),
+        )
+    };
+    format!("head {} tail {}", arg(&f.head), arg(&f.tail))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn samples_are_distinct_sorted_and_seeded() {
+        let a = sample_indices(1000, 100, 7);
+        assert_eq!(a.len(), 100);
+        assert!(a.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(a, sample_indices(1000, 100, 7));
+        assert_ne!(a, sample_indices(1000, 100, 8));
+        assert_eq!(sample_indices(5, 100, 1), vec![0, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn previews_show_each_edit() {
+        let relations =
+            crate::relations_by_name(&["MR1-3".into()], crate::testing::resources()).unwrap();
+        let (mut example, _) = crate::testing::boolq("was rome founded before athens", "x");
+        example.id = "q9".into();
+        let previews = preview(&relations, &[example], None, 10, 0).unwrap();
+        assert_eq!((previews[0].sources, previews[0].eligible), (1, 1));
+        let text = render(&previews);
+        assert!(text.contains("== MR1-3 (mt4mrc): 1 sources, 1 eligible, 1 cases; showing 1"));
+        assert!(text.contains("  - question: was rome founded before athens"));
+        assert!(text.contains("  + question: was rome founded after athens"));
+    }
+}
