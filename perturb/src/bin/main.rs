@@ -10,6 +10,7 @@ use metamorph_data::{
     expand_inputs, file_kind, init_logging, load_config, report_error, run_stage, stage_main,
     ConfigFile, DatasetFormat, DatasetReader, ReadOptions, RecordKind, StageArgs,
 };
+use metamorph_perturb::lexicon::entity_pool::EntityPool;
 use metamorph_perturb::{preview, relations_by_name, PerturbConfig, PerturbStage, Resources};
 
 /// Derive metamorphic follow-up cases from examples (reads `example` and optionally `parsed`,
@@ -28,6 +29,28 @@ enum Command {
     /// Print a seeded random sample of follow-ups per relation for a dataset file (parsing it
     /// in-process), with counts of sources, eligible sources and cases.
     Preview(PreviewArgs),
+    /// Build an entity pool (SIT4RE MR-R1/R3) from a relation dataset: its gold typed head/tail
+    /// spans, and the NER's entities (`[parse]`) for examples without types (FewRel).
+    Pool(PoolArgs),
+}
+
+#[derive(clap::Args)]
+struct PoolArgs {
+    /// The dataset file.
+    #[arg(long, value_name = "FILE")]
+    dataset: PathBuf,
+    /// Its format (tacred, fewrel, …).
+    #[arg(long)]
+    format: DatasetFormat,
+    /// Where to write the pool (JSON; written to a temporary file, then renamed).
+    #[arg(long, value_name = "FILE")]
+    output: PathBuf,
+    /// Read only the first N examples.
+    #[arg(long)]
+    limit: Option<usize>,
+    /// TOML configuration file (`[parse]` configures the NER).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -61,6 +84,13 @@ fn main() -> ExitCode {
         (Some(Command::Preview(args)), _) => {
             init_logging(false);
             match run_preview(&args) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => report_error(&e),
+            }
+        }
+        (Some(Command::Pool(args)), _) => {
+            init_logging(false);
+            match run_pool(&args) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => report_error(&e),
             }
@@ -122,4 +152,46 @@ fn run_preview(args: &PreviewArgs) -> metamorph_data::Result<()> {
     )?;
     print!("{}", preview::render(&previews));
     Ok(())
+}
+
+fn run_pool(args: &PoolArgs) -> metamorph_data::Result<()> {
+    let file = ConfigFile::load_optional(args.config.as_deref())?;
+    let reader = DatasetReader::open(
+        &args.dataset,
+        args.format,
+        ReadOptions::default().with_limit(args.limit),
+    )?;
+    let examples = reader
+        .examples()
+        .collect::<metamorph_data::Result<Vec<_>>>()?;
+    let parse_stage = if examples.iter().any(|e| !typed(e)) {
+        let parse_config: metamorph_parse::stage::ParseConfig = file.section("parse")?;
+        Some(metamorph_parse::stage::ParseStage::try_new(&parse_config)?)
+    } else {
+        None
+    };
+    let pool = EntityPool::from_examples(&examples, parse_stage.as_ref().map(|s| s.pipeline()))?;
+    pool.save_json(&args.output)?;
+    let types: Vec<String> = pool
+        .types()
+        .map(|t| format!("{t}: {}", pool.entries(t).len()))
+        .collect();
+    println!(
+        "{}: {} examples, {} entries from {} ({}) -> {}",
+        args.dataset.display(),
+        examples.len(),
+        pool.len(),
+        pool.source(),
+        types.join(", "),
+        args.output.display()
+    );
+    Ok(())
+}
+
+/// Whether an example's head or tail carries a gold entity type.
+fn typed(example: &metamorph_data::Example) -> bool {
+    [&example.head, &example.tail]
+        .into_iter()
+        .flatten()
+        .any(|s| s.entity_type.is_some())
 }
