@@ -77,7 +77,7 @@ const REGISTRY: &[(&str, &str, Constructor)] = &[
         Ok(Box::new(relation_extraction::CorelatedEntity::new(r)?))
     }),
     (relation_extraction::FAMILY, "MR-R4", |_| {
-        Ok(Box::<relation_extraction::CoreferentialMention>::default())
+        Ok(Box::new(relation_extraction::CoreferentialMention))
     }),
     (relation_extraction::FAMILY, "MR-S1", |_| {
         Ok(Box::new(relation_extraction::SymmetricSwap))

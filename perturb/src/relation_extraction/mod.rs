@@ -45,11 +45,17 @@ use span_edit::Role;
 /// The family name shared by every SIT4RE relation.
 pub const FAMILY: &str = "sit4re";
 
-/// A warning logged once per relation instance (one per run), not once per example.
+/// A warning logged once per process (one per run, however many stages and shards), not once
+/// per example.
 #[derive(Debug, Default)]
 pub(crate) struct Notice(AtomicBool);
 
 impl Notice {
+    /// A notice not yet given.
+    pub(crate) const fn new() -> Self {
+        Notice(AtomicBool::new(false))
+    }
+
     /// Logs `message` for relation `mr` the first time only.
     pub(crate) fn once(&self, mr: &str, message: &str) {
         if !self.0.swap(true, Ordering::Relaxed) {
@@ -181,55 +187,279 @@ pub(crate) fn indefinite_article(word: &str) -> &'static str {
 
 /// A text rewrite of argument `role` by `new` tokens (all of them the new mention), widened to
 /// the indefinite article in front of it when there is one ("a French filmmaker" → "an American
-/// filmmaker"), which is re-chosen for the new first word.
+/// filmmaker"), which is re-chosen for the new first word. For a place (`place`), "the" is
+/// dropped or added as the new name needs it ("lived in the US" → "lived in Iceland", "admitted
+/// Iceland" → "admitted the US").
 pub(crate) fn rewrite_with_article(
     example: &Example,
     role: Role,
     new: Vec<String>,
+    place: bool,
 ) -> Option<span_edit::Rewrite> {
     let tokens = example.tokens.as_ref()?;
     let span = role.of(example)?;
     let other = role.other().of(example)?;
     let start = span.start as usize;
+    let new_name = new.join(" ");
     let mut rewrite = span_edit::Rewrite::mention(span, new);
-    if start > 0 && !((other.start as usize) < start && start - 1 < other.end as usize) {
-        let before = &tokens[start - 1];
-        let lower = before.to_lowercase();
-        if lower == "a" || lower == "an" {
+    let before_is_free =
+        start > 0 && !((other.start as usize) < start && start - 1 < other.end as usize);
+    let before = before_is_free.then(|| tokens[start - 1].as_str());
+    let lower = before.map(str::to_lowercase);
+    match lower.as_deref() {
+        Some("a" | "an") => {
+            let before = before.expect("some");
             let article = indefinite_article(&rewrite.tokens[0]);
             let article = crate::edit::match_case(before, article);
             rewrite.start -= 1;
             rewrite.tokens.insert(0, article);
             rewrite.mention = 1..rewrite.tokens.len();
         }
+        Some("the") if place && takes_the(&span.text) && !takes_the(&new_name) => {
+            // Drop "the"; a sentence-initial "The" leaves the (capitalised) name first.
+            rewrite.start -= 1;
+        }
+        _ if place
+            && !takes_the(&span.text)
+            && takes_the(&new_name)
+            && lower.as_deref() != Some("the") =>
+        {
+            let article = if start == 0 { "The" } else { "the" };
+            rewrite.tokens.insert(0, article.to_string());
+            rewrite.mention = 1..rewrite.tokens.len();
+        }
+        _ => {}
     }
     Some(rewrite)
 }
 
-/// Whether a surface form can stand as a name in the slot of another: not empty, not starting
-/// with a determiner (the pool keeps "the" where the NER included it; in front of an existing
-/// "the" or after a preposition it would read twice or oddly) and not a pronoun.
-pub(crate) fn usable_name(tokens: &[String]) -> bool {
-    let Some(first) = tokens.first() else {
+/// Whether a place name is written with "the" (the United States, the US, the Netherlands, the
+/// Czech Republic, the District of Columbia).
+pub(crate) fn takes_the(name: &str) -> bool {
+    let words = [
+        "United",
+        "Republic",
+        "Kingdom",
+        "Islands",
+        "Emirates",
+        "Federation",
+        "States",
+    ];
+    let plural = [
+        "Netherlands",
+        "Philippines",
+        "Bahamas",
+        "Maldives",
+        "Comoros",
+        "Seychelles",
+        "Gambia",
+    ];
+    let initials = [
+        "US", "U.S.", "USA", "U.S.A.", "UK", "U.K.", "UAE", "DRC", "EU",
+    ];
+    initials.contains(&name)
+        || name.starts_with("District of")
+        || plural.contains(&name)
+        || (name
+            .split_whitespace()
+            .any(|w| words.contains(&w) || plural.contains(&w))
+            && !name.starts_with("Republic of"))
+}
+
+/// The number of tokens of a place in apposition after a comma at token `at` ("Redmond ,
+/// Washington", "Hamburg , West Germany ,"): a US state or country name the gazetteer knows, or
+/// a run of up to three capitalised tokens closed by a comma, a full stop or the end whose last
+/// word is one of `also` (R2 passes the new place's last word, "Germany").
+pub(crate) fn appositive_place(
+    gazetteer: &crate::lexicon::geography::Gazetteer,
+    tokens: &[String],
+    at: usize,
+    also: &[&str],
+) -> Option<usize> {
+    if tokens.get(at).map(String::as_str) != Some(",") {
+        return None;
+    }
+    let capital = |t: &String| t.chars().next().is_some_and(char::is_uppercase);
+    (1..=3).rev().find(|&len| {
+        let end = at + 1 + len;
+        if end > tokens.len() || !tokens[at + 1..end].iter().all(capital) {
+            return false;
+        }
+        let name = tokens[at + 1..end].join(" ");
+        let closed = tokens.get(end).is_none_or(|t| t == "," || t == ".");
+        gazetteer.is_us_state(&name)
+            || gazetteer.is_country(&name)
+            || (closed && also.contains(&tokens[end - 1].as_str()))
+    })
+}
+
+/// Whether the argument at `[start, end)` is followed by a capitalised appositive (", New York
+/// ,", ", West Germany ."): a city there is pinned to its region, and replacing the city alone
+/// gives "Redmond , West Germany".
+pub(crate) fn has_appositive(tokens: &[String], end: usize) -> bool {
+    if tokens.get(end).map(String::as_str) != Some(",") {
+        return false;
+    }
+    let capital = |t: &String| t.chars().next().is_some_and(char::is_uppercase);
+    (1..=3).any(|len| {
+        let stop = end + 1 + len;
+        stop <= tokens.len()
+            && tokens[end + 1..stop].iter().all(capital)
+            && tokens.get(stop).is_none_or(|t| t == "," || t == ".")
+    })
+}
+
+/// The place types whose mentions are noun phrases that may take "the" (the US, the
+/// Netherlands), in both type vocabularies.
+pub(crate) const PLACE_TYPES: &[&str] = &[
+    "COUNTRY",
+    "STATE_OR_PROVINCE",
+    "CITY",
+    "LOCATION",
+    "GPE",
+    "LOC",
+];
+
+/// Whether `text` is a personal, possessive or demonstrative pronoun.
+pub(crate) fn is_pronoun(text: &str) -> bool {
+    let pronouns = [
+        "he",
+        "she",
+        "it",
+        "they",
+        "his",
+        "her",
+        "hers",
+        "its",
+        "their",
+        "theirs",
+        "him",
+        "them",
+        "we",
+        "us",
+        "our",
+        "i",
+        "me",
+        "my",
+        "you",
+        "your",
+        "this",
+        "that",
+        "these",
+        "those",
+        "himself",
+        "herself",
+        "itself",
+        "themselves",
+        "who",
+        "whom",
+        "whose",
+    ];
+    // "US" is the country, not "us".
+    let initialism = text.chars().count() > 1 && text.chars().all(char::is_uppercase);
+    !initialism && pronouns.contains(&text.to_lowercase().as_str())
+}
+
+/// Whether a surface form can stand as a name in the slot of the mention `like`:
+/// * not empty, not starting with a determiner (the pool keeps "the" where the NER included
+///   it; in front of an existing "the" or after a preposition it would read twice or oddly),
+///   not a lone pronoun;
+/// * no possessive, bracket or quote token (NER spans such as "Queen Victoria 's" or "( 1914
+///   )" do not fit another slot);
+/// * when `like` is capitalised (a name), the form is a name too: its first and last tokens
+///   start with a capital or a digit, and its lower-case tokens are name particles ("Bolesław
+///   IV of", "Romanized as Jamāl Deh" are NER spans cut at the wrong place). Lower-case mentions
+///   (TACRED's TITLE: "senator") take any form.
+pub(crate) fn usable_name(tokens: &[String], like: &str) -> bool {
+    let (Some(first), Some(last)) = (tokens.first(), tokens.last()) else {
         return false;
     };
-    let first = first.to_lowercase();
+    let lower = first.to_lowercase();
     let determiners = ["the", "a", "an", "this", "that", "these", "those"];
-    let pronouns = [
-        "he", "she", "it", "they", "his", "her", "its", "their", "him", "them", "we", "i", "you",
+    let pronoun = tokens.len() == 1 && is_pronoun(first);
+    let determiner = determiners.contains(&lower.as_str());
+    let odd = |t: &String| {
+        matches!(
+            t.as_str(),
+            "'s" | "'" | "’s" | "(" | ")" | "-LRB-" | "-RRB-" | "\"" | "``" | "''"
+        ) || !t.chars().any(char::is_alphanumeric) && t != "&" && t != "-"
+    };
+    if determiner || pronoun || tokens.iter().any(odd) {
+        return false;
+    }
+    if !like.chars().next().is_some_and(char::is_uppercase) {
+        return true;
+    }
+    let particles = [
+        "of", "de", "del", "della", "der", "den", "di", "du", "da", "dos", "das", "van", "von",
+        "la", "le", "al", "el", "bin", "ibn", "y", "and", "&", "-", "on", "upon", "zu",
     ];
-    let pronoun = tokens.len() == 1 && pronouns.contains(&first.as_str());
-    let determiner = determiners.contains(&first.as_str());
-    !determiner
-        && !pronoun
+    let capital = |t: &String| {
+        t.chars()
+            .next()
+            .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
+    };
+    capital(first)
+        && capital(last)
         && tokens
             .iter()
-            .all(|t| t.chars().any(char::is_alphanumeric) || t == ",")
+            .all(|t| capital(t) || particles.contains(&t.to_lowercase().as_str()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn country_articles() {
+        assert!(takes_the("United States"));
+        assert!(takes_the("US"));
+        assert!(takes_the("Netherlands"));
+        assert!(takes_the("Czech Republic"));
+        assert!(takes_the("District of Columbia"));
+        assert!(!takes_the("Germany"));
+        assert!(!takes_the("Republic of the Congo"));
+    }
+
+    #[test]
+    fn appositives_after_a_city() {
+        let t = |s: &str| span_edit::tokenize(s);
+        assert!(has_appositive(
+            &t("born in Hamburg , West Germany , in 1954"),
+            3
+        ));
+        assert!(has_appositive(&t("lived in Annandale , New York ."), 3));
+        assert!(!has_appositive(&t("in Paris , Obama said"), 2));
+        assert!(!has_appositive(&t("in Paris on Sunday"), 2));
+    }
+
+    #[test]
+    fn place_articles_follow_the_new_name() {
+        let (e, _) = crate::testing::relation(
+            &[
+                "Ann", "has", "lived", "in", "the", "US", "since", "2004", ".",
+            ],
+            (0, 1, Some("PERSON")),
+            (5, 6, Some("COUNTRY")),
+            None,
+        );
+        let r = rewrite_with_article(&e, Role::Tail, span_edit::tokenize("Iceland"), true).unwrap();
+        assert_eq!(
+            (r.start, r.end, r.tokens.join(" ")),
+            (4, 6, "Iceland".into())
+        );
+        let (e, _) = crate::testing::relation(
+            &["The", "council", "admitted", "Iceland", "."],
+            (0, 2, Some("ORGANIZATION")),
+            (3, 4, Some("COUNTRY")),
+            None,
+        );
+        let r = rewrite_with_article(&e, Role::Tail, span_edit::tokenize("US"), true).unwrap();
+        assert_eq!(
+            (r.start, r.tokens.join(" "), r.mention),
+            (3, "the US".into(), 1..2)
+        );
+    }
 
     #[test]
     fn articles_follow_the_first_sound() {
@@ -246,10 +476,19 @@ mod tests {
     #[test]
     fn names_exclude_determiners_and_pronouns() {
         let t = |s: &str| span_edit::tokenize(s);
-        assert!(usable_name(&t("Tim Cook")));
-        assert!(!usable_name(&t("the Beatles")));
-        assert!(!usable_name(&t("he")));
-        assert!(!usable_name(&t("--")));
-        assert!(!usable_name(&[]));
+        assert!(usable_name(&t("Tim Cook"), "Ann"));
+        assert!(usable_name(&t("Charles de Gaulle"), "Ann"));
+        assert!(usable_name(&t("Procter & Gamble"), "Apple"));
+        assert!(!usable_name(&t("the Beatles"), "Ann"));
+        assert!(!usable_name(&t("he"), "Ann"));
+        assert!(!usable_name(&t("--"), "Ann"));
+        assert!(!usable_name(&[], "Ann"));
+        assert!(!usable_name(&t("Queen Victoria 's"), "Ann"));
+        assert!(!usable_name(&t("Bolesław IV of"), "Ann"));
+        assert!(!usable_name(&t("Romanized as Jamāl Deh"), "Ann"));
+        assert!(!usable_name(&t("Le Grand Bridge ( 1914 )"), "Ann"));
+        // Lower-case mentions (titles) take lower-case forms.
+        assert!(usable_name(&t("chief executive"), "senator"));
+        assert!(!usable_name(&t("chief executive"), "Ann"));
     }
 }

@@ -16,7 +16,15 @@
 //!   pool forms starting with a determiner or that are pronouns.
 //! * An indefinite article in front of the mention is re-chosen ("a French" → "an American").
 //! * Untyped data (FewRel) is typed by the parse NER: an argument is replaced only when the NER
-//!   found an entity exactly there, and the follow-up stays untyped like its source.
+//!   found an entity exactly there, and the follow-up stays untyped like its source. Since the
+//!   pool is NER-typed too, a drawn form must be typed so in most of its mentions, and a PERSON
+//!   form must have two tokens or more (one-word "persons" were mostly NER errors in review).
+//!   Only PERSON, ORG and GPE mentions are replaced there, and no PERSON mention or form whose
+//!   last word names a place or an organisation ("Monnow Bridge").
+//! * A PERSON after "the" is not replaced ("the John Carter Cash"), nor a pronoun (TACRED-style
+//!   data may type "he" PERSON; a name there breaks the coreference), nor a place followed by
+//!   its region in apposition ("Hamburg , West Germany" would become "Redmond , West Germany").
+//!   "the" before a place follows the new name ("in the US" → "in Iceland").
 //!
 //! Without a configured pool the relation yields nothing and logs one notice per run.
 
@@ -26,20 +34,21 @@ use metamorph_data::{Case, Expectation, Result, Task};
 
 use super::span_edit::{rewrite_argument, tokenize, Role};
 use super::{
-    followup_of, ner, pool_type, rewrite_with_article, usable_name, well_formed, Notice, FAMILY,
-    NAME_TYPES,
+    followup_of, has_appositive, is_pronoun, ner, pool_type, rewrite_with_article, usable_name,
+    well_formed, Notice, FAMILY, NAME_TYPES, PLACE_TYPES,
 };
 use crate::lexicon::entity_pool::EntityPool;
 use crate::{source_seed, MetamorphicRelation, Resources, Source};
 
 const NAME: &str = "MR-R1";
 
+static NO_POOL: Notice = Notice::new();
+
 /// SIT4RE MR-R1 (see the module docs).
 #[derive(Debug)]
 pub struct SameTypeReplacement {
     pool: Option<Arc<EntityPool>>,
     base_seed: u64,
-    notice: Notice,
 }
 
 impl SameTypeReplacement {
@@ -53,11 +62,7 @@ impl SameTypeReplacement {
 
     /// The relation over `pool` (none: no cases) with base seed `base_seed`.
     pub fn with_pool(pool: Option<Arc<EntityPool>>, base_seed: u64) -> Self {
-        SameTypeReplacement {
-            pool,
-            base_seed,
-            notice: Notice::default(),
-        }
+        SameTypeReplacement { pool, base_seed }
     }
 }
 
@@ -80,7 +85,7 @@ impl MetamorphicRelation for SameTypeReplacement {
 
     fn follow_ups(&self, source: &Source<'_>) -> Result<Vec<Case>> {
         let Some(pool) = &self.pool else {
-            self.notice.once(
+            NO_POOL.once(
                 NAME,
                 "MR-R1 needs an entity pool: set [perturb] entity_pool (metamorph-perturb pool writes one); no MR-R1 cases",
             );
@@ -98,21 +103,53 @@ impl MetamorphicRelation for SameTypeReplacement {
             let Some(entity_type) = pool_type(example, role, mentions.as_deref()) else {
                 continue;
             };
-            if !NAME_TYPES.contains(&entity_type.as_str()) {
+            let span = role.of(example).expect("well formed");
+            let allowed = if span.entity_type.is_some() {
+                NAME_TYPES
+            } else {
+                UNTYPED_NAME_TYPES
+            };
+            if !allowed.contains(&entity_type.as_str()) || !fits_type(&entity_type, &span.text) {
                 continue;
             }
-            let span = role.of(example).expect("well formed");
             let other = role.other().of(example).expect("well formed");
+            let tokens = example.tokens.as_ref().expect("well formed");
+            if is_pronoun(&span.text)
+                || (PLACE_TYPES.contains(&entity_type.as_str())
+                    && has_appositive(tokens, span.end as usize))
+            {
+                continue;
+            }
             let seed = source_seed(
                 self.base_seed,
                 &example.id,
                 &format!("{NAME}/{}", role.as_str()),
             );
-            let Some(candidate) = sample_name(pool, &entity_type, &[&span.text, &other.text], seed)
-            else {
+            let after_the =
+                span.start > 0 && tokens[span.start as usize - 1].eq_ignore_ascii_case("the");
+            if after_the && entity_type == "PERSON" {
+                // "the Wda" typed PERSON is an NER error, and "the John Carter Cash" no English.
+                continue;
+            }
+            // An NER pool's one-word PERSON forms are too often mistyped ("Graffiti", "AMD").
+            let min_tokens = if span.entity_type.is_none() && entity_type == "PERSON" {
+                2
+            } else {
+                1
+            };
+            let Some(candidate) = sample_name(
+                pool,
+                &entity_type,
+                &span.text,
+                &[&span.text, &other.text],
+                min_tokens,
+                seed,
+            ) else {
                 continue;
             };
-            let Some(rewrite) = rewrite_with_article(example, role, tokenize(&candidate)) else {
+            let place = PLACE_TYPES.contains(&entity_type.as_str());
+            let Some(rewrite) = rewrite_with_article(example, role, tokenize(&candidate), place)
+            else {
                 continue;
             };
             let Some((mut followup, edit)) =
@@ -140,21 +177,104 @@ impl MetamorphicRelation for SameTypeReplacement {
     }
 }
 
-/// A seeded draw of a usable name (see [`usable_name`]) of `entity_type` from `pool`, excluding
-/// `exclude` (case-insensitive): redrawn, from the seed's stream, up to 8 times past unusable
-/// forms.
+/// The NER types R1 replaces in untyped data: the reliable ones. In review, en_core_web_sm's
+/// LOC, FAC and NORP on FewRel were mostly wrong (constellations, languages and rivers typed
+/// into each other), so only PERSON, ORG and GPE mentions are replaced there.
+const UNTYPED_NAME_TYPES: &[&str] = &["PERSON", "ORG", "GPE"];
+
+/// Last words that name a place, a work or an organisation, not a person: a PERSON mention
+/// or form ending so ("Monnow Bridge", "Cielo Drive", "Vignaharta Productions") is an NER error.
+const NOT_PERSON_HEADS: &[&str] = &[
+    "Airport",
+    "Army",
+    "Avenue",
+    "Bank",
+    "Bay",
+    "Bridge",
+    "Castle",
+    "Church",
+    "Club",
+    "College",
+    "Committee",
+    "Company",
+    "Corp",
+    "Corp.",
+    "Council",
+    "Drive",
+    "Festival",
+    "Films",
+    "Force",
+    "Group",
+    "Hall",
+    "Highway",
+    "Hospital",
+    "Hotel",
+    "Inc",
+    "Inc.",
+    "Island",
+    "Islands",
+    "Kill",
+    "Lake",
+    "League",
+    "Line",
+    "Ltd",
+    "Ltd.",
+    "Mountain",
+    "Museum",
+    "Overground",
+    "Park",
+    "Party",
+    "Productions",
+    "Railway",
+    "Records",
+    "River",
+    "Road",
+    "School",
+    "Sea",
+    "Square",
+    "Station",
+    "Street",
+    "Studios",
+    "Team",
+    "Ulitsa",
+    "University",
+];
+
+/// Whether `text` can be an entity of `entity_type` as far as its last word tells (see
+/// [`NOT_PERSON_HEADS`]; other types are not checked).
+fn fits_type(entity_type: &str, text: &str) -> bool {
+    entity_type != "PERSON"
+        || !text
+            .split_whitespace()
+            .last()
+            .is_some_and(|w| NOT_PERSON_HEADS.contains(&w))
+}
+
+/// A seeded draw of a usable name (see [`usable_name`]) for the mention `like` of
+/// `entity_type` from `pool`, excluding `exclude` (case-insensitive) and forms the pool has more
+/// often under another type (an NER pool types "Egypt" NORP once and GPE many times; such a form
+/// is no `entity_type` name) or that have fewer than `min_tokens` tokens. Redrawn from the seed's stream up to 16 times past unfit forms.
 pub(crate) fn sample_name(
     pool: &EntityPool,
     entity_type: &str,
+    like: &str,
     exclude: &[&str],
+    min_tokens: usize,
     seed: u64,
 ) -> Option<String> {
     let mut rng = crate::lexicon::entity_pool::SplitMix64::new(seed);
     let mut excluded: Vec<String> = exclude.iter().map(|s| s.to_string()).collect();
-    for _ in 0..8 {
+    for _ in 0..16 {
         let refs: Vec<&str> = excluded.iter().map(String::as_str).collect();
         let form = pool.sample(entity_type, &refs, rng.next_u64())?;
-        if usable_name(&tokenize(form)) {
+        let own = pool.count(entity_type, form);
+        let majority = pool
+            .types_of(form)
+            .into_iter()
+            .all(|t| pool.count(t, form) <= own);
+        let tokens = tokenize(form);
+        let fits = fits_type(entity_type, form);
+        if majority && fits && tokens.len() >= min_tokens && usable_name(&tokens, like) {
             return Some(form.to_string());
         }
         excluded.push(form.to_string());

@@ -11,22 +11,30 @@
 //! * **State or country**: both, one case each (state first, US cities only), each with its own
 //!   map. Wikidata has no granularity split for most place properties: P19 "place of birth" stays
 //!   P19 at any level (documented in `labels/wikidata.toml`); P131 becomes P17 at country level.
-//! * **City detection**: TACRED's gold type `CITY`; for untyped data (FewRel) a capitalised
-//!   gazetteer city name that is not also a country or state name.
+//! * **City detection**: TACRED's gold type `CITY`; for untyped data (FewRel) a mention the
+//!   parse NER marks GPE exactly there and that the gazetteer knows as a city (and not as a
+//!   country or state) whose primary GeoNames name it is, with at least 100,000 inhabitants. The gazetteer alone is not enough: it
+//!   has towns called Alice, David and Hindi, and small towns share names with rivers and
+//!   regions (Zambezi, Orkney) that the NER also calls GPE.
 //! * **Grammar**: "the" is added before country names that take it (the United States, the
 //!   Netherlands) unless "the" already precedes; an appositive place after the city ("Redmond ,
-//!   Washington", "Hamburg , Germany") is replaced together with it, since keeping it would give
-//!   "Washington , Washington" or "Germany , Germany".
+//!   Washington", "Hamburg , West Germany") is replaced together with it, since keeping it would
+//!   give "Washington , Washington" or "Germany , West Germany".
 
 use metamorph_data::{Case, Expectation, Precondition, Result, Task};
 
 use super::labels::LabelSchema;
 use super::span_edit::{rewrite_argument, tokenize, Rewrite, Role};
-use super::{followup_of, well_formed, FAMILY};
+use super::{appositive_place, followup_of, ner, takes_the, well_formed, FAMILY};
 use crate::lexicon::geography::{Gazetteer, PlaceKind};
 use crate::{MetamorphicRelation, Source};
 
 const NAME: &str = "MR-R2";
+
+/// The least population of a city recognised in untyped text: small towns share their names
+/// with languages, rivers and regions that the NER calls GPE too (Hindi, Zambezi, Orkney,
+/// Gallipoli).
+const UNTYPED_MIN_POPULATION: u64 = 100_000;
 
 /// SIT4RE MR-R2 (see the module docs).
 #[derive(Clone, Copy, Debug, Default)]
@@ -45,6 +53,10 @@ impl MetamorphicRelation for CoarserGranularity {
         &[Task::Relation]
     }
 
+    fn parsed_fields(&self) -> &'static [&'static str] {
+        &["text"]
+    }
+
     fn follow_ups(&self, source: &Source<'_>) -> Result<Vec<Case>> {
         let example = source.example;
         if !well_formed(example) {
@@ -58,20 +70,38 @@ impl MetamorphicRelation for CoarserGranularity {
         let tokens = example.tokens.as_ref().expect("well formed");
         let tail = example.tail.as_ref().expect("well formed");
         let head = example.head.as_ref().expect("well formed");
-        if !is_city(gazetteer, tail.entity_type.as_deref(), &tail.text) {
+        let gpe = || {
+            let parse = source.parse("text")?;
+            let mentions = ner::mentions(example, parse, None);
+            let m = ner::mention_at(&mentions, tokens, tail.start as usize, tail.end as usize)?;
+            Some(m.ner_type == "GPE")
+        };
+        let is_city = match tail.entity_type.as_deref() {
+            Some(t) => t == "CITY" && !gazetteer.coarser(&tail.text).is_empty(),
+            None => {
+                gpe() == Some(true)
+                    && gazetteer
+                        .city_by_primary(&tail.text)
+                        .is_some_and(|c| c.population >= UNTYPED_MIN_POPULATION)
+                    && !gazetteer.is_country(&tail.text)
+                    && !gazetteer.is_us_state(&tail.text)
+            }
+        };
+        if !is_city {
             return Ok(Vec::new());
         }
         let places = gazetteer.coarser(&tail.text);
         let start = tail.start as usize;
-        let mut end = tail.end as usize;
-        if let Some(len) = appositive_place(gazetteer, tokens, end) {
-            let widened = end + 1 + len;
-            if head.end as usize <= start || head.start as usize >= widened {
-                end = widened;
-            }
-        }
         let mut cases = Vec::new();
         for place in places {
+            let mut end = tail.end as usize;
+            let new_last = place.name.split_whitespace().last().unwrap_or_default();
+            if let Some(len) = appositive_place(gazetteer, tokens, end, &[new_last]) {
+                let widened = end + 1 + len;
+                if head.end as usize <= start || head.start as usize >= widened {
+                    end = widened;
+                }
+            }
             let mut new = tokenize(&place.name);
             let mut mention = 0..new.len();
             let preceded_by_the = start > 0 && tokens[start - 1].eq_ignore_ascii_case("the");
@@ -118,61 +148,6 @@ impl MetamorphicRelation for CoarserGranularity {
         }
         Ok(cases)
     }
-}
-
-/// Whether the argument `text` (typed `entity_type`, if the data is typed) is a city.
-fn is_city(gazetteer: &Gazetteer, entity_type: Option<&str>, text: &str) -> bool {
-    match entity_type {
-        Some(t) => t == "CITY" && !gazetteer.coarser(text).is_empty(),
-        None => {
-            text.chars().next().is_some_and(char::is_uppercase)
-                && gazetteer.city(text).is_some()
-                && !gazetteer.is_country(text)
-                && !gazetteer.is_us_state(text)
-        }
-    }
-}
-
-/// The number of tokens of a state or country name after a comma at token `at` (`Redmond ,
-/// Washington`), if there is one.
-fn appositive_place(gazetteer: &Gazetteer, tokens: &[String], at: usize) -> Option<usize> {
-    if tokens.get(at).map(String::as_str) != Some(",") {
-        return None;
-    }
-    (1..=3).rev().find(|&len| {
-        at + 1 + len <= tokens.len() && {
-            let name = tokens[at + 1..at + 1 + len].join(" ");
-            name.chars().next().is_some_and(char::is_uppercase)
-                && (gazetteer.is_us_state(&name) || gazetteer.is_country(&name))
-        }
-    })
-}
-
-/// Whether a country name is written with "the" (the United States, the Netherlands, the Czech
-/// Republic, the Philippines).
-fn takes_the(name: &str) -> bool {
-    let words = [
-        "United",
-        "Republic",
-        "Kingdom",
-        "Islands",
-        "Emirates",
-        "Federation",
-        "States",
-    ];
-    let plural = [
-        "Netherlands",
-        "Philippines",
-        "Bahamas",
-        "Maldives",
-        "Comoros",
-        "Seychelles",
-        "Gambia",
-    ];
-    name.split_whitespace()
-        .any(|w| words.contains(&w) || plural.contains(&w))
-        && !name.starts_with("Republic of")
-        || plural.contains(&name)
 }
 
 #[cfg(test)]
@@ -312,11 +287,21 @@ mod tests {
     }
 
     #[test]
-    fn country_articles() {
-        assert!(takes_the("United States"));
-        assert!(takes_the("Netherlands"));
-        assert!(takes_the("Czech Republic"));
-        assert!(!takes_the("Germany"));
-        assert!(!takes_the("Republic of the Congo"));
+    fn a_former_country_after_the_city_goes_when_it_names_the_new_place() {
+        let (example, parses) = testing::relation(
+            &[
+                "Angela", "Merkel", "was", "born", "in", "Hamburg", ",", "West", "Germany", ",",
+                "in", "1954", ".",
+            ],
+            (0, 2, Some("PERSON")),
+            (5, 6, Some("CITY")),
+            Some("per:city_of_birth"),
+        );
+        let cases = run(&example, &parses);
+        assert_eq!(cases.len(), 1);
+        assert_eq!(
+            cases[0].followup.text.as_deref(),
+            Some("Angela Merkel was born in Germany , in 1954 .")
+        );
     }
 }

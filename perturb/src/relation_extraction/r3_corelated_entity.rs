@@ -8,16 +8,19 @@
 //! From an entity pool ([`EntityPool`], one per dataset) we derive, for each type A, the surface
 //! forms attested under A *and* under some other type B, and build per argument (head, then
 //! tail):
-//! * **type-only** (typed data only): when the argument's own text is attested under another
-//!   type B, the follow-up keeps the sentence and retypes the argument B (Table 7's "US");
+//! * **type-only**: when the argument's own text is attested under another type B, the
+//!   follow-up keeps the sentence and retypes the argument B (Table 7's "US");
 //! * **replacement**: a seeded draw among the other forms attested under A and B (so the form
-//!   fits the slot the way A mentions do), typed B; the text is edited as in MR-R1. For untyped
-//!   data (FewRel) this is the only kind, and the follow-up stays untyped.
+//!   fits the slot the way A mentions do), typed B; the text is edited as in MR-R1.
 //!
-//! Only name types are replaced ([`super::NAME_TYPES`]; the paper's "46" → "46-years-old"
-//! NUMBER → DURATION example is a rewrite a pool cannot supply), while a type-only change is made
-//! for any type since the text does not move. Without a configured pool the relation yields
-//! nothing and logs one notice per run.
+//! **Typed data only** (TACRED): co-relation is the dataset annotators typing one mention two
+//! ways. Untyped data (FewRel) gives no case: its model input has no types to change, and the
+//! forms an NER pool holds under two types are NER errors ("Hindi" as PERSON), whose
+//! replacements were nonsense in our review. Only name types are replaced
+//! ([`super::NAME_TYPES`]; the paper's "46" → "46-years-old" NUMBER → DURATION example is a
+//! rewrite a pool cannot supply), while a type-only change is made for any type since the text
+//! does not move. Without a configured pool the relation yields nothing and logs one notice per
+//! run.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -26,13 +29,15 @@ use metamorph_data::{Case, Expectation, Result, Task};
 
 use super::span_edit::{rewrite_argument, tokenize, Role};
 use super::{
-    followup_of, ner, pool_type, rewrite_with_article, usable_name, well_formed, Notice, FAMILY,
-    NAME_TYPES,
+    followup_of, has_appositive, is_pronoun, rewrite_with_article, usable_name, well_formed,
+    Notice, FAMILY, NAME_TYPES, PLACE_TYPES,
 };
 use crate::lexicon::entity_pool::{EntityPool, SplitMix64};
 use crate::{source_seed, MetamorphicRelation, Resources, Source};
 
 const NAME: &str = "MR-R3";
+
+static NO_POOL: Notice = Notice::new();
 
 /// For each type, its surface forms that are also attested under other types, with those types.
 type Corelated = BTreeMap<String, Vec<(String, Vec<String>)>>;
@@ -42,7 +47,6 @@ type Corelated = BTreeMap<String, Vec<(String, Vec<String>)>>;
 pub struct CorelatedEntity {
     corelated: Option<Corelated>,
     base_seed: u64,
-    notice: Notice,
 }
 
 /// The co-related forms of `pool` (see the module docs), in the pool's order.
@@ -88,7 +92,6 @@ impl CorelatedEntity {
         CorelatedEntity {
             corelated: pool.as_deref().map(corelated),
             base_seed,
-            notice: Notice::default(),
         }
     }
 }
@@ -106,13 +109,9 @@ impl MetamorphicRelation for CorelatedEntity {
         &[Task::Relation]
     }
 
-    fn parsed_fields(&self) -> &'static [&'static str] {
-        &["text"]
-    }
-
     fn follow_ups(&self, source: &Source<'_>) -> Result<Vec<Case>> {
         let Some(corelated) = &self.corelated else {
-            self.notice.once(
+            NO_POOL.once(
                 NAME,
                 "MR-R3 needs an entity pool: set [perturb] entity_pool (metamorph-perturb pool writes one); no MR-R3 cases",
             );
@@ -122,12 +121,9 @@ impl MetamorphicRelation for CorelatedEntity {
         if !well_formed(example) {
             return Ok(Vec::new());
         }
-        let mentions = source
-            .parse("text")
-            .map(|p| ner::mentions(example, p, None));
         let mut cases = Vec::new();
         for role in Role::BOTH {
-            let Some(entity_type) = pool_type(example, role, mentions.as_deref()) else {
+            let Some(entity_type) = role.of(example).and_then(|s| s.entity_type.clone()) else {
                 continue;
             };
             let Some(forms) = corelated.get(&entity_type) else {
@@ -141,10 +137,8 @@ impl MetamorphicRelation for CorelatedEntity {
                 &format!("{NAME}/{}", role.as_str()),
             );
             let mut rng = SplitMix64::new(seed);
-            let typed = span.entity_type.is_some();
-
             // Type-only change: the argument's own text under another attested type.
-            if typed {
+            {
                 if let Some((_, others)) = forms.iter().find(|(text, _)| *text == span.text) {
                     let new_type = others[rng.below(others.len())].clone();
                     let mut followup = followup_of(example, NAME, cases.len());
@@ -167,8 +161,14 @@ impl MetamorphicRelation for CorelatedEntity {
                 }
             }
 
-            // Replacement by another co-related form.
-            if !NAME_TYPES.contains(&entity_type.as_str()) {
+            // Replacement by another co-related form (not of a pronoun, nor of a place pinned
+            // by an appositive region: see MR-R1).
+            let tokens = example.tokens.as_ref().expect("well formed");
+            if !NAME_TYPES.contains(&entity_type.as_str())
+                || is_pronoun(&span.text)
+                || (PLACE_TYPES.contains(&entity_type.as_str())
+                    && has_appositive(tokens, span.end as usize))
+            {
                 continue;
             }
             let same = |a: &str, b: &str| a.to_lowercase() == b.to_lowercase();
@@ -177,7 +177,7 @@ impl MetamorphicRelation for CorelatedEntity {
                 .filter(|(text, _)| {
                     !same(text, &span.text)
                         && !same(text, &other.text)
-                        && usable_name(&tokenize(text))
+                        && usable_name(&tokenize(text), &span.text)
                 })
                 .collect();
             if candidates.is_empty() {
@@ -185,11 +185,12 @@ impl MetamorphicRelation for CorelatedEntity {
             }
             let (text, others) = candidates[rng.below(candidates.len())];
             let new_type = others[rng.below(others.len())].clone();
-            let Some(rewrite) = rewrite_with_article(example, role, tokenize(text)) else {
+            let place = PLACE_TYPES.contains(&entity_type.as_str());
+            let Some(rewrite) = rewrite_with_article(example, role, tokenize(text), place) else {
                 continue;
             };
             let Some((mut followup, edit)) =
-                rewrite_argument(example, role, &rewrite, typed.then_some(new_type))
+                rewrite_argument(example, role, &rewrite, Some(new_type))
             else {
                 continue;
             };

@@ -22,10 +22,10 @@ use crate::{MetamorphicRelation, Source};
 const NAME: &str = "MR-R4";
 
 /// SIT4RE MR-R4 (see the module docs).
-#[derive(Debug, Default)]
-pub struct CoreferentialMention {
-    notice: Notice,
-}
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CoreferentialMention;
+
+static NO_CLUSTERS: Notice = Notice::new();
 
 impl MetamorphicRelation for CoreferentialMention {
     fn family(&self) -> &'static str {
@@ -43,7 +43,7 @@ impl MetamorphicRelation for CoreferentialMention {
     fn follow_ups(&self, source: &Source<'_>) -> Result<Vec<Case>> {
         let example = source.example;
         let Some(clusters) = example.clusters.as_ref() else {
-            self.notice.once(
+            NO_CLUSTERS.once(
                 NAME,
                 "MR-R4 needs coreference clusters in the relation examples (`clusters`, character spans into `text`); examples without them give no MR-R4 case",
             );
@@ -134,7 +134,7 @@ mod tests {
         };
         e.clusters = Some(vec![vec![mention(0), mention(5), mention(7)]]);
         assert_eq!(&e.text.as_deref().unwrap()[19..21], "he");
-        let cases = CoreferentialMention::default()
+        let cases = CoreferentialMention
             .follow_ups(&Source::unparsed(&e))
             .unwrap();
         assert_eq!(cases.len(), 2);
@@ -154,7 +154,7 @@ mod tests {
     #[test]
     fn without_clusters_or_with_misaligned_mentions_there_is_no_case() {
         let mut e = example(&["Ann", "met", "Bob", "."], (0, 1), (2, 3));
-        let r4 = CoreferentialMention::default();
+        let r4 = CoreferentialMention;
         assert!(r4.follow_ups(&Source::unparsed(&e)).unwrap().is_empty());
         // A mention inside a token, and one on the other argument.
         e.clusters = Some(vec![vec![
