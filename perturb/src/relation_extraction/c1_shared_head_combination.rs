@@ -17,9 +17,10 @@
 //!
 //! Candidates are the parse NER's entities over `text` ([`super::ner`]), mapped to token spans
 //! and to TACRED types (GPEs split by the gazetteer). On typed data an R1 applies only when the
-//! shared argument's type fits its namespace (`per:` PERSON, `org:` ORGANIZATION), and the
+//! arguments' types fit its namespace (`per:` PERSON, `org:` ORGANIZATION), and the
 //! candidate is typed with its mapped type; untyped data stays untyped. Candidates equal in text
-//! to h1 or t1 (another mention of the same entity) are left out with them.
+//! to h1 or t1 (another mention of the same entity) are left out with them. R1 is symmetric, so
+//! on typed data both of source 1's arguments must fit its namespace.
 
 use metamorph_data::{Case, EntitySpan, Expectation, Precondition, Result, Task};
 
@@ -86,12 +87,13 @@ pub(crate) fn combinations(source: &Source<'_>, mr: &str, shared: Role) -> Resul
     let h1 = example.head.as_ref().expect("well formed");
     let t1 = example.tail.as_ref().expect("well formed");
     let typed = h1.entity_type.is_some() || t1.entity_type.is_some();
-    let shared_arg = shared.of(example).expect("well formed");
 
     // R1s in file order, each with its entries.
     let mut firsts: Vec<&str> = Vec::new();
     for c in schema.combinable(mr) {
-        if !firsts.contains(&c.first.as_str()) && fits(&c.first, shared_arg.entity_type.as_deref())
+        if !firsts.contains(&c.first.as_str())
+            && fits(&c.first, h1.entity_type.as_deref())
+            && fits(&c.first, t1.entity_type.as_deref())
         {
             firsts.push(&c.first);
         }

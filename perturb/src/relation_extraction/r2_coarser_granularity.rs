@@ -15,7 +15,9 @@
 //!   parse NER marks GPE exactly there and that the gazetteer knows as a city (and not as a
 //!   country or state) whose primary GeoNames name it is, with at least 100,000 inhabitants. The gazetteer alone is not enough: it
 //!   has towns called Alice, David and Hindi, and small towns share names with rivers and
-//!   regions (Zambezi, Orkney) that the NER also calls GPE.
+//!   regions (Zambezi, Orkney) that the NER also calls GPE. The mention must also follow a
+//!   place preposition ("in", "at", "from", …): "his wife Charlotte" and "the band Chicago" are
+//!   NER GPEs too.
 //! * **Grammar**: "the" is added before country names that take it (the United States, the
 //!   Netherlands) unless "the" already precedes; an appositive place after the city ("Redmond ,
 //!   Washington", "Hamburg , West Germany") is replaced together with it, since keeping it would
@@ -30,6 +32,13 @@ use crate::lexicon::geography::{Gazetteer, PlaceKind};
 use crate::{MetamorphicRelation, Source};
 
 const NAME: &str = "MR-R2";
+
+/// The words a city follows when it is used as a place ("born in", "moved to"); untyped text
+/// with a city name after anything else ("his wife Charlotte", "the band Chicago", "the Phoenix
+/// constellation") is not taken as a city.
+const PLACE_PREPOSITIONS: &[&str] = &[
+    "in", "at", "near", "from", "to", "of", "outside", "into", "around", "inside",
+];
 
 /// The least population of a city recognised in untyped text: small towns share their names
 /// with languages, rivers and regions that the NER calls GPE too (Hindi, Zambezi, Orkney,
@@ -79,7 +88,11 @@ impl MetamorphicRelation for CoarserGranularity {
         let is_city = match tail.entity_type.as_deref() {
             Some(t) => t == "CITY" && !gazetteer.coarser(&tail.text).is_empty(),
             None => {
-                gpe() == Some(true)
+                let after_preposition = tail.start > 0
+                    && PLACE_PREPOSITIONS
+                        .contains(&tokens[tail.start as usize - 1].to_lowercase().as_str());
+                after_preposition
+                    && gpe() == Some(true)
                     && gazetteer
                         .city_by_primary(&tail.text)
                         .is_some_and(|c| c.population >= UNTYPED_MIN_POPULATION)
