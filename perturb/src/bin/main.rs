@@ -8,7 +8,7 @@ use std::sync::Arc;
 use clap::{Parser, Subcommand};
 use metamorph_data::{
     expand_inputs, file_kind, init_logging, load_config, report_error, run_stage, stage_main,
-    ConfigFile, DatasetFormat, DatasetReader, ReadOptions, RecordKind, StageArgs,
+    ConfigFile, DatasetFormat, DatasetReader, ReadOptions, RecordKind, StageArgs, Task,
 };
 use metamorph_perturb::lexicon::entity_pool::EntityPool;
 use metamorph_perturb::{preview, relations_by_name, PerturbConfig, PerturbStage, Resources};
@@ -126,8 +126,6 @@ fn run_preview(args: &PreviewArgs) -> metamorph_data::Result<()> {
     if !args.relations.is_empty() {
         config.relations = args.relations.clone();
     }
-    let resources = Resources::from_config(&config);
-    let relations = relations_by_name(&config.relations, &resources)?;
     let reader = DatasetReader::open(
         &args.dataset,
         args.format,
@@ -136,22 +134,50 @@ fn run_preview(args: &PreviewArgs) -> metamorph_data::Result<()> {
     let examples = reader
         .examples()
         .collect::<metamorph_data::Result<Vec<_>>>()?;
+    let parse_config: metamorph_parse::stage::ParseConfig = file.section("parse")?;
+    let mut parse_stage = None;
+    // Relation datasets without a configured entity pool get one from their own examples, as in
+    // `cargo xtask pipeline` (written to a temporary folder for this run).
+    let pool_dir = tempfile_dir()?;
+    if config.entity_pool.is_none() && examples.iter().any(|e| e.task == Task::Relation) {
+        let stage = metamorph_parse::stage::ParseStage::try_new(&parse_config)?;
+        let pool = EntityPool::from_examples(&examples, Some(stage.pipeline()))?;
+        let path = pool_dir.join("entity_pool.json");
+        pool.save_json(&path)?;
+        eprintln!(
+            "entity pool: {} entries from the dataset's own examples ({})",
+            pool.len(),
+            pool.source()
+        );
+        config.entity_pool = Some(path);
+        parse_stage = Some(stage);
+    }
+    let resources = Resources::from_config(&config);
+    let relations = relations_by_name(&config.relations, &resources)?;
     let needs_parse = relations.iter().any(|r| !r.parsed_fields().is_empty());
-    let parse_stage = if needs_parse {
-        let parse_config: metamorph_parse::stage::ParseConfig = file.section("parse")?;
-        Some(metamorph_parse::stage::ParseStage::try_new(&parse_config)?)
-    } else {
-        None
-    };
+    if needs_parse && parse_stage.is_none() {
+        parse_stage = Some(metamorph_parse::stage::ParseStage::try_new(&parse_config)?);
+    }
     let previews = preview::preview(
         &relations,
         &examples,
-        parse_stage.as_ref().map(|s| s.pipeline()),
+        parse_stage
+            .as_ref()
+            .filter(|_| needs_parse)
+            .map(|s| s.pipeline()),
         args.sample,
         args.seed,
     )?;
+    let _ = std::fs::remove_dir_all(&pool_dir);
     print!("{}", preview::render(&previews));
     Ok(())
+}
+
+/// A fresh folder under the system's temporary directory for this process.
+fn tempfile_dir() -> metamorph_data::Result<PathBuf> {
+    let dir = std::env::temp_dir().join(format!("metamorph-preview-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| metamorph_data::Error::io(&dir, e))?;
+    Ok(dir)
 }
 
 fn run_pool(args: &PoolArgs) -> metamorph_data::Result<()> {
