@@ -99,6 +99,51 @@ pub fn capitalize(text: &str) -> String {
         .unwrap_or_default()
 }
 
+/// The indefinite article ("a" or "an") that goes before `word`, by its first sound: "an" before
+/// a vowel sound ("an honest", "an illegal", "an unusual"), "a" before a consonant sound,
+/// including a vowel letter read as /j/ or /w/ ("a useful", "a unique", "a European", "a
+/// one-sided"). A spelling heuristic for ordinary lower-case words (what WordNet substitutes),
+/// not for acronyms.
+pub fn indefinite_article(word: &str) -> &'static str {
+    let lower = word.to_lowercase();
+    const SILENT_H: &[&str] = &["honest", "honor", "honour", "hour", "heir"];
+    const CONSONANT_SOUND: &[&str] = &[
+        "eu",
+        "ewe",
+        "one",
+        "once",
+        "unique",
+        "univers",
+        "uniform",
+        "union",
+        "unit",
+        "unilateral",
+        "unicorn",
+        "unif",
+        "unison",
+        "unisex",
+        "usu",
+        "use",
+        "usa",
+        "uti",
+        "utopia",
+        "ura",
+        "uri",
+        "uro",
+        "ubiq",
+    ];
+    if SILENT_H.iter().any(|p| lower.starts_with(p)) {
+        return "an";
+    }
+    if CONSONANT_SOUND.iter().any(|p| lower.starts_with(p)) {
+        return "a";
+    }
+    match lower.chars().next() {
+        Some('a' | 'e' | 'i' | 'o' | 'u') => "an",
+        _ => "a",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -146,5 +191,26 @@ mod tests {
         assert_eq!(match_case("after", "before"), "before");
         assert_eq!(match_case("I", "me"), "Me");
         assert_eq!(capitalize("éte"), "Éte");
+    }
+
+    #[test]
+    fn indefinite_articles_follow_the_first_sound() {
+        for (word, article) in [
+            ("honest", "an"),
+            ("dishonest", "a"),
+            ("legal", "a"),
+            ("illegal", "an"),
+            ("unusual", "an"),
+            ("unimportant", "an"),
+            ("useful", "a"),
+            ("unique", "a"),
+            ("European", "a"),
+            ("one-sided", "a"),
+            ("hourly", "an"),
+            ("historic", "a"),
+            ("Old", "an"),
+        ] {
+            assert_eq!(indefinite_article(word), article, "{word}");
+        }
     }
 }

@@ -64,8 +64,20 @@ type Constructor = fn(&Resources) -> Result<Box<dyn MetamorphicRelation>>;
 
 /// Every relation this build provides: family, name, constructor.
 const REGISTRY: &[(&str, &str, Constructor)] = &[
+    (mrc_boolq::FAMILY, "MR1-1", |r| {
+        Ok(Box::new(mrc_boolq::AntonymousAdjective::new(r)?))
+    }),
     (mrc_boolq::FAMILY, "MR1-3", |_| {
         Ok(Box::new(mrc_boolq::OrderChange))
+    }),
+    (mrc_boolq::FAMILY, "MR2-1", |r| {
+        Ok(Box::new(mrc_boolq::SynonymousAdjective::new(r)?))
+    }),
+    (mrc_boolq::FAMILY, "MR2-2", |_| {
+        Ok(Box::new(mrc_boolq::AdverbialClauseMovement))
+    }),
+    (mrc_boolq::FAMILY, "MR2-3", |r| {
+        Ok(Box::new(mrc_boolq::VoiceChange::new(r)?))
     }),
     (relation_extraction::FAMILY, "MR-R1", |r| {
         Ok(Box::new(relation_extraction::SameTypeReplacement::new(r)?))
