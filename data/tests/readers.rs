@@ -155,7 +155,7 @@ fn fewrel_sample() {
 #[test]
 fn tacred_bundled_sample() {
     let examples = read_all(&sample("tacred.json"), DatasetFormat::Tacred);
-    assert_eq!(examples.len(), 6);
+    assert_eq!(examples.len(), 44);
     let first = &examples[0];
     let head = first.head.as_ref().unwrap();
     assert_eq!(
@@ -163,6 +163,17 @@ fn tacred_bundled_sample() {
         ("Tim Cook", Some("PERSON"))
     );
     assert_eq!(first.tail.as_ref().unwrap().text, "Apple");
+    assert!(first.clusters.is_none());
+    // The optional `clusters` extension: token spans (end inclusive) become character spans.
+    let john = examples.iter().find(|e| e.id == "sample-re-41").unwrap();
+    let text = john.text.as_deref().unwrap();
+    let clusters = john.clusters.as_ref().unwrap();
+    let mentions: Vec<&str> = clusters[0]
+        .iter()
+        .map(|m| &text[m.start as usize..m.end as usize])
+        .collect();
+    assert_eq!(mentions, ["John", "he", "his"]);
+    assert_eq!(john.tail.as_ref().unwrap().text, "he");
 }
 
 #[test]
@@ -424,6 +435,14 @@ fn unknown_labels_are_errors() {
     let path = write(&dir, "gap.tsv", b"ID\tText\tPronoun\tPronoun-offset\tA\tA-offset\tA-coref\tB\tB-offset\tB-coref\tURL\nx\tAnn saw Bo. She left.\tShe\t12\tAnn\t0\tYES\tBo\t8\tFALSE\tu\n");
     let message = open_error(&path, DatasetFormat::Gap).to_string();
     assert!(message.contains("`A-coref`"), "{message}");
+}
+
+#[test]
+fn broken_tacred_clusters() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(&dir, "t.json", br#"[{"id": "a", "token": ["A", "B"], "subj_start": 0, "subj_end": 0, "obj_start": 1, "obj_end": 1, "relation": "r", "clusters": [[[0, 0], [1, 2]]]}]"#);
+    let message = open_error(&path, DatasetFormat::Tacred).to_string();
+    assert!(message.contains("clusters"), "{message}");
 }
 
 #[test]

@@ -5,6 +5,7 @@
 //! One module per MR family, one file per relation, named after the paper's relation so that
 //! `MR1-3` is found in `mrc_boolq/mr1_3_order_change.rs`:
 //! * [`mrc_boolq`]: MT4MRC (seed-000) on BoolQ yes/no reading comprehension.
+//! * [`relation_extraction`]: SIT4RE (seed-001) on TACRED-style and FewRel relation extraction.
 //!
 //! The [`PerturbStage`] runs every enabled relation over `example` batches and emits `case`
 //! batches. Relations are pure functions of their source (plus a seed derived from the case id
@@ -18,6 +19,7 @@ pub mod edit;
 pub mod lexicon;
 pub mod mrc_boolq;
 pub mod preview;
+pub mod relation_extraction;
 mod resources;
 mod source;
 mod stage;
@@ -82,6 +84,30 @@ const REGISTRY: &[(&str, &str, Constructor)] = &[
     }),
     (mrc_boolq::FAMILY, "MR2-3", |r| {
         Ok(Box::new(mrc_boolq::VoiceChange::new(r)?))
+    }),
+    (relation_extraction::FAMILY, "MR-R1", |r| {
+        Ok(Box::new(relation_extraction::SameTypeReplacement::new(r)?))
+    }),
+    (relation_extraction::FAMILY, "MR-R2", |_| {
+        Ok(Box::new(relation_extraction::CoarserGranularity))
+    }),
+    (relation_extraction::FAMILY, "MR-R3", |r| {
+        Ok(Box::new(relation_extraction::CorelatedEntity::new(r)?))
+    }),
+    (relation_extraction::FAMILY, "MR-R4", |_| {
+        Ok(Box::new(relation_extraction::CoreferentialMention))
+    }),
+    (relation_extraction::FAMILY, "MR-S1", |_| {
+        Ok(Box::new(relation_extraction::SymmetricSwap))
+    }),
+    (relation_extraction::FAMILY, "MR-S2", |_| {
+        Ok(Box::new(relation_extraction::AntisymmetricSwap))
+    }),
+    (relation_extraction::FAMILY, "MR-C1", |_| {
+        Ok(Box::new(relation_extraction::SharedHeadCombination))
+    }),
+    (relation_extraction::FAMILY, "MR-C2", |_| {
+        Ok(Box::new(relation_extraction::SharedTailCombination))
     }),
 ];
 

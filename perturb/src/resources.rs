@@ -1,7 +1,8 @@
 //! The lexical resources relations draw on, loaded once per stage and only when a chosen
 //! relation asks for them (a run of MR1-3 alone never reads WordNet).
 
-use std::path::PathBuf;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use metamorph_data::Result;
@@ -17,9 +18,16 @@ use crate::PerturbConfig;
 pub struct Resources {
     seed: u64,
     entity_pool_path: Option<PathBuf>,
+    caches: Arc<Caches>,
+}
+
+/// What [`Resources`] has loaded; shared by the resources derived with
+/// [`Resources::with_entity_pool`], so one run loads each lexicon and each pool file once.
+#[derive(Debug, Default)]
+struct Caches {
     wordnet: Mutex<Option<Arc<WordNet>>>,
     inflections: Mutex<Option<Arc<Inflections>>>,
-    entity_pool: Mutex<Option<Arc<EntityPool>>>,
+    entity_pools: Mutex<HashMap<PathBuf, Arc<EntityPool>>>,
 }
 
 /// Returns the cached value, or loads, caches and returns it (a failed load is retried).
@@ -53,7 +61,7 @@ impl Resources {
     /// # Errors
     /// As [`WordNet::from_assets`].
     pub fn wordnet(&self) -> Result<Arc<WordNet>> {
-        cached(&self.wordnet, WordNet::from_assets)
+        cached(&self.caches.wordnet, WordNet::from_assets)
     }
 
     /// lemminflect's inflection tables from the asset cache (fetched on first use).
@@ -61,7 +69,7 @@ impl Resources {
     /// # Errors
     /// As [`Inflections::from_assets`].
     pub fn inflections(&self) -> Result<Arc<Inflections>> {
-        cached(&self.inflections, Inflections::from_assets)
+        cached(&self.caches.inflections, Inflections::from_assets)
     }
 
     /// The GeoNames gazetteer (process-wide, fetched on first use).
@@ -80,6 +88,69 @@ impl Resources {
         let Some(path) = &self.entity_pool_path else {
             return Ok(None);
         };
-        cached(&self.entity_pool, || EntityPool::load_json(path)).map(Some)
+        self.entity_pool_at(path).map(Some)
+    }
+
+    /// The entity pool in the JSON file `path`, loaded once per run whichever resources ask.
+    ///
+    /// # Errors
+    /// When the file cannot be read or parsed (a failed load is retried on the next call).
+    pub fn entity_pool_at(&self, path: &Path) -> Result<Arc<EntityPool>> {
+        let mut pools = self
+            .caches
+            .entity_pools
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if let Some(pool) = pools.get(path) {
+            return Ok(Arc::clone(pool));
+        }
+        let pool = Arc::new(EntityPool::load_json(path)?);
+        pools.insert(path.to_path_buf(), Arc::clone(&pool));
+        Ok(pool)
+    }
+
+    /// These resources with `path` as the entity pool (`cargo xtask pipeline` gives each
+    /// relation dataset a pool of its own), sharing every cache with `self`.
+    pub fn with_entity_pool(&self, path: Option<PathBuf>) -> Resources {
+        Resources {
+            seed: self.seed,
+            entity_pool_path: path,
+            caches: Arc::clone(&self.caches),
+        }
+    }
+
+    /// The configured entity pool's path, if any.
+    pub fn entity_pool_path(&self) -> Option<&Path> {
+        self.entity_pool_path.as_deref()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lexicon::entity_pool::EntityPoolBuilder;
+
+    #[test]
+    fn derived_resources_share_pools_by_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.json"), dir.path().join("sub/b.json"));
+        let mut builder = EntityPoolBuilder::new("gold");
+        builder.add("PERSON", "Ann");
+        builder.build().save_json(&a).unwrap();
+        let mut builder = EntityPoolBuilder::new("gold");
+        builder.add("CITY", "Rome");
+        builder.build().save_json(&b).unwrap();
+        let base = Resources::default();
+        assert!(base.entity_pool().unwrap().is_none());
+        let ra = base.with_entity_pool(Some(a.clone()));
+        let rb = base.with_entity_pool(Some(b));
+        let pa = ra.entity_pool().unwrap().unwrap();
+        assert_eq!(pa.entries("PERSON")[0].text, "Ann");
+        assert_eq!(
+            rb.entity_pool().unwrap().unwrap().entries("CITY")[0].text,
+            "Rome"
+        );
+        // Loaded once: the same Arc from the base and from a derived resources.
+        assert!(Arc::ptr_eq(&pa, &base.entity_pool_at(&a).unwrap()));
     }
 }

@@ -37,6 +37,33 @@ pub fn boolq(question: &str, passage: &str) -> (Example, Vec<ParsedText>) {
     (example, parses)
 }
 
+/// A relation example (`id` "r1") over `tokens` with head and tail `(start, end, type)` (token
+/// indices, end exclusive) and gold `label`, with its `text` parsed.
+pub fn relation(
+    tokens: &[&str],
+    head: (usize, usize, Option<&str>),
+    tail: (usize, usize, Option<&str>),
+    label: Option<&str>,
+) -> (Example, Vec<ParsedText>) {
+    let tokens: Vec<String> = tokens.iter().map(|t| t.to_string()).collect();
+    let span = |(start, end, ty): (usize, usize, Option<&str>)| metamorph_data::EntitySpan {
+        text: tokens[start..end].join(" "),
+        start: start as u32,
+        end: end as u32,
+        entity_type: ty.map(str::to_string),
+    };
+    let mut example = Example::new("r1", Task::Relation);
+    example.head = Some(span(head));
+    example.tail = Some(span(tail));
+    example.label = label.map(str::to_string);
+    example.text = Some(tokens.join(" "));
+    example.tokens = Some(tokens);
+    let parses =
+        crate::source::parse_examples(pipeline(), std::slice::from_ref(&example), &["text"])
+            .expect("parse");
+    (example, parses)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

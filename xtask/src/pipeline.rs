@@ -146,10 +146,12 @@ pub fn run_pipeline(config_path: &Path, options: &PipelineOptions) -> Result<Pip
     let cancel = CancelToken::install_ctrl_c();
     let mut models: Option<Vec<Arc<dyn Model>>> = None;
     // Loaded once, when the first unit runs, and shared by every unit.
-    let mut parse_stage: Option<Arc<dyn Stage>> = None;
+    let mut parse_stage: Option<Arc<ParseStage>> = None;
     let (mut units_run, mut units_skipped) = (0, 0);
     for dataset in &config.datasets {
         let unit_dir = output.join(&dataset.name);
+        // The dataset's own entity pool, unless [perturb] entity_pool names one.
+        let mut dataset_resources: Option<Resources> = None;
         for index in 0..config.shards {
             let shard = ShardSpec::new(index, config.shards).expect("index < shards");
             if !options.force && completed_shard(&unit_dir, "pipeline", shard).is_some() {
@@ -171,10 +173,28 @@ pub fn run_pipeline(config_path: &Path, options: &PipelineOptions) -> Result<Pip
                 tracing::info!(pipeline = stage.pipeline().name(), "parse");
                 parse_stage = Some(Arc::new(stage));
             }
+            if dataset_resources.is_none() {
+                let pool = if perturb_config.entity_pool.is_none() && is_relation(dataset.format) {
+                    let path = unit_dir.join("entity_pool.json");
+                    let pipeline = parse_stage.as_ref().map(|s| s.pipeline());
+                    dataset_entity_pool(
+                        dataset,
+                        base,
+                        &path,
+                        pipeline,
+                        config.skip_bad,
+                        options.force,
+                    )?;
+                    Some(path)
+                } else {
+                    resources.entity_pool_path().map(Path::to_path_buf)
+                };
+                dataset_resources = Some(resources.with_entity_pool(pool));
+            }
             let models = models.clone().unwrap_or_default();
             let perturb = Arc::new(PerturbStage::with_resources(
                 &perturb_config,
-                &resources,
+                dataset_resources.as_ref().expect("set above"),
                 parse_stage.is_some(),
             )?);
             run_unit(
@@ -184,7 +204,7 @@ pub fn run_pipeline(config_path: &Path, options: &PipelineOptions) -> Result<Pip
                 &unit_dir,
                 &config,
                 perturb.clone(),
-                parse_stage.clone(),
+                parse_stage.clone().map(|s| s as Arc<dyn Stage>),
                 models,
                 &cancel,
                 options.progress,
@@ -205,6 +225,40 @@ pub fn run_pipeline(config_path: &Path, options: &PipelineOptions) -> Result<Pip
         report_path,
         perturb_counts,
     })
+}
+
+/// Whether examples of `format` are relation-extraction examples (SIT4RE's entity pools).
+fn is_relation(format: DatasetFormat) -> bool {
+    matches!(format, DatasetFormat::Tacred | DatasetFormat::Fewrel)
+}
+
+/// Builds `dataset`'s entity pool at `path` from its own examples (gold typed spans; the NER of
+/// `pipeline` for untyped ones) unless a previous run left one there (or `force`). The file is
+/// written to a temporary name and renamed, so an interrupted build is redone.
+fn dataset_entity_pool(
+    dataset: &DatasetEntry,
+    base: &Path,
+    path: &Path,
+    pipeline: Option<&metamorph_parse::spacy::pipeline::Pipeline>,
+    skip_bad: bool,
+    force: bool,
+) -> Result<()> {
+    if path.is_file() && !force {
+        return Ok(());
+    }
+    let reader = DatasetReader::open(
+        base.join(&dataset.path),
+        dataset.format,
+        ReadOptions::default()
+            .with_skip_bad(skip_bad)
+            .with_limit(dataset.limit),
+    )?;
+    let examples = reader.examples().collect::<Result<Vec<_>>>()?;
+    let pool =
+        metamorph_perturb::lexicon::entity_pool::EntityPool::from_examples(&examples, pipeline)?;
+    pool.save_json(path)?;
+    tracing::info!(dataset = %dataset.name, entries = pool.len(), source = pool.source(), path = %path.display(), "entity pool");
+    Ok(())
 }
 
 /// Adds one unit's per-relation counts to the run's totals.

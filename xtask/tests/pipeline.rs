@@ -290,3 +290,55 @@ fn outputs_read_unmodified_in_pyarrow_and_polars() {
     // example, parsed, case, prediction and verdict files of two shards.
     assert!(stdout.contains("10 files read"), "{stdout}");
 }
+
+#[test]
+fn relation_datasets_get_their_own_entity_pool_and_the_keyword_baseline_judges_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = root().join("examples/models/relation_keywords.py");
+    let text = format!(
+        "[pipeline]\noutput = \"out\"\nshards = 2\nbatch_size = 8\n\n\
+         [[pipeline.datasets]]\nname = \"tacred\"\npath = {:?}\nformat = \"tacred\"\n\n\
+         [perturb]\nrelations = [\"sit4re\"]\n\n\
+         [[execute.models]]\nname = \"relation-keywords\"\ncommand = [\"python3\", {:?}]\n\
+         tasks = [\"relation\"]\nbatch_size = 16\ntimeout_secs = 60\n",
+        root()
+            .join("data/samples/tacred.json")
+            .display()
+            .to_string(),
+        model.display().to_string(),
+    );
+    let cfg = dir.path().join("metamorph.toml");
+    std::fs::write(&cfg, text).unwrap();
+    let report = run_pipeline(&cfg, &PipelineOptions::default()).unwrap();
+    // The pool was built from the dataset's own gold spans, under the dataset's output folder.
+    let pool_path = dir.path().join("out/tacred/entity_pool.json");
+    let pool = metamorph_perturb::lexicon::entity_pool::EntityPool::load_json(&pool_path).unwrap();
+    assert_eq!(pool.source(), "gold");
+    assert!(pool.count("PERSON", "Tim Cook") >= 1);
+    let counts = |mr: &str| {
+        report
+            .perturb_counts
+            .iter()
+            .find(|c| c.mr == mr)
+            .unwrap_or_else(|| panic!("{mr} counted"))
+            .clone()
+    };
+    for mr in [
+        "MR-R1", "MR-R2", "MR-R3", "MR-R4", "MR-S1", "MR-S2", "MR-C1", "MR-C2",
+    ] {
+        let c = counts(mr);
+        assert_eq!(c.sources, 44, "{mr}");
+        assert!(c.cases > 0, "{mr}: {c:?}");
+    }
+    // Every relation's cases were judged by the relation model.
+    for mr in ["MR-R1", "MR-S2", "MR-C1"] {
+        let row = report
+            .summary
+            .relations
+            .iter()
+            .find(|r| r.mr == mr)
+            .unwrap_or_else(|| panic!("{mr} in the summary"));
+        assert_eq!(row.model, "relation-keywords");
+        assert_eq!(row.cases, counts(mr).cases);
+    }
+}

@@ -435,6 +435,11 @@ impl<'a> At<'a> {
         }
     }
 
+    /// Whether `field` is absent or null.
+    fn is_missing(&self, field: &str) -> bool {
+        matches!(self.value.get(field), None | Some(Value::Null))
+    }
+
     /// A required array field.
     fn array(&self, field: &str) -> Result<&'a Vec<Value>> {
         match self.value.get(field) {

@@ -1,13 +1,18 @@
 //! Relation extraction: TACRED-style JSON (also Re-TACRED and TACREV, which share the schema)
 //! and FewRel JSON. Both become token lists with `head` (subject) and `tail` (object) spans,
 //! end-exclusive, and the relation as `label`.
+//!
+//! A TACRED record may carry an optional `clusters` field, not part of TACRED itself: coreference
+//! clusters of the sentence as lists of `[start, end]` token spans, end inclusive like
+//! `subj_end` (`[[[0, 0], [5, 5]]]`). They become the example's `clusters`, character spans into
+//! `text` (SIT4RE's MR-R4 moves an argument to a coreferent mention).
 
 use std::path::Path;
 
 use serde_json::Value;
 
 use super::{read_json_document, At};
-use crate::record::{EntitySpan, Example, Task};
+use crate::record::{CharSpan, EntitySpan, Example, Task};
 use crate::{Error, Result};
 
 pub(super) fn read_tacred(path: &Path) -> Result<impl Iterator<Item = Result<Example>> + Send> {
@@ -31,11 +36,56 @@ pub(super) fn read_tacred(path: &Path) -> Result<impl Iterator<Item = Result<Exa
         ex.head = Some(span(&at, &tokens, "subj")?);
         ex.tail = Some(span(&at, &tokens, "obj")?);
         ex.label = Some(at.text("relation")?);
+        ex.clusters = token_clusters(&at, &tokens)?;
         ex.text = Some(tokens.join(" "));
         ex.tokens = Some(tokens);
         ex.origin = Some(at.origin());
         Ok(ex)
     }))
+}
+
+/// The optional `clusters` field: clusters of `[start, end]` token spans (end inclusive), as
+/// character spans into the tokens joined by single spaces.
+fn token_clusters(at: &At<'_>, tokens: &[String]) -> Result<Option<Vec<Vec<CharSpan>>>> {
+    if at.is_missing("clusters") {
+        return Ok(None);
+    }
+    let mut starts = Vec::with_capacity(tokens.len());
+    let mut at_char = 0u32;
+    for t in tokens {
+        starts.push(at_char);
+        at_char += t.chars().count() as u32 + 1;
+    }
+    let end_of = |i: usize| starts[i] + tokens[i].chars().count() as u32;
+    let bad = || {
+        at.error(
+            "clusters",
+            "expected [[[start, end], …], …] token spans (end inclusive) inside the tokens",
+        )
+    };
+    let mut clusters = Vec::new();
+    for cluster in at.array("clusters")? {
+        let mut mentions = Vec::new();
+        for mention in cluster.as_array().ok_or_else(bad)? {
+            let pair = mention
+                .as_array()
+                .filter(|p| p.len() == 2)
+                .ok_or_else(bad)?;
+            let (Some(start), Some(end)) = (pair[0].as_u64(), pair[1].as_u64()) else {
+                return Err(bad());
+            };
+            let (start, end) = (start as usize, end as usize);
+            if start > end || end >= tokens.len() {
+                return Err(bad());
+            }
+            mentions.push(CharSpan {
+                start: starts[start],
+                end: end_of(end),
+            });
+        }
+        clusters.push(mentions);
+    }
+    Ok(Some(clusters))
 }
 
 /// `<role>_start`, `<role>_end` (inclusive) and `<role>_type`.

@@ -345,7 +345,16 @@ impl EntityPool {
         let path = path.as_ref();
         let json = serde_json::to_string_pretty(self)
             .map_err(|e| Error::io(path, std::io::Error::other(e)))?;
-        std::fs::write(path, json).map_err(|e| Error::io(path, e))
+        // Written beside the target, then renamed: a reader never sees half a pool, and an
+        // interrupted build leaves no file that a later run would take as complete.
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        }
+        let mut tmp = path.as_os_str().to_owned();
+        tmp.push(format!(".tmp-{}", std::process::id()));
+        let tmp = std::path::PathBuf::from(tmp);
+        std::fs::write(&tmp, json).map_err(|e| Error::io(&tmp, e))?;
+        std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
     }
 
     /// Reads a pool written by [`EntityPool::save_json`] (re-sorting it).

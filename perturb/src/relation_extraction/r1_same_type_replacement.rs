@@ -1,0 +1,419 @@
+//! SIT4RE MR-R1, "Replacement with the same type of entity": replace the head (or the tail) with
+//! another entity of the same type drawn at random from an entity pool; the relation must not
+//! change (expectation `Equal`, no precondition: the paper states none).
+//!
+//! The paper pools entities by running Stanford CRF-NER over the corpus, whose 3/4/7-class
+//! models do not emit TACRED's fine types; we pool the corpus's own gold typed spans (TACRED) or
+//! the project NER's entities (untyped FewRel), as `metamorph-perturb pool` builds them
+//! ([`crate::lexicon::entity_pool`]). Choices where the paper is silent:
+//! * **Both arguments, one follow-up each**: case 0 replaces the head, case 1 the tail (each an
+//!   independent seeded draw, `source_seed(seed, id, "MR-R1/head")` / `…/tail`), so a source
+//!   gives up to two cases.
+//! * **`no_relation` sources count**: swapping a name for another of its type should not create
+//!   a relation either, and the paper's Table 5 count (8,198, the largest) suggests it kept them.
+//! * **Only name types** are replaced ([`super::NAME_TYPES`]); dates, numbers and other phrase
+//!   types make ungrammatical text in another slot. The draw excludes both arguments' texts, and
+//!   pool forms starting with a determiner or that are pronouns.
+//! * An indefinite article in front of the mention is re-chosen ("a French" → "an American").
+//! * Untyped data (FewRel) is typed by the parse NER: an argument is replaced only when the NER
+//!   found an entity exactly there, and the follow-up stays untyped like its source. Since the
+//!   pool is NER-typed too, a drawn form must be typed so in most of its mentions, and a PERSON
+//!   form must have two tokens or more (one-word "persons" were mostly NER errors in review).
+//!   Only PERSON, ORG and GPE mentions are replaced there, and no PERSON mention or form whose
+//!   last word names a place or an organisation ("Monnow Bridge").
+//! * A PERSON after "the" is not replaced ("the John Carter Cash"), nor a pronoun (TACRED-style
+//!   data may type "he" PERSON; a name there breaks the coreference), nor a place followed by
+//!   its region in apposition ("Hamburg , West Germany" would become "Redmond , West Germany").
+//!   "the" before a place follows the new name ("in the US" → "in Iceland").
+//!
+//! Without a configured pool the relation yields nothing and logs one notice per run.
+
+use std::sync::Arc;
+
+use metamorph_data::{Case, Expectation, Result, Task};
+
+use super::span_edit::{rewrite_argument, tokenize, Role};
+use super::{
+    followup_of, has_appositive, is_pronoun, ner, pool_type, rewrite_with_article, usable_name,
+    well_formed, Notice, FAMILY, NAME_TYPES, PLACE_TYPES,
+};
+use crate::lexicon::entity_pool::EntityPool;
+use crate::{source_seed, MetamorphicRelation, Resources, Source};
+
+const NAME: &str = "MR-R1";
+
+static NO_POOL: Notice = Notice::new();
+
+/// SIT4RE MR-R1 (see the module docs).
+#[derive(Debug)]
+pub struct SameTypeReplacement {
+    pool: Option<Arc<EntityPool>>,
+    base_seed: u64,
+}
+
+impl SameTypeReplacement {
+    /// The relation over `resources`' entity pool and seed.
+    ///
+    /// # Errors
+    /// When the configured pool cannot be read.
+    pub fn new(resources: &Resources) -> Result<Self> {
+        Ok(Self::with_pool(resources.entity_pool()?, resources.seed()))
+    }
+
+    /// The relation over `pool` (none: no cases) with base seed `base_seed`.
+    pub fn with_pool(pool: Option<Arc<EntityPool>>, base_seed: u64) -> Self {
+        SameTypeReplacement { pool, base_seed }
+    }
+}
+
+impl MetamorphicRelation for SameTypeReplacement {
+    fn family(&self) -> &'static str {
+        FAMILY
+    }
+
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn tasks(&self) -> &'static [Task] {
+        &[Task::Relation]
+    }
+
+    fn parsed_fields(&self) -> &'static [&'static str] {
+        &["text"]
+    }
+
+    fn follow_ups(&self, source: &Source<'_>) -> Result<Vec<Case>> {
+        let Some(pool) = &self.pool else {
+            NO_POOL.once(
+                NAME,
+                "MR-R1 needs an entity pool: set [perturb] entity_pool (metamorph-perturb pool writes one); no MR-R1 cases",
+            );
+            return Ok(Vec::new());
+        };
+        let example = source.example;
+        if !well_formed(example) {
+            return Ok(Vec::new());
+        }
+        let mentions = source
+            .parse("text")
+            .map(|p| ner::mentions(example, p, None));
+        let mut cases = Vec::new();
+        for role in Role::BOTH {
+            let Some(entity_type) = pool_type(example, role, mentions.as_deref()) else {
+                continue;
+            };
+            let span = role.of(example).expect("well formed");
+            let allowed = if span.entity_type.is_some() {
+                NAME_TYPES
+            } else {
+                UNTYPED_NAME_TYPES
+            };
+            if !allowed.contains(&entity_type.as_str()) || !fits_type(&entity_type, &span.text) {
+                continue;
+            }
+            let other = role.other().of(example).expect("well formed");
+            let tokens = example.tokens.as_ref().expect("well formed");
+            if is_pronoun(&span.text)
+                || (PLACE_TYPES.contains(&entity_type.as_str())
+                    && has_appositive(tokens, span.end as usize))
+            {
+                continue;
+            }
+            let seed = source_seed(
+                self.base_seed,
+                &example.id,
+                &format!("{NAME}/{}", role.as_str()),
+            );
+            let after_the =
+                span.start > 0 && tokens[span.start as usize - 1].eq_ignore_ascii_case("the");
+            if after_the && entity_type == "PERSON" {
+                // "the Wda" typed PERSON is an NER error, and "the John Carter Cash" no English.
+                continue;
+            }
+            // An NER pool's one-word PERSON forms are too often mistyped ("Graffiti", "AMD").
+            let min_tokens = if span.entity_type.is_none() && entity_type == "PERSON" {
+                2
+            } else {
+                1
+            };
+            let Some(candidate) = sample_name(
+                pool,
+                &entity_type,
+                &span.text,
+                &[&span.text, &other.text],
+                min_tokens,
+                seed,
+            ) else {
+                continue;
+            };
+            let place = PLACE_TYPES.contains(&entity_type.as_str());
+            let Some(rewrite) = rewrite_with_article(example, role, tokenize(&candidate), place)
+            else {
+                continue;
+            };
+            let Some((mut followup, edit)) =
+                rewrite_argument(example, role, &rewrite, span.entity_type.clone())
+            else {
+                continue;
+            };
+            let k = cases.len();
+            let id = followup_of(example, NAME, k).id;
+            followup.id = id;
+            followup.label = None;
+            cases.push(
+                Case::new(
+                    FAMILY,
+                    NAME,
+                    vec![example.clone()],
+                    followup,
+                    &Expectation::Equal,
+                )
+                .with_edits(vec![edit])
+                .with_seed(seed),
+            );
+        }
+        Ok(cases)
+    }
+}
+
+/// The NER types R1 replaces in untyped data: the reliable ones. In review, en_core_web_sm's
+/// LOC, FAC and NORP on FewRel were mostly wrong (constellations, languages and rivers typed
+/// into each other), so only PERSON, ORG and GPE mentions are replaced there.
+const UNTYPED_NAME_TYPES: &[&str] = &["PERSON", "ORG", "GPE"];
+
+/// Last words that name a place, a work or an organisation, not a person: a PERSON mention
+/// or form ending so ("Monnow Bridge", "Cielo Drive", "Vignaharta Productions") is an NER error.
+const NOT_PERSON_HEADS: &[&str] = &[
+    "Airport",
+    "Army",
+    "Avenue",
+    "Bank",
+    "Bay",
+    "Bridge",
+    "Castle",
+    "Church",
+    "Club",
+    "College",
+    "Committee",
+    "Company",
+    "Corp",
+    "Corp.",
+    "Council",
+    "Drive",
+    "Festival",
+    "Films",
+    "Force",
+    "Group",
+    "Hall",
+    "Highway",
+    "Hospital",
+    "Hotel",
+    "Inc",
+    "Inc.",
+    "Island",
+    "Islands",
+    "Kill",
+    "Lake",
+    "League",
+    "Line",
+    "Ltd",
+    "Ltd.",
+    "Mountain",
+    "Museum",
+    "Overground",
+    "Park",
+    "Party",
+    "Productions",
+    "Railway",
+    "Records",
+    "River",
+    "Road",
+    "School",
+    "Sea",
+    "Square",
+    "Station",
+    "Street",
+    "Studios",
+    "Team",
+    "Ulitsa",
+    "University",
+];
+
+/// Whether `text` can be an entity of `entity_type` as far as its last word tells (see
+/// [`NOT_PERSON_HEADS`]; other types are not checked).
+fn fits_type(entity_type: &str, text: &str) -> bool {
+    entity_type != "PERSON"
+        || !text
+            .split_whitespace()
+            .last()
+            .is_some_and(|w| NOT_PERSON_HEADS.contains(&w))
+}
+
+/// A seeded draw of a usable name (see [`usable_name`]) for the mention `like` of
+/// `entity_type` from `pool`, excluding `exclude` (case-insensitive) and forms the pool has more
+/// often under another type (an NER pool types "Egypt" NORP once and GPE many times; such a form
+/// is no `entity_type` name) or that have fewer than `min_tokens` tokens. Redrawn from the seed's stream up to 16 times past unfit forms.
+pub(crate) fn sample_name(
+    pool: &EntityPool,
+    entity_type: &str,
+    like: &str,
+    exclude: &[&str],
+    min_tokens: usize,
+    seed: u64,
+) -> Option<String> {
+    let mut rng = crate::lexicon::entity_pool::SplitMix64::new(seed);
+    let mut excluded: Vec<String> = exclude.iter().map(|s| s.to_string()).collect();
+    for _ in 0..16 {
+        let refs: Vec<&str> = excluded.iter().map(String::as_str).collect();
+        let form = pool.sample(entity_type, &refs, rng.next_u64())?;
+        let own = pool.count(entity_type, form);
+        let majority = pool
+            .types_of(form)
+            .into_iter()
+            .all(|t| pool.count(t, form) <= own);
+        let tokens = tokenize(form);
+        let fits = fits_type(entity_type, form);
+        if majority && fits && tokens.len() >= min_tokens && usable_name(&tokens, like) {
+            return Some(form.to_string());
+        }
+        excluded.push(form.to_string());
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lexicon::entity_pool::EntityPoolBuilder;
+    use crate::testing;
+
+    fn pool(entries: &[(&str, &str)]) -> Option<Arc<EntityPool>> {
+        let mut b = EntityPoolBuilder::new("gold");
+        for (t, text) in entries {
+            b.add(t, text);
+        }
+        Some(Arc::new(b.build()))
+    }
+
+    #[test]
+    fn table_2_french_filmmaker_becomes_american() {
+        // "French[tail] filmmaker Claude[head] dies at 80." → per:origin, French → American.
+        let (example, parses) = testing::relation(
+            &[
+                "A",
+                "French",
+                "filmmaker",
+                "Claude",
+                "Chabrol",
+                "dies",
+                "at",
+                "80",
+                ".",
+            ],
+            (3, 5, Some("PERSON")),
+            (1, 2, Some("NATIONALITY")),
+            Some("per:origin"),
+        );
+        let r1 = SameTypeReplacement::with_pool(
+            pool(&[("NATIONALITY", "American"), ("NATIONALITY", "French")]),
+            0,
+        );
+        let cases = r1.follow_ups(&Source::new(&example, &parses)).unwrap();
+        // Only the tail can be replaced: the pool has no other PERSON.
+        assert_eq!(cases.len(), 1);
+        let case = &cases[0];
+        assert_eq!(case.case_id, "r1:MR-R1:0");
+        assert_eq!(case.expectation().unwrap(), Expectation::Equal);
+        assert!(case.precondition().unwrap().is_none());
+        let f = &case.followup;
+        assert_eq!(
+            f.text.as_deref(),
+            Some("An American filmmaker Claude Chabrol dies at 80 .")
+        );
+        let tail = f.tail.as_ref().unwrap();
+        assert_eq!(
+            (tail.start, tail.end, tail.text.as_str()),
+            (1, 2, "American")
+        );
+        assert_eq!(tail.entity_type.as_deref(), Some("NATIONALITY"));
+        assert_eq!(f.head.as_ref().unwrap().text, "Claude Chabrol");
+        assert_eq!(f.label, None);
+        assert_eq!(case.edits[0].before, "A French");
+        assert_eq!(case.edits[0].after, "An American");
+    }
+
+    #[test]
+    fn both_arguments_are_replaced_in_two_cases_and_the_other_span_moves() {
+        let (example, parses) = testing::relation(
+            &["Tim", "Cook", "works", "for", "Apple", "."],
+            (0, 2, Some("PERSON")),
+            (4, 5, Some("ORGANIZATION")),
+            Some("per:employee_of"),
+        );
+        let r1 = SameTypeReplacement::with_pool(
+            pool(&[
+                ("PERSON", "Ann"),
+                ("PERSON", "the Pope"),
+                ("ORGANIZATION", "General Electric Co."),
+            ]),
+            7,
+        );
+        let cases = r1.follow_ups(&Source::new(&example, &parses)).unwrap();
+        assert_eq!(cases.len(), 2);
+        let head = &cases[0].followup;
+        assert_eq!(head.text.as_deref(), Some("Ann works for Apple ."));
+        assert_eq!(head.tail.as_ref().unwrap().start, 3);
+        let tail = &cases[1].followup;
+        assert_eq!(
+            tail.text.as_deref(),
+            Some("Tim Cook works for General Electric Co. .")
+        );
+        assert_eq!(tail.tail.as_ref().unwrap().end, 7);
+        // Same seed, same draws.
+        assert_eq!(
+            cases,
+            r1.follow_ups(&Source::new(&example, &parses)).unwrap()
+        );
+    }
+
+    #[test]
+    fn untyped_arguments_are_typed_by_the_ner_and_stay_untyped() {
+        let (example, parses) = testing::relation(
+            &[
+                "Barack", "Obama", "married", "Michelle", "Robinson", "in", "Chicago", ".",
+            ],
+            (0, 2, None),
+            (3, 5, None),
+            Some("P26"),
+        );
+        let r1 = SameTypeReplacement::with_pool(pool(&[("PERSON", "Laura Welch")]), 0);
+        let cases = r1.follow_ups(&Source::new(&example, &parses)).unwrap();
+        assert!(!cases.is_empty());
+        for case in &cases {
+            let f = &case.followup;
+            assert!(f.text.as_deref().unwrap().contains("Laura Welch"));
+            assert!(f.head.as_ref().unwrap().entity_type.is_none());
+        }
+    }
+
+    #[test]
+    fn no_pool_or_no_candidate_gives_no_case() {
+        let (example, parses) = testing::relation(
+            &["Tim", "Cook", "works", "for", "Apple", "."],
+            (0, 2, Some("PERSON")),
+            (4, 5, Some("ORGANIZATION")),
+            None,
+        );
+        let source = Source::new(&example, &parses);
+        assert!(SameTypeReplacement::with_pool(None, 0)
+            .follow_ups(&source)
+            .unwrap()
+            .is_empty());
+        let only_self = pool(&[("PERSON", "Tim Cook"), ("ORGANIZATION", "apple")]);
+        assert!(SameTypeReplacement::with_pool(only_self, 0)
+            .follow_ups(&source)
+            .unwrap()
+            .is_empty());
+    }
+}
