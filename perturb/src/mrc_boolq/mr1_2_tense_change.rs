@@ -31,6 +31,8 @@
 //!   that is plausible, else the first clause verb of the question; either way, the words
 //!   before it must hold a nominal and no other finite verb, and the verb must be one the
 //!   inflection tables know ("will all xbox 360 games work", with "xbox" tagged VB, is skipped).
+//! * **Subordinate past.** A past-tense verb after the main one that is not coordinated with it
+//!   ("did the beatles break up before john lennon died") would contradict the future; no case.
 //! * **Dated events.** A question with a year after the verb ("did england host the world cup
 //!   in 1966") cannot move to the future; it yields no case.
 //! * **"ever".** Like the code, "ever" is dropped on the way to the future ("has X ever won" →
@@ -163,6 +165,14 @@ impl TenseChange {
         let mut out = Vec::new();
         match clause.tense {
             Tense::Past | Tense::PresentPerfect => {
+                // A past verb in a subordinate clause would contradict the future ("did the
+                // beatles break up before john lennon died" → "will … before john lennon died").
+                let coordinated = coordinated_verbs(tree, clause.main);
+                if (clause.main + 1..tree.len())
+                    .any(|i| tokens[i].tag == "VBD" && !coordinated.contains(&i))
+                {
+                    return None;
+                }
                 out.push(replace(first, &match_case(&first.text, "will")));
                 // "ever" belongs to the present perfect / past question, not to the future one.
                 out.extend(
@@ -762,6 +772,8 @@ mod tests {
             "will the team have won the cup",
             // A dated event.
             "did england host the world cup in 1966",
+            // A past verb in a subordinate clause.
+            "did the beatles break up before john lennon died",
             // "xbox" tagged VB is not a verb the tables know.
             "will all xbox 360 games work on xbox one",
             // Contracted negation.
