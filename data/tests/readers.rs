@@ -308,7 +308,7 @@ fn batches_have_the_requested_size_and_kind() {
             b.num_rows()
         })
         .collect();
-    assert_eq!(sizes, vec![10, 10, 4]);
+    assert_eq!(sizes, vec![10, 10, 10, 2]);
 }
 
 fn write(dir: &tempfile::TempDir, name: &str, bytes: &[u8]) -> PathBuf {
