@@ -2,8 +2,10 @@
 //! examples and their `parsed` rows (made once, before timing) stream through a `PerturbStage`
 //! on the stage runner, and every case is counted at the sink. See benches/README.md.
 //!
-//! Corpus: the real BoolQ sample in `../shared/data` (1,000 questions and passages), or the
-//! bundled `data/samples/boolq.jsonl` (on a note) in a clone without it.
+//! Corpora: for `mt4mrc`, the real BoolQ sample in `../shared/data` (1,000 questions and
+//! passages); for `sit4re`, the real FewRel sample there (992 sentences, entity pool built from
+//! it with the NER, as the pipeline does). A clone without `../shared` uses the bundled
+//! `data/samples/boolq.jsonl` and `data/samples/tacred.json` instead (the origin is printed).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -15,7 +17,8 @@ use metamorph_data::{
     to_batch, DatasetFormat, DatasetReader, Example, Pipeline, ReadOptions, StageOptions,
 };
 use metamorph_parse::spacy::pipeline::Pipeline as Spacy;
-use metamorph_perturb::{parse_examples, PerturbConfig, PerturbStage};
+use metamorph_perturb::lexicon::entity_pool::EntityPool;
+use metamorph_perturb::{parse_examples, PerturbConfig, PerturbStage, Resources};
 
 const BATCH: usize = 256;
 
@@ -78,26 +81,52 @@ fn perturb(c: &mut Criterion) {
         ),
         ("data/samples/boolq.jsonl", DatasetFormat::Boolq),
     ]);
-    let families = [("mt4mrc", &boolq, origin, &["question", "context"][..])];
+    let (relation, relation_origin) = read_first(&[
+        (
+            "../shared/data/fewrel/fewrel_val_wiki_first62_per_relation.json",
+            DatasetFormat::Fewrel,
+        ),
+        ("data/samples/tacred.json", DatasetFormat::Tacred),
+    ]);
+    let pool_dir = std::env::temp_dir().join(format!("metamorph-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&pool_dir).expect("temp dir");
+    let pool_path = pool_dir.join("entity_pool.json");
+    EntityPool::from_examples(&relation, Some(&spacy))
+        .expect("entity pool")
+        .save_json(&pool_path)
+        .expect("save entity pool");
+    let families = [
+        ("mt4mrc", &boolq, origin, &["question", "context"][..], None),
+        (
+            "sit4re",
+            &relation,
+            relation_origin,
+            &["text"][..],
+            Some(pool_path),
+        ),
+    ];
     let mut group = c.benchmark_group("perturb");
     group.sample_size(10);
-    for (family, examples, origin, fields) in families {
+    for (family, examples, origin, fields, pool) in families {
         let input = batches(&spacy, examples, fields);
         let config = PerturbConfig {
             relations: vec![family.into()],
+            entity_pool: pool,
             ..PerturbConfig::default()
         };
-        let cases = run(PerturbStage::try_new(&config, true).expect("stage"), &input);
+        // Lexicons load once, as in `cargo xtask pipeline`; each iteration builds a fresh stage.
+        let resources = Resources::from_config(&config);
+        let stage = || PerturbStage::with_resources(&config, &resources, true).expect("stage");
+        let cases = run(stage(), &input);
         eprintln!(
             "perturb/{family}: {} source examples from {origin}, {cases} cases",
             examples.len()
         );
         group.throughput(Throughput::Elements(examples.len() as u64));
-        group.bench_function(family, |b| {
-            b.iter(|| run(PerturbStage::try_new(&config, true).expect("stage"), &input))
-        });
+        group.bench_function(family, |b| b.iter(|| run(stage(), &input)));
     }
     group.finish();
+    let _ = std::fs::remove_dir_all(&pool_dir);
 }
 
 criterion_group!(benches, perturb);
