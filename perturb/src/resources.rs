@@ -56,12 +56,16 @@ impl Resources {
         self.seed
     }
 
-    /// WordNet 3.1 from the asset cache (fetched on first use).
+    /// WordNet 3.1 from the asset cache (fetched on first use), with morphological exceptions
+    /// from lemminflect's tables ([`WordNet::with_exceptions`]).
     ///
     /// # Errors
-    /// As [`WordNet::from_assets`].
+    /// As [`WordNet::from_assets`] and [`Resources::inflections`].
     pub fn wordnet(&self) -> Result<Arc<WordNet>> {
-        cached(&self.caches.wordnet, WordNet::from_assets)
+        let inflections = self.inflections()?;
+        cached(&self.caches.wordnet, || {
+            Ok(WordNet::from_assets()?.with_exceptions(inflections))
+        })
     }
 
     /// lemminflect's inflection tables from the asset cache (fetched on first use).

@@ -183,6 +183,55 @@ fn morphy_matches_nltk_without_exceptions() {
 }
 
 #[test]
+fn exceptions_from_lemminflect_reduce_irregular_forms() {
+    let inflections = std::sync::Arc::new(
+        metamorph_perturb::lexicon::inflect::Inflections::from_assets().expect("lemminflect"),
+    );
+    // A second copy: the shared one above stays exception-free for the NLTK golden tests.
+    let wn = WordNet::from_assets()
+        .expect("load WordNet")
+        .with_exceptions(inflections);
+    let plain = wordnet();
+    // Irregular forms: nothing without exceptions, the base form with them (as NLTK's *.exc).
+    for (form, pos, base) in [
+        ("geese", Pos::Noun, "goose"),
+        ("mice", Pos::Noun, "mouse"),
+        ("ran", Pos::Verb, "run"),
+        ("went", Pos::Verb, "go"),
+        ("worse", Pos::Adj, "bad"),
+        // A doubled consonant is beyond the rules too; WordNet's own adj.exc lists it.
+        ("bigger", Pos::Adj, "big"),
+    ] {
+        assert!(
+            !plain.morphy(form, pos).contains(&base.to_string()),
+            "{form} without exceptions"
+        );
+        assert!(
+            wn.morphy(form, pos).contains(&base.to_string()),
+            "morphy({form:?}, {pos}) = {:?}",
+            wn.morphy(form, pos)
+        );
+        assert!(wn.exceptions(form, pos).contains(&base.to_string()));
+    }
+    // Regular forms are the rules' business: no exception, the same answer as NLTK's rules.
+    for (form, pos) in [
+        ("dogs", Pos::Noun),
+        ("walked", Pos::Verb),
+        ("taller", Pos::Adj),
+    ] {
+        assert!(wn.exceptions(form, pos).is_empty(), "{form}");
+        assert_eq!(wn.morphy(form, pos), plain.morphy(form, pos), "{form}");
+    }
+    // And synsets follow: "geese" now finds the goose synsets.
+    let names: Vec<String> = wn
+        .synsets("geese", Pos::Noun)
+        .iter()
+        .map(|s| s.name())
+        .collect();
+    assert!(names.contains(&"goose.n.01".to_string()), "{names:?}");
+}
+
+#[test]
 fn index_sample_matches_nltk() {
     let wn = wordnet();
     let sample = golden()["sample"].as_array().unwrap();

@@ -10,6 +10,10 @@
 //! (`*.exc`), so [`WordNet::morphy`] can only apply NLTK's detachment rules: irregular forms
 //! (`ran`, `geese`, `better` → `good`) are not reduced. NLTK reading the same folder with empty
 //! exception files gives exactly the same answers (`scripts/wordnet_golden.py`).
+//! [`WordNet::with_exceptions`] supplies the missing exception lists from lemminflect's lemma
+//! tables (PyPI `lemminflect`, asset `lemminflect`): a form whose table lemmas include one the
+//! detachment rules cannot reach (`geese` → `goose`, `ran` → `run`, `better` → `good`) is
+//! treated as NLTK treats an `*.exc` entry. This is what [`crate::Resources::wordnet`] loads.
 //!
 //! # Layout
 //! [`WordNet::load`] reads the eight files once; no lookup touches the disk afterwards.
@@ -48,6 +52,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use metamorph_data::{Error, Result};
+
+use super::inflect::Inflections;
 
 /// A part of speech as WordNet files it. Adjective satellites (`s`) belong to [`Pos::Adj`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -345,6 +351,8 @@ pub struct WordNet {
     /// Lowercase lemma → per POS, a span of `index_synsets`.
     index: HashMap<Box<str>, [Span; 4]>,
     index_synsets: Vec<SynsetId>,
+    /// Where irregular forms are looked up (see [`WordNet::with_exceptions`]).
+    exceptions: Option<std::sync::Arc<Inflections>>,
 }
 
 /// A pointer not yet resolved: target POS and offset, and the line it came from.
@@ -441,6 +449,7 @@ impl WordNet {
             names: Interner::default(),
             index: HashMap::with_capacity(160_000),
             index_synsets: Vec::with_capacity(210_000),
+            exceptions: None,
         };
         // Pointers are parsed into `pending` (each synset's span already final: pending[i]
         // becomes pointers[i]) and resolved once every data file is in.
@@ -736,17 +745,58 @@ impl WordNet {
         !self.index_entry(lemma, pos).is_empty()
     }
 
-    /// NLTK's `_morphy(form, pos)` without exception lists (this package has none, see the
-    /// module doc): `form` itself and each result of one detachment rule, in rule order, kept
-    /// when the index of `pos` lists it, without duplicates. `form` should be lowercase with
-    /// underscores, as [`WordNet::synsets`] passes it.
-    pub fn morphy(&self, form: &str, pos: Pos) -> Vec<String> {
+    /// This WordNet with morphological exceptions taken from lemminflect's lemma tables (the
+    /// package has no `*.exc` files; see the module doc).
+    pub fn with_exceptions(mut self, inflections: std::sync::Arc<Inflections>) -> Self {
+        self.exceptions = Some(inflections);
+        self
+    }
+
+    /// The irregular base forms of `form` as `pos`: lemminflect's table lemmas of `form` that
+    /// no detachment rule reaches (empty without [`WordNet::with_exceptions`]).
+    pub fn exceptions(&self, form: &str, pos: Pos) -> Vec<String> {
+        let Some(inflections) = &self.exceptions else {
+            return Vec::new();
+        };
+        let upos = match pos {
+            Pos::Noun => "NOUN",
+            Pos::Verb => "VERB",
+            Pos::Adj => "ADJ",
+            Pos::Adv => "ADV",
+        };
+        let regular = self.detachments(form, pos);
+        inflections
+            .lemmas(&form.replace('_', " "), upos)
+            .into_iter()
+            .map(|l| normalize(&l))
+            .filter(|l| l != form && !regular.contains(l))
+            .collect()
+    }
+
+    /// `form` and each result of one detachment rule, in rule order.
+    fn detachments(&self, form: &str, pos: Pos) -> Vec<String> {
         let mut candidates = vec![form.to_string()];
         for (old, new) in pos.substitutions() {
             if let Some(stem) = form.strip_suffix(old) {
                 candidates.push(format!("{stem}{new}"));
             }
         }
+        candidates
+    }
+
+    /// NLTK's `_morphy(form, pos)`: when `form` has exceptions ([`WordNet::exceptions`]),
+    /// `form` and those; otherwise `form` itself and each result of one detachment rule, in
+    /// rule order; kept when the index of `pos` lists it, without duplicates. `form` should be
+    /// lowercase with underscores, as [`WordNet::synsets`] passes it.
+    pub fn morphy(&self, form: &str, pos: Pos) -> Vec<String> {
+        let exceptions = self.exceptions(form, pos);
+        let candidates = if exceptions.is_empty() {
+            self.detachments(form, pos)
+        } else {
+            std::iter::once(form.to_string())
+                .chain(exceptions)
+                .collect()
+        };
         let mut out: Vec<String> = Vec::new();
         for c in candidates {
             if self.in_index(&c, pos) && !out.contains(&c) {
