@@ -7,12 +7,15 @@
 //! * [`mrc_boolq`]: MT4MRC (seed-000) on BoolQ yes/no reading comprehension.
 //! * [`relation_extraction`]: SIT4RE (seed-001) on TACRED-style and FewRel relation extraction.
 //!
-//! The [`PerturbStage`] runs every enabled relation over `example` batches and emits `case`
+//! The [`PerturbStage`] runs every enabled relation over `example` batches (joined with their
+//! `parsed` rows by id, for relations that read syntax) and emits `case`
 //! batches. Relations are pure functions of their source (plus a seed derived from the case id
 //! where a relation needs randomness), so the output is the same whatever the sharding.
 //!
 //! [`Expectation`]: metamorph_data::Expectation
 //! [`Precondition`]: metamorph_data::Precondition
+//! [`Example`]: metamorph_data::Example
+//! [`Case`]: metamorph_data::Case
 #![deny(missing_docs)]
 
 pub mod edit;

@@ -4,7 +4,7 @@
 //! Line-oriented formats (JSON Lines, TSV, CSV, CoNLL) are streamed; formats that are one JSON
 //! document (SQuAD, DROP, FewRel, TACRED) are parsed whole and then streamed record by record.
 //! A malformed record is an [`Error::Malformed`] naming the file, the line (or JSON path) and
-//! the field; with [`ReadOptions::skip_bad`] it is skipped and counted instead.
+//! the field; with [`ReadOptions::with_skip_bad`] it is skipped and counted instead.
 
 mod boolq;
 mod coref;

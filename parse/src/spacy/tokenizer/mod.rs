@@ -4,7 +4,7 @@
 //! Algorithm, as in spaCy:
 //!
 //! 1. The text is cut into runs of whitespace and of non-whitespace (Python's `str.isspace`,
-//!    see [`pyunicode`]). A single `' '` that ends a non-whitespace run is not a token but that
+//!    see the `pyunicode` module). A single `' '` that ends a non-whitespace run is not a token but that
 //!    token's trailing space; every other whitespace run (newlines, tabs, the second and later
 //!    of several spaces, leading spaces) is itself a span to tokenize.
 //! 2. Each span is looked up in the special cases (the `exceptions`), else split: the

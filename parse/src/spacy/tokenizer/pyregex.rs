@@ -10,7 +10,7 @@
 //!   really contains such a class (`[…٪(?:\'"”…)]`, a quirk of its character-class
 //!   concatenation), so this matters;
 //! * `\d`, `\w`, `\s` (and their negations) use the tables of the Python that made the golden
-//!   data ([`super::pyunicode`]), not the regex crate's Unicode definitions; the `a` (ASCII) flag
+//!   data (the `pyunicode` module), not the regex crate's Unicode definitions; the `a` (ASCII) flag
 //!   switches to their ASCII forms;
 //! * `.` excludes only `\n` (`s` flag: everything); `^` and `\A` are start of text (`m` flag:
 //!   also after `\n`); Python's `\Z` is `\z`;
