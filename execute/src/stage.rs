@@ -132,9 +132,16 @@ impl ModelConfig {
                     .into(),
             )
         })?;
-        let source = match spec.parse::<ModelSource>().map_err(config_err)? {
-            ModelSource::Local(dir) => ModelSource::Local(base_dir.join(dir)),
-            other => other,
+        // A directory beside the config file wins over the ORG/NAME hub reading of the same
+        // text (`models/minilm`).
+        let beside = base_dir.join(spec);
+        let source = if !spec.starts_with("asset:") && !spec.starts_with("hf:") && beside.is_dir() {
+            ModelSource::Local(beside)
+        } else {
+            match spec.parse::<ModelSource>().map_err(config_err)? {
+                ModelSource::Local(dir) => ModelSource::Local(base_dir.join(dir)),
+                other => other,
+            }
         };
         let hub = HubOptions {
             offline: self.offline,

@@ -124,6 +124,19 @@ fn sharded_weights_load_through_their_index() {
 }
 
 #[test]
+fn a_relative_directory_is_taken_from_the_config_folder() {
+    // `models/mini` also reads as a hub repo id; the directory beside the config wins.
+    let asset = metamorph_data::assets::ensure("all-MiniLM-L6-v2").unwrap();
+    let base = tempfile::tempdir().unwrap();
+    let dir = base.path().join("models/mini");
+    std::fs::create_dir_all(&dir).unwrap();
+    for file in ["config.json", "tokenizer.json", "model.safetensors"] {
+        std::os::unix::fs::symlink(asset.join(file), dir.join(file)).unwrap();
+    }
+    start(&table("models/mini"), base.path()).unwrap();
+}
+
+#[test]
 fn config_mistakes_are_config_errors() {
     let no_model = "[[execute.models]]\nname = \"m\"\nkind = \"sentence-similarity\"\n";
     assert!(start(no_model, Path::new("."))
