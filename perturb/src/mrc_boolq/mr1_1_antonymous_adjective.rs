@@ -39,14 +39,14 @@
 //! * An indefinite article right before the replaced adjective is adjusted in the same edit set
 //!   ("an honest man" → "a dishonest man", "a legal act" → "an illegal act").
 
-use metamorph_data::{Case, Expectation, Precondition, Result, Task, Token};
+use metamorph_data::{Case, Expectation, Result, Task, Token};
 
-use super::FAMILY;
-use crate::edit::{apply, indefinite_article, match_case, Replacement};
+use super::{edited_case, FAMILY};
+use crate::edit::{indefinite_article, match_case, Replacement};
 use crate::lexicon::inflect::Inflections;
 use crate::lexicon::wordnet::{Pos, WordNet};
 use crate::syntax::Tree;
-use crate::{case_id, MetamorphicRelation, Resources, Source};
+use crate::{MetamorphicRelation, Resources, Source};
 
 const NAME: &str = "MR1-1";
 
@@ -135,9 +135,7 @@ impl MetamorphicRelation for AntonymousAdjective {
 
     fn follow_ups(&self, source: &Source<'_>) -> Result<Vec<Case>> {
         let example = source.example;
-        let (Some(question), Some(parsed)) =
-            (example.question.as_deref(), source.parse("question"))
-        else {
+        let Some(parsed) = source.parse("question") else {
             return Ok(Vec::new());
         };
         let tree = Tree::new(parsed);
@@ -177,26 +175,17 @@ impl MetamorphicRelation for AntonymousAdjective {
                 replacement.clone(),
             )];
             replacements.extend(article_fix(&tree, i, &replacement));
-            let Some((followup_question, edits)) = apply("question", question, replacements) else {
+            let Some(case) = edited_case(
+                example,
+                NAME,
+                0,
+                "question",
+                replacements,
+                &Expectation::Inverted,
+                true,
+            ) else {
                 continue;
             };
-            let mut followup = example.clone();
-            followup.id = case_id(&example.id, NAME, 0);
-            followup.question = Some(followup_question);
-            followup.label = None;
-            let yes = Precondition::SourceLabelIs {
-                source: 0,
-                label: "yes".into(),
-            };
-            let case = Case::new(
-                FAMILY,
-                NAME,
-                vec![example.clone()],
-                followup,
-                &Expectation::Inverted,
-            )
-            .with_precondition(&yes)
-            .with_edits(edits);
             return Ok(vec![case]);
         }
         Ok(Vec::new())
@@ -423,6 +412,7 @@ fn is_negative_prefixed(antonym: &str, word: &str) -> bool {
 mod tests {
     use super::*;
     use crate::testing::{boolq, resources};
+    use metamorph_data::Precondition;
 
     fn relation() -> AntonymousAdjective {
         AntonymousAdjective::new(resources()).unwrap()

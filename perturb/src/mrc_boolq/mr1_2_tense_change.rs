@@ -47,13 +47,13 @@
 
 use std::sync::Arc;
 
-use metamorph_data::{Case, Expectation, Precondition, Result, Task, Token};
+use metamorph_data::{Case, Expectation, Result, Task, Token};
 
-use super::FAMILY;
-use crate::edit::{apply, match_case, Replacement};
+use super::{edited_case, FAMILY};
+use crate::edit::{match_case, Replacement};
 use crate::lexicon::inflect::Inflections;
 use crate::syntax::Tree;
-use crate::{case_id, MetamorphicRelation, Resources, Source};
+use crate::{MetamorphicRelation, Resources, Source};
 
 const NAME: &str = "MR1-2";
 
@@ -94,36 +94,24 @@ impl MetamorphicRelation for TenseChange {
 
     fn follow_ups(&self, source: &Source<'_>) -> Result<Vec<Case>> {
         let example = source.example;
-        let (Some(question), Some(parsed)) =
-            (example.question.as_deref(), source.parse("question"))
-        else {
+        let Some(parsed) = source.parse("question") else {
             return Ok(Vec::new());
         };
         let tree = Tree::new(parsed);
         let Some(replacements) = self.rewrite(&tree) else {
             return Ok(Vec::new());
         };
-        let Some((text, edits)) = apply("question", question, replacements) else {
-            return Ok(Vec::new());
-        };
-        let mut followup = example.clone();
-        followup.id = case_id(&example.id, NAME, 0);
-        followup.question = Some(text);
-        followup.label = None;
-        let yes = Precondition::SourceLabelIs {
-            source: 0,
-            label: "yes".into(),
-        };
-        let case = Case::new(
-            FAMILY,
+        Ok(edited_case(
+            example,
             NAME,
-            vec![example.clone()],
-            followup,
+            0,
+            "question",
+            replacements,
             &Expectation::Inverted,
+            true,
         )
-        .with_precondition(&yes)
-        .with_edits(edits);
-        Ok(vec![case])
+        .into_iter()
+        .collect())
     }
 }
 
@@ -579,6 +567,7 @@ fn delete(tree: &Tree<'_>, i: usize) -> Replacement {
 mod tests {
     use super::*;
     use crate::testing;
+    use metamorph_data::Precondition;
 
     fn cases(question: &str) -> Vec<Case> {
         let (example, parses) = testing::boolq(question, "Some passage.");

@@ -7,11 +7,11 @@
 //! `" after "`. We follow **the paper**: the first occurrence of either word, matched as a whole
 //! word, case-insensitively, with the original capitalisation kept ("Before" → "After").
 
-use metamorph_data::{Case, Edit, Expectation, Precondition, Result, Task};
+use metamorph_data::{Case, Expectation, Result, Task};
 
-use super::FAMILY;
-use crate::edit::match_case;
-use crate::{case_id, MetamorphicRelation, Source};
+use super::{edited_case, FAMILY};
+use crate::edit::{match_case, Replacement};
+use crate::{MetamorphicRelation, Source};
 
 /// MT4MRC MR1-3 (see the module docs).
 #[derive(Clone, Copy, Debug, Default)]
@@ -40,38 +40,20 @@ impl MetamorphicRelation for OrderChange {
         let Some(swap) = first_order_word(question) else {
             return Ok(Vec::new());
         };
-        let mut followup_question = String::with_capacity(question.len() + 1);
-        followup_question.push_str(&question[..swap.byte_start]);
-        followup_question.push_str(&swap.replacement);
-        followup_question.push_str(&question[swap.byte_end..]);
-
-        let mut followup = source.clone();
-        followup.id = case_id(&source.id, NAME, 0);
-        followup.question = Some(followup_question);
-        // The gold label of the source does not carry over; metamorphic testing needs none.
-        followup.label = None;
-        let char_start = question[..swap.byte_start].chars().count() as u32;
-        let edit = Edit {
-            field: "question".into(),
-            start: char_start,
-            end: char_start + swap.original.chars().count() as u32,
-            before: swap.original,
-            after: swap.replacement,
-        };
-        let yes = Precondition::SourceLabelIs {
-            source: 0,
-            label: "yes".into(),
-        };
-        let case = Case::new(
-            FAMILY,
+        let start = question[..swap.byte_start].chars().count();
+        let end = start + swap.original.chars().count();
+        let replacement = Replacement::new(start, end, swap.replacement);
+        Ok(edited_case(
+            source,
             NAME,
-            vec![source.clone()],
-            followup,
+            0,
+            "question",
+            vec![replacement],
             &Expectation::Inverted,
+            true,
         )
-        .with_precondition(&yes)
-        .with_edits(vec![edit]);
-        Ok(vec![case])
+        .into_iter()
+        .collect())
     }
 }
 
@@ -119,7 +101,7 @@ fn first_order_word(text: &str) -> Option<Swap> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use metamorph_data::Example;
+    use metamorph_data::{Example, Precondition};
 
     fn boolq(question: &str) -> Example {
         let mut ex = Example::new("q1", Task::BoolQ);

@@ -56,11 +56,11 @@ use std::sync::Arc;
 
 use metamorph_data::{Case, Expectation, Result, Task, Token};
 
-use super::FAMILY;
-use crate::edit::{apply, capitalize, match_case, Replacement};
+use super::{edited_case, FAMILY};
+use crate::edit::{capitalize, match_case, Replacement};
 use crate::lexicon::inflect::Inflections;
 use crate::syntax::Tree;
-use crate::{case_id, MetamorphicRelation, Resources, Source};
+use crate::{MetamorphicRelation, Resources, Source};
 
 const NAME: &str = "MR1-4";
 
@@ -104,31 +104,24 @@ impl MetamorphicRelation for NegationTagQuestion {
 
     fn follow_ups(&self, source: &Source<'_>) -> Result<Vec<Case>> {
         let example = source.example;
-        let (Some(question), Some(parsed)) =
-            (example.question.as_deref(), source.parse("question"))
-        else {
+        let Some(parsed) = source.parse("question") else {
             return Ok(Vec::new());
         };
         let tree = Tree::new(parsed);
         let Some(replacements) = self.rewrite(&tree) else {
             return Ok(Vec::new());
         };
-        let Some((text, edits)) = apply("question", question, replacements) else {
-            return Ok(Vec::new());
-        };
-        let mut followup = example.clone();
-        followup.id = case_id(&example.id, NAME, 0);
-        followup.question = Some(text);
-        followup.label = None;
-        let case = Case::new(
-            FAMILY,
+        Ok(edited_case(
+            example,
             NAME,
-            vec![example.clone()],
-            followup,
+            0,
+            "question",
+            replacements,
             &Expectation::Inverted,
+            false,
         )
-        .with_edits(edits);
-        Ok(vec![case])
+        .into_iter()
+        .collect())
     }
 }
 

@@ -37,11 +37,11 @@ use std::sync::{Arc, Mutex};
 use metamorph_data::{Case, Expectation, Result, Task};
 
 use super::mr1_1_antonymous_adjective::{article_fix, is_free_adjective, named_in_passage};
-use super::FAMILY;
-use crate::edit::{apply, match_case, Replacement};
+use super::{edited_case, FAMILY};
+use crate::edit::{match_case, Replacement};
 use crate::lexicon::wordnet::{Pos, WordNet};
 use crate::syntax::Tree;
-use crate::{case_id, MetamorphicRelation, Resources, Source};
+use crate::{MetamorphicRelation, Resources, Source};
 
 const NAME: &str = "MR2-1";
 
@@ -240,9 +240,7 @@ impl MetamorphicRelation for SynonymousAdjective {
 
     fn follow_ups(&self, source: &Source<'_>) -> Result<Vec<Case>> {
         let example = source.example;
-        let (Some(question), Some(parsed)) =
-            (example.question.as_deref(), source.parse("question"))
-        else {
+        let Some(parsed) = source.parse("question") else {
             return Ok(Vec::new());
         };
         let tree = Tree::new(parsed);
@@ -281,22 +279,15 @@ impl MetamorphicRelation for SynonymousAdjective {
                     new_word,
                 ));
             }
-            let Some((followup_question, edits)) = apply("question", question, replacements) else {
-                continue;
-            };
-            let mut followup = example.clone();
-            followup.id = case_id(&example.id, NAME, cases.len());
-            followup.question = Some(followup_question);
-            followup.label = None;
-            let case = Case::new(
-                FAMILY,
+            cases.extend(edited_case(
+                example,
                 NAME,
-                vec![example.clone()],
-                followup,
+                cases.len(),
+                "question",
+                replacements,
                 &Expectation::Equal,
-            )
-            .with_edits(edits);
-            cases.push(case);
+                false,
+            ));
         }
         Ok(cases)
     }

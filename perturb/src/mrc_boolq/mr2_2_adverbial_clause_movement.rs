@@ -35,10 +35,10 @@
 use metamorph_data::{Case, Expectation, Result, Task};
 
 use super::mr1_1_antonymous_adjective::subject_end;
-use super::FAMILY;
-use crate::edit::{apply, capitalize, Replacement};
+use super::{edited_case, FAMILY};
+use crate::edit::{capitalize, Replacement};
 use crate::syntax::Tree;
-use crate::{case_id, MetamorphicRelation, Source};
+use crate::{MetamorphicRelation, Source};
 
 const NAME: &str = "MR2-2";
 
@@ -116,9 +116,7 @@ impl MetamorphicRelation for AdverbialClauseMovement {
 
     fn follow_ups(&self, source: &Source<'_>) -> Result<Vec<Case>> {
         let example = source.example;
-        let (Some(question), Some(parsed)) =
-            (example.question.as_deref(), source.parse("question"))
-        else {
+        let Some(parsed) = source.parse("question") else {
             return Ok(Vec::new());
         };
         let tree = Tree::new(parsed);
@@ -131,22 +129,17 @@ impl MetamorphicRelation for AdverbialClauseMovement {
         let Some(replacements) = moved else {
             return Ok(Vec::new());
         };
-        let Some((followup_question, edits)) = apply("question", question, replacements) else {
-            return Ok(Vec::new());
-        };
-        let mut followup = example.clone();
-        followup.id = case_id(&example.id, NAME, 0);
-        followup.question = Some(followup_question);
-        followup.label = None;
-        let case = Case::new(
-            FAMILY,
+        Ok(edited_case(
+            example,
             NAME,
-            vec![example.clone()],
-            followup,
+            0,
+            "question",
+            replacements,
             &Expectation::Equal,
+            false,
         )
-        .with_edits(edits);
-        Ok(vec![case])
+        .into_iter()
+        .collect())
     }
 }
 

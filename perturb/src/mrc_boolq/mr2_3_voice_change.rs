@@ -58,11 +58,11 @@ use std::sync::Arc;
 
 use metamorph_data::{Case, Expectation, Result, Task, Token};
 
-use super::FAMILY;
-use crate::edit::{apply, capitalize, Replacement};
+use super::{edited_case, FAMILY};
+use crate::edit::{capitalize, Replacement};
 use crate::lexicon::inflect::{Inflections, Person};
 use crate::syntax::Tree;
-use crate::{case_id, MetamorphicRelation, Resources, Source};
+use crate::{MetamorphicRelation, Resources, Source};
 
 const NAME: &str = "MR2-3";
 
@@ -114,23 +114,17 @@ impl MetamorphicRelation for VoiceChange {
         if replacements.is_empty() {
             return Ok(Vec::new());
         }
-        let Some((context, edits)) = apply("context", &parsed.text, replacements) else {
-            return Ok(Vec::new());
-        };
-        let mut followup = example.clone();
-        followup.id = case_id(&example.id, NAME, 0);
-        followup.context = Some(context);
-        // The gold label of the source does not carry over; metamorphic testing needs none.
-        followup.label = None;
-        let case = Case::new(
-            FAMILY,
+        Ok(edited_case(
+            example,
             NAME,
-            vec![example.clone()],
-            followup,
+            0,
+            "context",
+            replacements,
             &Expectation::Equal,
+            false,
         )
-        .with_edits(edits);
-        Ok(vec![case])
+        .into_iter()
+        .collect())
     }
 }
 
