@@ -23,6 +23,17 @@ pub fn resources() -> &'static Resources {
     RESOURCES.get_or_init(|| Resources::from_config(&PerturbConfig::default()))
 }
 
+/// An entity pool of `(type, text)` mentions, one each, as the replacement relations take it.
+pub fn entity_pool(
+    entries: &[(&str, &str)],
+) -> Option<std::sync::Arc<crate::lexicon::entity_pool::EntityPool>> {
+    let mut builder = crate::lexicon::entity_pool::EntityPoolBuilder::new("gold");
+    for (entity_type, text) in entries {
+        builder.add(entity_type, text);
+    }
+    Some(std::sync::Arc::new(builder.build()))
+}
+
 /// A BoolQ example (`id` "q1") with its question and passage parsed.
 pub fn boolq(question: &str, passage: &str) -> (Example, Vec<ParsedText>) {
     let mut example = Example::new("q1", Task::BoolQ);

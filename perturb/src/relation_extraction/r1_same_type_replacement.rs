@@ -285,16 +285,8 @@ pub(crate) fn sample_name(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lexicon::entity_pool::EntityPoolBuilder;
     use crate::testing;
-
-    fn pool(entries: &[(&str, &str)]) -> Option<Arc<EntityPool>> {
-        let mut b = EntityPoolBuilder::new("gold");
-        for (t, text) in entries {
-            b.add(t, text);
-        }
-        Some(Arc::new(b.build()))
-    }
+    use crate::testing::entity_pool as pool;
 
     #[test]
     fn table_2_french_filmmaker_becomes_american() {

@@ -215,16 +215,8 @@ impl MetamorphicRelation for CorelatedEntity {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lexicon::entity_pool::EntityPoolBuilder;
     use crate::testing;
-
-    fn pool(entries: &[(&str, &str)]) -> Option<Arc<EntityPool>> {
-        let mut b = EntityPoolBuilder::new("gold");
-        for (t, text) in entries {
-            b.add(t, text);
-        }
-        Some(Arc::new(b.build()))
-    }
+    use crate::testing::entity_pool as pool;
 
     #[test]
     fn table_7_us_changes_only_its_type() {
