@@ -6,6 +6,11 @@
 //! * [`SubprocessModel`] is the JSONL subprocess adapter: any program (typically a few lines of
 //!   Python around the user's model) that reads one JSON request per line on stdin and writes
 //!   one JSON response per line on stdout. The protocol is in [`protocol`] and the README.
+//! * [`OpenAiModel`] is the OpenAI-compatible HTTP adapter (config `kind = "openai"`): each
+//!   example becomes a `POST {base_url}/chat/completions` request to vLLM, llama.cpp's server,
+//!   Ollama or OpenAI, with a per-task prompt template, and the reply is read back as yes/no, a
+//!   label of the configured set or an answer span with character offsets; timeouts, retries
+//!   with backoff and a bound on requests in flight. Design notes in [`openai`].
 //! * [`ExecuteStage`] computes each source's prediction once, however many follow-ups it has,
 //!   runs identical inputs once, and forwards the case batches so the judge sees them.
 //!
@@ -33,16 +38,18 @@
 //!   (naming the file), bad settings `Config`, run-time failures and bad inputs (missing or empty
 //!   text, naming the example and field) `Model`.
 //!
-//! The other architectures and heads (QA, classification), the OpenAI-compatible adapter and the
-//! throughput work of the execute issue implement the same [`Model`] trait.
+//! The other architectures and heads (QA, classification) and the throughput work of the
+//! execute issue implement the same [`Model`] trait.
 #![deny(missing_docs)]
 
 pub mod candle;
+pub mod openai;
 pub mod protocol;
 mod stage;
 mod subprocess;
 
 pub use candle::{SentenceEncoder, SentenceSimilarityModel};
+pub use openai::{OpenAiConfig, OpenAiModel};
 pub use stage::{ExecuteConfig, ExecuteStage, ForTasks, ModelConfig};
 pub use subprocess::{SubprocessConfig, SubprocessModel};
 

@@ -4,6 +4,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use arrow::array::RecordBatch;
 use metamorph_data::{
@@ -16,7 +17,7 @@ use crate::candle::{
     self, Checkpoint, EncoderOptions, SentenceEncoder, SentenceSimilarityModel, SimilarityOptions,
 };
 use crate::protocol::Request;
-use crate::{Model, SubprocessConfig, SubprocessModel};
+use crate::{Model, OpenAiConfig, OpenAiModel, SubprocessConfig, SubprocessModel};
 use metamorph_data::assets::{HubOptions, ModelSource};
 
 /// The `[execute]` table of the config file.
@@ -33,22 +34,27 @@ pub struct ExecuteConfig {
 pub struct ModelConfig {
     /// Name recorded in predictions and verdicts.
     pub name: String,
-    /// How the model is run: `subprocess` (the JSONL protocol, the default) or
-    /// `sentence-similarity` (a paraphrase model on candle sentence embeddings).
+    /// How the model is run: `subprocess` (the JSONL protocol, the default),
+    /// `sentence-similarity` (a paraphrase model on candle sentence embeddings) or `openai` (an
+    /// OpenAI-compatible chat/completions endpoint).
     #[serde(default = "default_kind")]
     pub kind: String,
     /// Program and arguments (`subprocess`).
     #[serde(default)]
     pub command: Vec<String>,
-    /// Seconds to wait for one batch (`subprocess`, default 120).
+    /// Seconds to wait for one batch (`subprocess`, default 120) or for one request
+    /// (`openai`, default 60).
     #[serde(default)]
     pub timeout_secs: Option<f64>,
-    /// Requests per batch (`subprocess`, default 32) or texts per forward pass
-    /// (`sentence-similarity`, default 64).
+    /// Requests per batch (`subprocess`, default 32), texts per forward pass
+    /// (`sentence-similarity`, default 64) or examples handed to the model at once (`openai`,
+    /// default 32).
     #[serde(default)]
     pub batch_size: Option<usize>,
-    /// The checkpoint (`sentence-similarity`): a directory (relative to the config file's
-    /// folder), `asset:NAME` or a hub repo `hf:ORG/NAME[@REVISION]`.
+    /// Which model: for the candle kinds (`sentence-similarity`) the checkpoint, a directory
+    /// (relative to the config file's folder), `asset:NAME` or a hub repo
+    /// `hf:ORG/NAME[@REVISION]`; for `openai` the model id the server knows (the request's
+    /// `model` field, e.g. `Qwen/Qwen2.5-7B-Instruct` or `gpt-4o-mini`).
     #[serde(default)]
     pub model: Option<String>,
     /// Cosine at and above which a pair is a paraphrase (`sentence-similarity`, default 0.8).
@@ -79,6 +85,40 @@ pub struct ModelConfig {
     /// and the judge does not expect its verdicts for them. Empty (default): every task.
     #[serde(default)]
     pub tasks: Vec<Task>,
+    /// The API root (`openai`), e.g. `http://127.0.0.1:8000/v1`.
+    #[serde(default)]
+    pub base_url: Option<String>,
+    /// The environment variable holding the API key (`openai`, default `OPENAI_API_KEY`); the
+    /// key itself never goes in the config file. Unset or empty: no `Authorization` header.
+    #[serde(default)]
+    pub api_key_env: Option<String>,
+    /// Prompt templates per task (`openai`, `[execute.models.prompts] boolq = "…{question}…"`),
+    /// replacing the built-in ones; placeholders in [`crate::openai::prompt`].
+    #[serde(default)]
+    pub prompts: std::collections::BTreeMap<String, String>,
+    /// Label sets of the label tasks (`openai`: `[execute.models.labels] sentiment = [...]`,
+    /// `relation = [...]`); sentiment defaults to positive, negative, neutral.
+    #[serde(default)]
+    pub labels: std::collections::BTreeMap<String, Vec<String>>,
+    /// System message sent before each prompt (`openai`).
+    #[serde(default)]
+    pub system: Option<String>,
+    /// Sampling temperature (`openai`, default 0).
+    #[serde(default)]
+    pub temperature: Option<f32>,
+    /// Upper bound on a reply's tokens (`openai`, default: the server's).
+    #[serde(default)]
+    pub max_tokens: Option<u32>,
+    /// Further attempts after a timeout, connection error, 408, 429 or 5xx (`openai`, default 2).
+    #[serde(default)]
+    pub retries: Option<u32>,
+    /// Seconds before the first retry, doubled for each further one, with jitter (`openai`,
+    /// default 0.5); a `Retry-After` header overrides it.
+    #[serde(default)]
+    pub backoff_secs: Option<f64>,
+    /// Requests in flight at most (`openai`, default 4).
+    #[serde(default)]
+    pub concurrency: Option<usize>,
 }
 
 fn default_kind() -> String {
@@ -103,10 +143,11 @@ impl ModelConfig {
                 Arc::new(SubprocessModel::spawn(&self.name, config)?)
             }
             "sentence-similarity" => Arc::new(self.start_sentence_similarity(base_dir)?),
+            "openai" => Arc::new(self.start_openai(|var| std::env::var(var).ok())?),
             other => {
                 return Err(Error::Config(format!(
                     "model `{}`: unknown kind `{other}` (this build supports: subprocess, \
-                     sentence-similarity)",
+                     sentence-similarity, openai)",
                     self.name
                 )))
             }
@@ -116,6 +157,73 @@ impl ModelConfig {
         } else {
             Arc::new(ForTasks::new(model, self.tasks.clone()))
         })
+    }
+
+    /// The `openai` model; `env` reads the API key's variable.
+    fn start_openai(&self, env: impl Fn(&str) -> Option<String>) -> Result<OpenAiModel> {
+        let config_err =
+            |message: String| Error::Config(format!("model `{}`: {message}", self.name));
+        let base_url = self.base_url.clone().ok_or_else(|| {
+            config_err("kind `openai` needs `base_url`, e.g. \"http://127.0.0.1:8000/v1\"".into())
+        })?;
+        let model = self.model.clone().ok_or_else(|| {
+            config_err("kind `openai` needs `model`: the model id the server knows".into())
+        })?;
+        let mut config = OpenAiConfig::new(base_url, model);
+        let var = self.api_key_env.as_deref().unwrap_or("OPENAI_API_KEY");
+        config.api_key = env(var).filter(|key| !key.trim().is_empty());
+        if config.api_key.is_none() && self.api_key_env.is_some() {
+            tracing::warn!(
+                "model `{}`: `{var}` (api_key_env) is not set: sending no API key",
+                self.name
+            );
+        }
+        let task_key = |key: &str, table: &str| {
+            key.parse::<Task>()
+                .map_err(|e| config_err(format!("`{table}.{key}`: {e}")))
+        };
+        for (key, text) in &self.prompts {
+            config
+                .prompts
+                .insert(task_key(key, "prompts")?, text.clone());
+        }
+        for (key, labels) in &self.labels {
+            config
+                .labels
+                .insert(task_key(key, "labels")?, labels.clone());
+        }
+        config.system = self.system.clone();
+        if let Some(t) = self.temperature {
+            config.temperature = t;
+        }
+        config.max_tokens = self.max_tokens;
+        let seconds = |value: f64, key: &str| {
+            Duration::try_from_secs_f64(value).map_err(|_| {
+                config_err(format!(
+                    "`{key}` must be a number of seconds ≥ 0, found {value}"
+                ))
+            })
+        };
+        if let Some(t) = self.timeout_secs {
+            config.timeout = seconds(t, "timeout_secs")?;
+        }
+        if let Some(b) = self.backoff_secs {
+            config.backoff = seconds(b, "backoff_secs")?;
+        }
+        if let Some(r) = self.retries {
+            config.retries = r;
+        }
+        if let Some(c) = self.concurrency {
+            config.concurrency = c;
+        }
+        if let Some(b) = self.batch_size {
+            config.batch_size = b;
+        }
+        let model = OpenAiModel::try_new(&self.name, config)?;
+        if let Some(why) = self.tasks.iter().find_map(|t| model.unsupported(*t)) {
+            return Err(config_err(why));
+        }
+        Ok(model)
     }
 
     fn start_sentence_similarity(&self, base_dir: &Path) -> Result<SentenceSimilarityModel> {
