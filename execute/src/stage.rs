@@ -100,6 +100,10 @@ pub struct ModelConfig {
     /// `relation = [...]`); sentiment defaults to positive, negative, neutral.
     #[serde(default)]
     pub labels: std::collections::BTreeMap<String, Vec<String>>,
+    /// The label recorded when a reply gives no readable label, per task (`openai`:
+    /// `[execute.models.fallback] boolq = "unreadable"`); default: such a reply stops the run.
+    #[serde(default)]
+    pub fallback: std::collections::BTreeMap<String, String>,
     /// System message sent before each prompt (`openai`).
     #[serde(default)]
     pub system: Option<String>,
@@ -191,6 +195,11 @@ impl ModelConfig {
             config
                 .labels
                 .insert(task_key(key, "labels")?, labels.clone());
+        }
+        for (key, label) in &self.fallback {
+            config
+                .fallback
+                .insert(task_key(key, "fallback")?, label.clone());
         }
         config.system = self.system.clone();
         if let Some(t) = self.temperature {

@@ -83,10 +83,10 @@ struct Flight {
 
 impl Server {
     /// Serves `handler(request, its index)` on a free port. With `gather`, each request is held
-    /// until that many are in flight (or half a second passes), so that a client which keeps
+    /// until that many are in flight (or `hold` passes), so that a client which keeps
     /// that many requests in flight reaches it whatever the scheduling.
     fn start(
-        gather: Option<usize>,
+        gather: Option<(usize, Duration)>,
         handler: impl Fn(&Received, usize) -> Reply + Send + Sync + 'static,
     ) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -133,7 +133,7 @@ impl Server {
 
 fn serve(
     stream: TcpStream,
-    gather: Option<usize>,
+    gather: Option<(usize, Duration)>,
     received: &Mutex<Vec<Received>>,
     max_in_flight: &AtomicUsize,
     flight: &Flight,
@@ -180,8 +180,8 @@ fn serve(
         *now += 1;
         max_in_flight.fetch_max(*now, Ordering::SeqCst);
         flight.changed.notify_all();
-        if let Some(n) = gather {
-            let deadline = Instant::now() + Duration::from_millis(500);
+        if let Some((n, hold)) = gather {
+            let deadline = Instant::now() + hold;
             while *now < n && Instant::now() < deadline {
                 now = flight
                     .changed
@@ -494,7 +494,7 @@ fn an_unreachable_server_is_reported_after_the_retries() {
 fn requests_in_flight_never_exceed_the_concurrency() {
     // Each request is held until three are in flight, so a client keeping three in flight
     // reaches three, and one keeping more would show it.
-    let server = Server::start(Some(3), |_, _| ok("no"));
+    let server = Server::start(Some((3, Duration::from_secs(1))), |_, _| ok("no"));
     let model = start(&config(&server.base_url, json!({"concurrency": 3})));
     let examples: Vec<Example> = (0..12).map(|i| boolq(&format!("b{i}"), "is it")).collect();
     let predictions = predict(model.as_ref(), &examples).unwrap();
@@ -507,7 +507,7 @@ fn requests_in_flight_never_exceed_the_concurrency() {
     assert_eq!(server.max_in_flight.load(Ordering::SeqCst), 3);
 
     // One at a time when configured so, even with a server that would hold three.
-    let server = Server::start(Some(3), |_, _| ok("yes"));
+    let server = Server::start(Some((3, Duration::from_millis(100))), |_, _| ok("yes"));
     let model = start(&config(&server.base_url, json!({"concurrency": 1})));
     predict(model.as_ref(), &examples[..3]).unwrap();
     assert_eq!(server.max_in_flight.load(Ordering::SeqCst), 1);
@@ -649,4 +649,30 @@ fn the_worked_example_config_parses_and_starts_without_sending() {
     let model = execute.models[0].start(path.parent().unwrap()).unwrap();
     assert!(model.handles(Task::BoolQ) && !model.handles(Task::Squad));
     assert_eq!(model.max_batch(), 64);
+}
+
+#[test]
+fn a_fallback_label_records_unreadable_replies_instead_of_failing() {
+    let server = Server::start(None, |r, _| {
+        if r.prompt().contains("is it blue") {
+            ok("I cannot tell from the passage.")
+        } else {
+            ok("Yes")
+        }
+    });
+    let model = start(&config(
+        &server.base_url,
+        json!({"fallback": {"boolq": "unreadable"}}),
+    ));
+    let p = predict(
+        model.as_ref(),
+        &[boolq("a", "is it red"), boolq("b", "is it blue")],
+    )
+    .unwrap();
+    assert_eq!(p[0].label.as_deref(), Some("yes"));
+    assert_eq!(p[1].label.as_deref(), Some("unreadable"));
+    assert_eq!(
+        p[1].generated.as_deref(),
+        Some("I cannot tell from the passage.")
+    );
 }

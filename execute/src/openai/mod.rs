@@ -21,14 +21,19 @@
 //!   workers that failed together do not retry together; a `Retry-After: <seconds>` header
 //!   replaces the computed delay (capped at 120 s; the HTTP-date form is not read). Other
 //!   statuses (400, 401, 404, …) and malformed replies fail at once: repeating them cannot help.
-//! * **An unreadable reply is an error**, naming the example and quoting the reply: a missing
-//!   label makes the judge fail anyway, and an invented one would corrupt the verdicts. There is
-//!   no fallback label.
+//! * **An unreadable reply is an error** by default, naming the example and quoting the reply:
+//!   a missing label makes the judge fail anyway, and a silently invented one would corrupt the
+//!   verdicts. For long runs where a few evasive replies should not stop everything, `fallback`
+//!   names, per label task, the label such a reply is recorded as (e.g. `unreadable`: a source
+//!   answered and a follow-up left unreadable then count as a violation, which they are); each
+//!   use is logged as a warning and the reply stays in `generated`.
 //! * **The API key comes from the environment** (`api_key_env`, default `OPENAI_API_KEY`), never
 //!   from the config file; the `Authorization: Bearer` header is sent only when the variable is
 //!   set and not empty, so local servers need nothing.
 //! * **No probabilities**: chat replies carry none that are comparable across servers
 //!   (`logprobs` is optional and differs between them), so `probabilities` stays empty.
+//! * **Latency** is the example's own request time, retries and their waits included (requests
+//!   run concurrently, so a batch share would say little).
 //! * **Deterministic by default**: `temperature` is 0, so a follow-up that differs from its
 //!   source differs because of the input, not the sampler (servers batching requests may still
 //!   be slightly non-deterministic; this is the model's behaviour under test).
@@ -83,6 +88,9 @@ pub struct OpenAiConfig {
     pub prompts: BTreeMap<Task, String>,
     /// The label set of the label tasks (sentiment, relation), replacing the defaults.
     pub labels: BTreeMap<Task, Vec<String>>,
+    /// The label recorded when a reply gives no readable label (boolq, paraphrase, sentiment,
+    /// relation); a task without one fails on such a reply.
+    pub fallback: BTreeMap<Task, String>,
 }
 
 impl OpenAiConfig {
@@ -102,6 +110,7 @@ impl OpenAiConfig {
             batch_size: 32,
             prompts: BTreeMap::new(),
             labels: BTreeMap::new(),
+            fallback: BTreeMap::new(),
         }
     }
 }
@@ -205,6 +214,17 @@ impl OpenAiModel {
                 )));
             }
         }
+        for (task, label) in &config.fallback {
+            if matches!(reply_kind(*task), None | Some(ReplyKind::Span)) {
+                return Err(bad(format!(
+                    "`fallback.{task}`: a fallback label applies to boolq, paraphrase, \
+                     sentiment and relation only"
+                )));
+            }
+            if label.trim().is_empty() {
+                return Err(bad(format!("`fallback.{task}` is empty")));
+            }
+        }
         let mut tasks = BTreeMap::new();
         for task in Task::ALL {
             let Some(kind) = reply_kind(task) else {
@@ -241,6 +261,9 @@ impl OpenAiModel {
         }
         let agent = ureq::AgentBuilder::new()
             .timeout(config.timeout)
+            // Keep a connection per worker alive (ureq keeps one per host by default), so that
+            // https endpoints do not pay a TLS handshake per request.
+            .max_idle_connections_per_host(config.concurrency)
             .user_agent(concat!("metamorph/", env!("CARGO_PKG_VERSION")))
             .build();
         Ok(OpenAiModel {
@@ -293,27 +316,38 @@ impl OpenAiModel {
         let reply = self.complete(example, prompt)?;
         let setup = &self.tasks[&example.task];
         let mut prediction = Prediction::new(&example.id, &self.name, example.task);
-        match setup.kind {
-            ReplyKind::YesNo | ReplyKind::OneZero => {
-                let yes = reply::parse_yes_no(&reply).map_err(|m| self.error(example, m))?;
-                let label = match (setup.kind, yes) {
+        let label = match setup.kind {
+            ReplyKind::YesNo | ReplyKind::OneZero => Some(reply::parse_yes_no(&reply).map(|yes| {
+                match (setup.kind, yes) {
                     (ReplyKind::YesNo, true) => "yes",
                     (ReplyKind::YesNo, false) => "no",
                     (_, true) => "1",
                     (_, false) => "0",
-                };
-                prediction.label = Some(label.into());
-            }
-            ReplyKind::Label => {
-                let label = reply::parse_label(&reply, &setup.labels)
-                    .map_err(|m| self.error(example, m))?;
-                prediction.label = Some(label);
-            }
+                }
+                .to_string()
+            })),
+            ReplyKind::Label => Some(reply::parse_label(&reply, &setup.labels)),
             ReplyKind::Span => {
                 let context = example.context.as_deref().unwrap_or("");
                 prediction.answer = Some(reply::parse_span(&reply, context));
+                None
             }
-        }
+        };
+        prediction.label = match label {
+            None => None,
+            Some(Ok(label)) => Some(label),
+            Some(Err(message)) => match self.config.fallback.get(&example.task) {
+                Some(fallback) => {
+                    tracing::warn!(
+                        "model `{}`: example `{}`: {message}; recorded as `{fallback}`",
+                        self.name,
+                        example.id
+                    );
+                    Some(fallback.clone())
+                }
+                None => return Err(self.error(example, message)),
+            },
+        };
         prediction.generated = Some(reply);
         prediction.latency_ms = started.elapsed().as_secs_f32() * 1000.0;
         Ok(prediction)
@@ -677,6 +711,23 @@ mod tests {
         let mut c = base();
         c.model = " ".into();
         assert!(message(c).contains("needs `model`"));
+    }
+
+    #[test]
+    fn fallback_labels_only_for_label_tasks() {
+        let mut c = OpenAiConfig::new("http://127.0.0.1:1/v1", "m");
+        c.fallback.insert(Task::Squad, "x".into());
+        assert!(model(c)
+            .err()
+            .unwrap()
+            .to_string()
+            .contains("`fallback.squad`"));
+        let mut c = OpenAiConfig::new("http://127.0.0.1:1/v1", "m");
+        c.fallback.insert(Task::BoolQ, " ".into());
+        assert!(model(c).err().unwrap().to_string().contains("is empty"));
+        let mut c = OpenAiConfig::new("http://127.0.0.1:1/v1", "m");
+        c.fallback.insert(Task::Sentiment, "unreadable".into());
+        assert!(model(c).is_ok());
     }
 
     #[test]

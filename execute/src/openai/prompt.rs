@@ -126,7 +126,10 @@ impl Template {
                             } else {
                                 String::new()
                             };
-                            format!("unknown placeholder `{{{name}}}`{elsewhere} (known: {known})")
+                            format!(
+                                "unknown placeholder `{{{name}}}`{elsewhere} (known: {known}; \
+                                 write `{{{{` and `}}}}` for literal braces)"
+                            )
                         })?;
                     if !literal.is_empty() {
                         parts.push(Part::Literal(std::mem::take(&mut literal)));
@@ -157,7 +160,7 @@ impl Template {
         let text = match task {
             Task::BoolQ => {
                 "Read the passage and answer the question with yes or no.\n\n\
-                 Passage: {context}\n\nQuestion: {question}?\n\n\
+                 Passage: {context}\n\nQuestion: {question}\n\n\
                  Answer with one word: yes or no."
             }
             Task::Squad => {
