@@ -676,3 +676,82 @@ fn a_fallback_label_records_unreadable_replies_instead_of_failing() {
         Some("I cannot tell from the passage.")
     );
 }
+
+#[test]
+fn the_execute_stage_runs_cases_through_the_adapter_once_per_distinct_input() {
+    use metamorph_data::{
+        from_batch, to_batch, Case, ConfigFile, Expectation, Pipeline, RecordKind, StageOptions,
+    };
+    let server = Server::start(None, |r, _| {
+        if r.prompt().contains("Question: is it blue") {
+            ok("Yes.")
+        } else {
+            ok("No.")
+        }
+    });
+    let file = ConfigFile::parse(
+        &format!(
+            r#"
+            [[execute.models]]
+            name = "llm"
+            kind = "openai"
+            base_url = "{}"
+            model = "test-model-7b"
+            api_key_env = "METAMORPH_TEST_OPENAI_KEY_NEVER_SET"
+            tasks = ["boolq"]
+            "#,
+            server.base_url
+        ),
+        "test config",
+    )
+    .unwrap();
+    let execute: metamorph_execute::ExecuteConfig = file.section("execute").unwrap();
+    let stage = metamorph_execute::ExecuteStage::from_config(&execute, Path::new(".")).unwrap();
+    let source = boolq("s", "is it blue");
+    let mut changed = boolq("s:MR:0", "is it red");
+    // Same inputs as the source under another id: predicted once, copied.
+    let same = boolq("s:MR:1", "is it blue");
+    let cases: Vec<Case> = [changed, same]
+        .into_iter()
+        .map(|f| Case::new("f", "MR", vec![source.clone()], f, &Expectation::Equal))
+        .collect();
+    let predictions = Arc::new(Mutex::new(Vec::<Prediction>::new()));
+    let sink = predictions.clone();
+    Pipeline::new(std::iter::once(to_batch(&cases)))
+        .progress(false)
+        .stage(Arc::new(stage), StageOptions::default(), None)
+        .sink(move |b| {
+            if RecordKind::of_batch(&b)? == RecordKind::Prediction {
+                sink.lock()
+                    .unwrap()
+                    .extend(from_batch::<Prediction>(&b, "sink")?);
+            }
+            Ok(())
+        })
+        .run()
+        .unwrap();
+    let mut got: Vec<(String, String, String)> = predictions
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p.example_id.clone(),
+                p.label.clone().unwrap(),
+                p.generated.clone().unwrap(),
+            )
+        })
+        .collect();
+    got.sort();
+    let row =
+        |id: &str, label: &str, reply: &str| (id.to_string(), label.to_string(), reply.to_string());
+    assert_eq!(
+        got,
+        [
+            row("s", "yes", "Yes."),
+            row("s:MR:0", "no", "No."),
+            row("s:MR:1", "yes", "Yes.")
+        ]
+    );
+    assert_eq!(server.received().len(), 2);
+}
