@@ -527,4 +527,29 @@ mod tests {
         assert_eq!(*boolq.seen.lock().unwrap(), ["b", "b:MR:0"]);
         assert_eq!(*any.seen.lock().unwrap(), ["b", "b:MR:0", "r", "r:MR:0"]);
     }
+
+    #[test]
+    fn openai_keys_come_from_the_named_variable_when_set_and_not_empty() {
+        let config = |api_key_env: Option<&str>| -> ModelConfig {
+            serde_json::from_value(serde_json::json!({
+                "name": "llm",
+                "kind": "openai",
+                "base_url": "http://127.0.0.1:9/v1",
+                "model": "m",
+                "api_key_env": api_key_env,
+            }))
+            .unwrap()
+        };
+        let env = |var: &str| match var {
+            "OPENAI_API_KEY" => Some("sk-default".to_string()),
+            "MY_KEY" => Some("sk-mine".to_string()),
+            "EMPTY_KEY" => Some("  ".to_string()),
+            _ => None,
+        };
+        let key = |c: ModelConfig| c.start_openai(env).unwrap().api_key().map(String::from);
+        assert_eq!(key(config(None)).as_deref(), Some("sk-default"));
+        assert_eq!(key(config(Some("MY_KEY"))).as_deref(), Some("sk-mine"));
+        assert_eq!(key(config(Some("EMPTY_KEY"))), None);
+        assert_eq!(key(config(Some("UNSET_KEY"))), None);
+    }
 }

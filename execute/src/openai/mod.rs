@@ -59,8 +59,8 @@ pub const DEFAULT_SENTIMENT_LABELS: [&str; 3] = ["positive", "negative", "neutra
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
 
-/// How to reach and prompt an OpenAI-compatible model.
-#[derive(Clone, Debug)]
+/// How to reach and prompt an OpenAI-compatible model. Its `Debug` output hides the API key.
+#[derive(Clone)]
 pub struct OpenAiConfig {
     /// The API root, e.g. `http://127.0.0.1:8000/v1`; requests go to `{base_url}/chat/completions`.
     pub base_url: String,
@@ -115,6 +115,27 @@ impl OpenAiConfig {
     }
 }
 
+impl std::fmt::Debug for OpenAiConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenAiConfig")
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<hidden>"))
+            .field("system", &self.system)
+            .field("temperature", &self.temperature)
+            .field("max_tokens", &self.max_tokens)
+            .field("timeout", &self.timeout)
+            .field("retries", &self.retries)
+            .field("backoff", &self.backoff)
+            .field("concurrency", &self.concurrency)
+            .field("batch_size", &self.batch_size)
+            .field("prompts", &self.prompts)
+            .field("labels", &self.labels)
+            .field("fallback", &self.fallback)
+            .finish()
+    }
+}
+
 /// What a task's reply is read as.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum ReplyKind {
@@ -161,8 +182,9 @@ impl OpenAiModel {
     /// # Errors
     /// [`Error::Config`] naming the setting: a base URL that is not http(s), an empty model id,
     /// zero concurrency or batch size, a negative or non-finite temperature, a template with an
-    /// unknown placeholder or for a task without a reply parser, labels for a task that has
-    /// none, or an empty or repeated label.
+    /// unknown placeholder or for a task without a reply parser, labels or a fallback for a
+    /// task that has no label set, or an empty label list, label or fallback, or a repeated
+    /// label.
     pub fn try_new(name: impl Into<String>, config: OpenAiConfig) -> Result<Self> {
         let name = name.into();
         let bad = |message: String| Error::Config(format!("model `{name}`: {message}"));
@@ -203,6 +225,9 @@ impl OpenAiModel {
                 return Err(bad(format!(
                     "`labels.{task}`: labels are read only for sentiment and relation"
                 )));
+            }
+            if labels.is_empty() {
+                return Err(bad(format!("`labels.{task}` is empty")));
             }
             if let Some(l) = labels.iter().find(|l| l.trim().is_empty()) {
                 return Err(bad(format!("`labels.{task}` has an empty label {l:?}")));
@@ -273,6 +298,12 @@ impl OpenAiModel {
             agent,
             tasks,
         })
+    }
+
+    /// The API key it sends, if any.
+    #[cfg(test)]
+    pub(crate) fn api_key(&self) -> Option<&str> {
+        self.config.api_key.as_deref()
     }
 
     /// Why the model cannot answer `task`, if it cannot.
@@ -706,11 +737,25 @@ mod tests {
             .insert(Task::Sentiment, vec!["pos".into(), "POS".into()]);
         assert!(message(c).contains("twice"));
         let mut c = base();
+        c.labels.insert(Task::Relation, vec![]);
+        assert!(message(c).contains("`labels.relation` is empty"));
+        let mut c = base();
         c.concurrency = 0;
         assert!(message(c).contains("`concurrency`"));
         let mut c = base();
         c.model = " ".into();
         assert!(message(c).contains("needs `model`"));
+    }
+
+    #[test]
+    fn debug_output_hides_the_key() {
+        let mut c = OpenAiConfig::new("http://127.0.0.1:1/v1", "m");
+        c.api_key = Some("sk-secret".into());
+        let shown = format!("{c:?}");
+        assert!(
+            !shown.contains("sk-secret") && shown.contains("<hidden>"),
+            "{shown}"
+        );
     }
 
     #[test]
