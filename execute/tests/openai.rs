@@ -485,9 +485,19 @@ fn an_unreachable_server_is_reported_after_the_retries() {
     ));
     let message = model_error(predict(model.as_ref(), &[boolq("b", "is it")]));
     assert!(
-        message.contains("example `b`") && message.contains("after 2 attempts"),
+        message.contains("example `b`")
+            && message.contains("Connection Failed")
+            && message.contains("after 2 attempts"),
         "{message}"
     );
+    // https is built in (rustls): the same port over https fails to connect, not for an
+    // unknown scheme.
+    let model = start(&config(
+        &format!("https://127.0.0.1:{port}/v1"),
+        json!({"retries": 0}),
+    ));
+    let message = model_error(predict(model.as_ref(), &[boolq("b", "is it")]));
+    assert!(message.contains("Connection Failed"), "{message}");
 }
 
 #[test]

@@ -32,6 +32,10 @@
 //!   set and not empty, so local servers need nothing.
 //! * **No probabilities**: chat replies carry none that are comparable across servers
 //!   (`logprobs` is optional and differs between them), so `probabilities` stays empty.
+//! * **The request is the common subset** every server accepts: `model`, `messages`,
+//!   `temperature`, and `max_tokens` only when configured. (OpenAI's reasoning models refuse
+//!   `max_tokens` and a temperature other than 1: leave `max_tokens` out and set
+//!   `temperature = 1` for them.) Proxies from the environment are not used.
 //! * **Latency** is the example's own request time, retries and their waits included (requests
 //!   run concurrently, so a batch share would say little).
 //! * **Deterministic by default**: `temperature` is 0, so a follow-up that differs from its
