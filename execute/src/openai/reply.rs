@@ -47,15 +47,31 @@ fn polarity(word: &str) -> Option<bool> {
     }
 }
 
+/// The first non-empty line of a reply of several lines (a model that answers, then explains).
+fn first_line_of_several(text: &str) -> Option<&str> {
+    let first = text.lines().map(str::trim).find(|l| !l.is_empty())?;
+    (first != text.trim()).then_some(first)
+}
+
 /// `true` for yes, `false` for no.
 ///
 /// The first word decides when it is yes/no/true/false ("No, it is not true" is no);
-/// otherwise the reply must mention exactly one polarity ("The answer is yes").
+/// otherwise the reply must mention exactly one polarity ("The answer is yes"), else its first
+/// line must.
 ///
 /// # Errors
 /// A message saying why the reply is neither or both.
 pub fn parse_yes_no(reply: &str) -> Result<bool, String> {
-    let words = words(strip_thinking(reply));
+    let body = strip_thinking(reply);
+    yes_no_in(body, reply).or_else(|e| match first_line_of_several(body) {
+        Some(line) => yes_no_in(line, reply).map_err(|_| e),
+        None => Err(e),
+    })
+}
+
+/// [`parse_yes_no`] on `text`; messages quote `reply`.
+fn yes_no_in(text: &str, reply: &str) -> Result<bool, String> {
+    let words = words(text);
     if let Some(first) = words.first().and_then(|w| polarity(w)) {
         return Ok(first);
     }
@@ -74,12 +90,21 @@ pub fn parse_yes_no(reply: &str) -> Result<bool, String> {
 
 /// The label of `labels` the reply gives: the reply itself (exactly, then ignoring case and
 /// wrapping quotes/emphasis/final punctuation), else the one label it mentions as a whole word.
-/// A mention inside a longer mentioned label counts for the longer one only.
+/// A mention inside a longer mentioned label counts for the longer one only. When the whole
+/// reply gives none or several, its first line is read the same way.
 ///
 /// # Errors
 /// A message when the reply mentions none or several labels.
 pub fn parse_label(reply: &str, labels: &[String]) -> Result<String, String> {
     let body = strip_thinking(reply);
+    label_in(body, labels, reply).or_else(|e| match first_line_of_several(body) {
+        Some(line) => label_in(line, labels, reply).map_err(|_| e),
+        None => Err(e),
+    })
+}
+
+/// [`parse_label`] on `body`; messages quote `reply`.
+fn label_in(body: &str, labels: &[String], reply: &str) -> Result<String, String> {
     if let Some(l) = labels.iter().find(|l| l.as_str() == body) {
         return Ok(l.clone());
     }
@@ -140,14 +165,12 @@ pub fn parse_label(reply: &str, labels: &[String]) -> Result<String, String> {
 
 /// The reply without wrapping quotes/emphasis, a leading `Answer:` and final punctuation.
 fn strip_wrapping(text: &str) -> &str {
-    let mut t = text.trim();
-    for prefix in ["answer:", "final answer:", "label:"] {
-        if t.len() >= prefix.len()
-            && t.is_char_boundary(prefix.len())
-            && t[..prefix.len()].eq_ignore_ascii_case(prefix)
-        {
-            t = t[prefix.len()..].trim_start();
-        }
+    let mut t = strip_answer_prefix(text);
+    if t.len() >= "label:".len()
+        && t.is_char_boundary("label:".len())
+        && t[.."label:".len()].eq_ignore_ascii_case("label:")
+    {
+        t = t["label:".len()..].trim_start();
     }
     loop {
         let next = t
@@ -182,9 +205,42 @@ const NO_ANSWER: [&str; 8] = [
 /// the reply's otherwise (DROP numbers, paraphrased answers) with no offsets. "unanswerable",
 /// "none", … and an empty reply give the empty answer (SQuAD 2.0's null answer).
 pub fn parse_span(reply: &str, context: &str) -> AnswerSpan {
-    let body = strip_thinking(reply);
-    let mut t = body.trim();
-    for prefix in ["answer:", "final answer:"] {
+    let answer = |text: &str, start: Option<u32>, end: Option<u32>| AnswerSpan {
+        text: text.to_string(),
+        start,
+        end,
+        score: None,
+    };
+    let body = strip_answer_prefix(strip_thinking(reply));
+    // The whole reply, then its first line (a model that explains after answering).
+    let mut candidates = vec![body];
+    if let Some(line) = first_line_of_several(body) {
+        candidates.push(strip_answer_prefix(line));
+    }
+    let mut fallback = "";
+    for candidate in candidates {
+        let unwrapped = candidate.trim_matches(is_wrapper).trim();
+        let bare = strip_wrapping(candidate);
+        if NO_ANSWER.contains(&bare.to_lowercase().as_str()) {
+            return answer("", None, None);
+        }
+        for text in [unwrapped, bare] {
+            for fold_case in [false, true] {
+                if let Some((start, end)) = find_chars(context, text, fold_case) {
+                    let text: String = context.chars().skip(start).take(end - start).collect();
+                    return answer(&text, Some(start as u32), Some(end as u32));
+                }
+            }
+        }
+        fallback = bare;
+    }
+    answer(fallback, None, None)
+}
+
+/// `text` without a leading `Answer:` or `Final answer:` (any case).
+fn strip_answer_prefix(text: &str) -> &str {
+    let mut t = text.trim();
+    for prefix in ["final answer:", "answer:"] {
         if t.len() >= prefix.len()
             && t.is_char_boundary(prefix.len())
             && t[..prefix.len()].eq_ignore_ascii_case(prefix)
@@ -192,26 +248,7 @@ pub fn parse_span(reply: &str, context: &str) -> AnswerSpan {
             t = t[prefix.len()..].trim_start();
         }
     }
-    let unwrapped = t.trim_matches(is_wrapper).trim();
-    let bare = strip_wrapping(t);
-    let answer = |text: &str, start: Option<u32>, end: Option<u32>| AnswerSpan {
-        text: text.to_string(),
-        start,
-        end,
-        score: None,
-    };
-    if NO_ANSWER.contains(&bare.to_lowercase().as_str()) {
-        return answer("", None, None);
-    }
-    for candidate in [unwrapped, bare] {
-        for fold_case in [false, true] {
-            if let Some((start, end)) = find_chars(context, candidate, fold_case) {
-                let text: String = context.chars().skip(start).take(end - start).collect();
-                return answer(&text, Some(start as u32), Some(end as u32));
-            }
-        }
-    }
-    answer(bare, None, None)
+    t
 }
 
 /// Character offsets `(start, end)` of the first occurrence of `needle` in `haystack`; runs of
@@ -295,6 +332,11 @@ mod tests {
             .unwrap_err()
             .contains("both yes and no"));
         assert!(parse_yes_no("").is_err());
+        // The first line decides when the whole reply is ambiguous.
+        assert_eq!(
+            parse_yes_no("The answer is yes.\nIt is not false that the sky is blue."),
+            Ok(true)
+        );
         // "Nothing", "yesterday", "not" are not answers.
         assert!(parse_yes_no("Nothing happened yesterday.").is_err());
         // A reply cut off while reasoning has no answer.
@@ -320,6 +362,14 @@ mod tests {
             .contains("none of the labels"));
         let err = parse_label("not negative but positive", &sentiment).unwrap_err();
         assert!(err.contains("several labels (positive, negative)"), "{err}");
+        assert_eq!(
+            parse_label(
+                "Positive\n\nThe reviewer is not negative at all.",
+                &sentiment
+            )
+            .unwrap(),
+            "positive"
+        );
         // Whole words only: "nonpositive" mentions nothing.
         assert!(parse_label("nonpositive", &sentiment).is_err());
     }
@@ -366,6 +416,19 @@ mod tests {
             (span.text.as_str(), span.start, span.end),
             ("3,530 km", None, None)
         );
+        // A model that explains after answering: the first line is the answer.
+        let span = parse_span(
+            "Kaspische Meer\n\nThe passage says it flows there.",
+            context,
+        );
+        assert_eq!(
+            (span.text.as_str(), span.start),
+            ("Kaspische Meer", Some(21))
+        );
+        let span = parse_span("Answer: 3,530 km\nBecause …", context);
+        assert_eq!((span.text.as_str(), span.start), ("3,530 km", None));
+        let span = parse_span("Unanswerable.\nThe passage does not say.", context);
+        assert_eq!((span.text.as_str(), span.start), ("", None));
         for null in ["unanswerable", "Unanswerable.", "", "  ", "N/A", "None."] {
             let span = parse_span(null, context);
             assert_eq!((span.text.as_str(), span.start), ("", None), "{null:?}");
