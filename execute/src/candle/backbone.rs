@@ -12,6 +12,8 @@
 //!   `rope_parameters` / `layer_types` versus `global_rope_theta` /
 //!   `global_attn_every_n_layers`) are handled here, and variants the candle code does not
 //!   implement are refused at load time instead of computing something else.
+//! * **BERT** runs candle's layers under this crate's embeddings and mask ([`super::bert`]):
+//!   candle's `BertModel` returns NaN in f16/bf16.
 //! * **DistilBERT** is this crate's own ([`super::distilbert`]): candle's runs the wrong GELU.
 //! * **RoBERTa positions**: candle's `xlm_roberta` numbers positions from `padding_idx + 1`
 //!   over the non-padding tokens, as `transformers` does, so RoBERTa runs on it too.
@@ -22,11 +24,12 @@ use candle_transformers::models::{bert, debertav2, modernbert, xlm_roberta};
 use serde::Deserialize;
 
 use super::heads::Activation;
-use super::{distilbert, Architecture};
+use super::{bert as own_bert, distilbert, Architecture};
 
 /// A loaded encoder (boxed: one per model, the enum itself moves around at load time).
 pub(crate) enum Backbone {
-    Bert(Box<bert::BertModel>),
+    /// candle's BERT layers under our embeddings and mask (see [`super::bert`]).
+    Bert(Box<own_bert::Bert>),
     /// Our own DistilBERT (see [`super::distilbert`]).
     DistilBert(Box<distilbert::DistilBert>),
     /// RoBERTa and XLM-R share one layout.
@@ -240,13 +243,8 @@ impl Backbone {
                     pad_id: u32::try_from(config.pad_token_id).unwrap_or(0),
                     token_types: config.type_vocab_size > 1,
                 };
-                // Prefix resolved above; a model_type would make candle try `bert.` again.
-                let config = bert::Config {
-                    model_type: None,
-                    ..config
-                };
                 Ok((
-                    Backbone::Bert(Box::new(bert::BertModel::load(root, &config)?)),
+                    Backbone::Bert(Box::new(own_bert::Bert::load(root, &config)?)),
                     info,
                 ))
             }
@@ -375,7 +373,7 @@ impl Backbone {
         mask: &Tensor,
     ) -> candle_core::Result<Tensor> {
         match self {
-            Backbone::Bert(model) => model.forward(ids, type_ids, Some(mask)),
+            Backbone::Bert(model) => model.forward(ids, type_ids, mask),
             Backbone::DistilBert(model) => model.forward(ids, mask),
             Backbone::XlmRoberta(model) => model.forward(ids, mask, type_ids, None, None, None),
             Backbone::DebertaV2(model) => {
@@ -384,4 +382,21 @@ impl Backbone {
             Backbone::ModernBert(model) => model.forward(ids, mask),
         }
     }
+}
+
+/// The additive attention bias `[rows, 1, 1, width]` for `mask` (u32, 1 = token): 0 at tokens,
+/// the dtype's most negative finite value (`torch.finfo(dtype).min`) at padding keys.
+pub(crate) fn padding_bias(
+    mask: &Tensor,
+    dtype: candle_core::DType,
+) -> candle_core::Result<Tensor> {
+    let (rows, width) = mask.dims2()?;
+    let min = match dtype {
+        candle_core::DType::F16 => -65504.0,
+        candle_core::DType::BF16 => -3.389_531_4e38,
+        _ => f32::MIN,
+    };
+    ((mask.to_dtype(candle_core::DType::F32)?.affine(-1.0, 1.0)? * f64::from(min))?
+        .to_dtype(dtype)?)
+    .reshape((rows, 1, 1, width))
 }

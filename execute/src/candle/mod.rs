@@ -14,6 +14,7 @@
 //!   two texts' embeddings ≥ threshold ⇒ label `1`.
 
 mod backbone;
+mod bert;
 mod checkpoint;
 mod device;
 mod distilbert;
