@@ -1,7 +1,15 @@
 //! The encoder of each architecture: token ids in, last hidden states `[rows, width, hidden]`
-//! out, on candle-transformers' implementations.
+//! out, on candle-transformers' implementations where they are right.
 //!
-//! What this module adds around them, per architecture (checked against `transformers`, see
+//! | architecture | encoder | f16/bf16 |
+//! |---|---|---|
+//! | BERT | candle's `BertEncoder` layers, our embeddings and mask ([`super::bert`]) | yes |
+//! | DistilBERT | ours ([`super::distilbert`]) | yes |
+//! | RoBERTa, XLM-R | candle's `xlm_roberta` | yes |
+//! | DeBERTa-v2/v3 | candle's `debertav2` | no (f32 only) |
+//! | ModernBERT | ours ([`super::modernbert`]) | yes |
+//!
+//! What this module adds, per architecture (checked against `transformers`, see
 //! `tests/encoder_parity.rs`):
 //! * **Weight prefixes**: task checkpoints keep the encoder under `bert.`, `distilbert.`,
 //!   `roberta.` (RoBERTa *and* XLM-R), `deberta.` or `model.` (ModernBERT); bare encoders
@@ -15,16 +23,20 @@
 //! * **BERT** runs candle's layers under this crate's embeddings and mask ([`super::bert`]):
 //!   candle's `BertModel` returns NaN in f16/bf16.
 //! * **DistilBERT** is this crate's own ([`super::distilbert`]): candle's runs the wrong GELU.
+//! * **ModernBERT** is this crate's own ([`super::modernbert`]): candle's builds f32 masks in
+//!   half-precision runs and hard-codes activation and biases.
+//! * **DeBERTa-v2** stays on candle's code, which computes parts of its relative attention in
+//!   f32: half precision is refused at load time.
 //! * **RoBERTa positions**: candle's `xlm_roberta` numbers positions from `padding_idx + 1`
 //!   over the non-padding tokens, as `transformers` does, so RoBERTa runs on it too.
 
 use candle_core::Tensor;
 use candle_nn::VarBuilder;
-use candle_transformers::models::{bert, debertav2, modernbert, xlm_roberta};
+use candle_transformers::models::{bert, debertav2, xlm_roberta};
 use serde::Deserialize;
 
 use super::heads::Activation;
-use super::{bert as own_bert, distilbert, Architecture};
+use super::{bert as own_bert, distilbert, modernbert, Architecture};
 
 /// A loaded encoder (boxed: one per model, the enum itself moves around at load time).
 pub(crate) enum Backbone {
@@ -35,6 +47,7 @@ pub(crate) enum Backbone {
     /// RoBERTa and XLM-R share one layout.
     XlmRoberta(Box<xlm_roberta::XLMRobertaModel>),
     DebertaV2(Box<debertav2::DebertaV2Model>),
+    /// Our own ModernBERT (see [`super::modernbert`]).
     ModernBert(Box<modernbert::ModernBert>),
 }
 
@@ -161,22 +174,14 @@ fn three() -> usize {
 }
 
 impl ModernBertKeys {
-    /// candle's config, or why candle's ModernBERT cannot run this variant.
-    fn to_candle(&self) -> Result<modernbert::Config, String> {
-        if self.norm_bias || self.attention_bias || self.mlp_bias {
-            return Err(
-                "norm_bias, attention_bias and mlp_bias must be false (candle's \
-                        ModernBERT has no such biases)"
-                    .into(),
-            );
-        }
-        if self.hidden_activation != "gelu" {
-            return Err(format!(
-                "hidden_activation {:?} is not supported (candle's ModernBERT is GeGLU with the \
-                 exact gelu)",
+    /// The encoder's settings, or why this variant cannot run.
+    fn to_config(&self) -> Result<modernbert::Config, String> {
+        let activation = Activation::from_name(&self.hidden_activation).ok_or_else(|| {
+            format!(
+                "hidden_activation {:?} is not supported",
                 self.hidden_activation
-            ));
-        }
+            )
+        })?;
         let n = self.global_attn_every_n_layers.max(1);
         if let Some(types) = &self.layer_types {
             let expected = (0..self.num_hidden_layers).map(|i| {
@@ -191,7 +196,7 @@ impl ModernBertKeys {
             {
                 return Err(format!(
                     "layer_types {types:?} do not follow global_attn_every_n_layers {n} (every \
-                     {n}th layer global, from layer 0), the only pattern candle runs"
+                     {n}th layer global, from layer 0), the only pattern supported"
                 ));
             }
         }
@@ -207,6 +212,14 @@ impl ModernBertKeys {
                 None => Ok(legacy.unwrap_or(default)),
             }
         };
+        if self.num_attention_heads == 0
+            || !self.hidden_size.is_multiple_of(self.num_attention_heads)
+        {
+            return Err(format!(
+                "hidden_size {} is not a multiple of num_attention_heads {}",
+                self.hidden_size, self.num_attention_heads
+            ));
+        }
         Ok(modernbert::Config {
             vocab_size: self.vocab_size,
             hidden_size: self.hidden_size,
@@ -214,13 +227,15 @@ impl ModernBertKeys {
             num_attention_heads: self.num_attention_heads,
             intermediate_size: self.intermediate_size,
             max_position_embeddings: self.max_position_embeddings,
-            layer_norm_eps: self.norm_eps,
-            pad_token_id: self.pad_token_id,
-            global_attn_every_n_layers: n,
-            global_rope_theta: theta("full_attention", self.global_rope_theta, 160_000.0)?,
+            norm_eps: self.norm_eps,
+            norm_bias: self.norm_bias,
+            attention_bias: self.attention_bias,
+            mlp_bias: self.mlp_bias,
+            activation,
+            global_every: n,
             local_attention: self.local_attention,
+            global_rope_theta: theta("full_attention", self.global_rope_theta, 160_000.0)?,
             local_rope_theta: theta("sliding_attention", self.local_rope_theta, 10_000.0)?,
-            classifier_config: None,
         })
     }
 }
@@ -338,8 +353,8 @@ impl Backbone {
             }
             Architecture::ModernBert => {
                 let keys: ModernBertKeys = parse(config_json, "ModernBERT")?;
-                let config = keys.to_candle().map_err(LoadError::Config)?;
-                // candle's loader adds the `model.` prefix itself.
+                let config = keys.to_config().map_err(LoadError::Config)?;
+                // The loader adds the `model.` prefix itself.
                 if !vb.contains_tensor("model.embeddings.tok_embeddings.weight") {
                     return Err(LoadError::Weights(candle_core::Error::Msg(
                         "no encoder weights: `model.embeddings.tok_embeddings.weight` is not in \

@@ -20,6 +20,7 @@ mod device;
 mod distilbert;
 mod encoder;
 mod heads;
+mod modernbert;
 mod similarity;
 mod task_encoder;
 
