@@ -335,3 +335,54 @@ fn half_precision_runs_or_is_refused() {
         }
     }
 }
+
+/// `bert-sequence` copied with its config.json edited by `edit`, loaded with the named head.
+fn load_edited(edit: impl Fn(String) -> String) -> Result<TaskEncoder, String> {
+    let source = fixtures().join("bert-sequence");
+    let dir = tempfile::tempdir().unwrap();
+    for file in ["model.safetensors", "tokenizer.json"] {
+        std::fs::copy(source.join(file), dir.path().join(file)).unwrap();
+    }
+    let config = edit(std::fs::read_to_string(source.join("config.json")).unwrap());
+    std::fs::write(dir.path().join("config.json"), config).unwrap();
+    let checkpoint = Checkpoint::try_resolve(
+        &ModelSource::Local(dir.path().to_path_buf()),
+        &Default::default(),
+    )
+    .map_err(|e| e.to_string())?;
+    TaskEncoder::try_load("m", &checkpoint, None, &LoadOptions::default())
+        .map_err(|e| e.to_string())
+}
+
+#[test]
+fn bad_labels_are_named_with_their_file() {
+    let with_labels = |labels: &'static str| {
+        move |config: String| {
+            let mut value: serde_json::Value = serde_json::from_str(&config).unwrap();
+            value["id2label"] = serde_json::from_str(labels).unwrap();
+            value.to_string()
+        }
+    };
+    let gap = load_edited(with_labels(r#"{"0": "a", "2": "c", "3": "d"}"#))
+        .err()
+        .unwrap();
+    assert!(
+        gap.contains("config.json") && gap.contains("id2label"),
+        "{gap}"
+    );
+    // Two labels, but the classifier has three rows: the weights are named.
+    let short = load_edited(with_labels(r#"{"0": "a", "1": "b"}"#))
+        .err()
+        .unwrap();
+    assert!(
+        short.contains("model.safetensors") && short.contains("classifier"),
+        "{short}"
+    );
+    let unsupported = load_edited(|c| c.replace("\"bert\"", "\"electra\""))
+        .err()
+        .unwrap();
+    assert!(
+        unsupported.contains("unsupported architecture"),
+        "{unsupported}"
+    );
+}

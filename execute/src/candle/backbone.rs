@@ -415,3 +415,80 @@ pub(crate) fn padding_bias(
         .to_dtype(dtype)?)
     .reshape((rows, 1, 1, width))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MODERNBERT: &str = r#"{"vocab_size": 10, "hidden_size": 8, "num_hidden_layers": 3,
+        "num_attention_heads": 2, "intermediate_size": 12, "max_position_embeddings": 64,
+        "pad_token_id": 0, "local_attention": 16, "global_attn_every_n_layers": 2"#;
+
+    fn modernbert(extra: &str) -> Result<modernbert::Config, String> {
+        let keys: ModernBertKeys = serde_json::from_str(&format!("{MODERNBERT}{extra}}}")).unwrap();
+        keys.to_config()
+    }
+
+    #[test]
+    fn modernbert_reads_old_and_new_config_keys() {
+        // transformers < 5: global_rope_theta / local_rope_theta, no layer_types.
+        let old = modernbert(r#", "global_rope_theta": 1000.0, "local_rope_theta": 10.0"#).unwrap();
+        assert_eq!(
+            (old.global_rope_theta, old.local_rope_theta),
+            (1000.0, 10.0)
+        );
+        // transformers ≥ 5: rope_parameters per layer kind and layer_types.
+        let new = modernbert(
+            r#", "layer_types": ["full_attention", "sliding_attention", "full_attention"],
+            "rope_parameters": {"full_attention": {"rope_theta": 5.0, "rope_type": "default"},
+                                "sliding_attention": {"rope_theta": 7.0}}"#,
+        )
+        .unwrap();
+        assert_eq!((new.global_rope_theta, new.local_rope_theta), (5.0, 7.0));
+        assert_eq!(new.global_every, 2);
+        let defaults = modernbert("").unwrap();
+        assert_eq!(defaults.global_rope_theta, 160_000.0);
+        assert_eq!(defaults.activation, Activation::Gelu);
+    }
+
+    #[test]
+    fn modernbert_variants_it_cannot_run_are_refused() {
+        let pattern = modernbert(
+            r#", "layer_types": ["sliding_attention", "full_attention", "full_attention"]"#,
+        )
+        .unwrap_err();
+        assert!(pattern.contains("layer_types"), "{pattern}");
+        let rope = modernbert(
+            r#", "rope_parameters": {"full_attention": {"rope_theta": 5.0, "rope_type": "yarn"}}"#,
+        )
+        .unwrap_err();
+        assert!(rope.contains("\"yarn\""), "{rope}");
+        let act = modernbert(r#", "hidden_activation": "mish""#).unwrap_err();
+        assert!(act.contains("mish"), "{act}");
+    }
+
+    #[test]
+    fn padding_bias_is_finite_in_every_dtype() {
+        let mask = Tensor::new(&[[1u32, 1, 0]], &candle_core::Device::Cpu).unwrap();
+        for dtype in [
+            candle_core::DType::F32,
+            candle_core::DType::F16,
+            candle_core::DType::BF16,
+        ] {
+            let bias: Vec<f32> = padding_bias(&mask, dtype)
+                .unwrap()
+                .to_dtype(candle_core::DType::F32)
+                .unwrap()
+                .flatten_all()
+                .unwrap()
+                .to_vec1()
+                .unwrap();
+            assert_eq!(&bias[..2], [0.0, 0.0], "{dtype:?}");
+            assert!(
+                bias[2].is_finite() && bias[2] < -6e4,
+                "{dtype:?}: {}",
+                bias[2]
+            );
+        }
+    }
+}
