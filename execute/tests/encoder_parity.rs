@@ -336,9 +336,9 @@ fn half_precision_runs_or_is_refused() {
     }
 }
 
-/// `bert-sequence` copied with its config.json edited by `edit`, loaded with the named head.
-fn load_edited(edit: impl Fn(String) -> String) -> Result<TaskEncoder, String> {
-    let source = fixtures().join("bert-sequence");
+/// Fixture `name` copied with its config.json edited by `edit`, loaded with the named head.
+fn load_edited(name: &str, edit: impl Fn(String) -> String) -> Result<TaskEncoder, String> {
+    let source = fixtures().join(name);
     let dir = tempfile::tempdir().unwrap();
     for file in ["model.safetensors", "tokenizer.json"] {
         std::fs::copy(source.join(file), dir.path().join(file)).unwrap();
@@ -363,26 +363,56 @@ fn bad_labels_are_named_with_their_file() {
             value.to_string()
         }
     };
-    let gap = load_edited(with_labels(r#"{"0": "a", "2": "c", "3": "d"}"#))
-        .err()
-        .unwrap();
+    let gap = load_edited(
+        "bert-sequence",
+        with_labels(r#"{"0": "a", "2": "c", "3": "d"}"#),
+    )
+    .err()
+    .unwrap();
     assert!(
         gap.contains("config.json") && gap.contains("id2label"),
         "{gap}"
     );
     // Two labels, but the classifier has three rows: the weights are named.
-    let short = load_edited(with_labels(r#"{"0": "a", "1": "b"}"#))
+    let short = load_edited("bert-sequence", with_labels(r#"{"0": "a", "1": "b"}"#))
         .err()
         .unwrap();
     assert!(
         short.contains("model.safetensors") && short.contains("classifier"),
         "{short}"
     );
-    let unsupported = load_edited(|c| c.replace("\"bert\"", "\"electra\""))
+    let unsupported = load_edited("bert-sequence", |c| c.replace("\"bert\"", "\"electra\""))
         .err()
         .unwrap();
     assert!(
         unsupported.contains("unsupported architecture"),
         "{unsupported}"
     );
+}
+
+#[test]
+fn deberta_variants_candle_gets_wrong_are_refused() {
+    let set = |key: &'static str, value: serde_json::Value| {
+        move |config: String| {
+            let mut parsed: serde_json::Value = serde_json::from_str(&config).unwrap();
+            parsed[key] = value.clone();
+            parsed.to_string()
+        }
+    };
+    let conv = load_edited("deberta-v2-token", set("conv_kernel_size", 3.into()))
+        .err()
+        .unwrap();
+    assert!(
+        conv.contains("config.json") && conv.contains("conv_kernel_size"),
+        "{conv}"
+    );
+    let absolute = load_edited(
+        "deberta-v2-token",
+        set("position_biased_input", true.into()),
+    )
+    .err()
+    .unwrap();
+    assert!(absolute.contains("position_biased_input"), "{absolute}");
+    // The unedited config loads.
+    load_edited("deberta-v2-token", |c| c).unwrap();
 }
