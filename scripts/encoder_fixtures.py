@@ -27,6 +27,11 @@ For every architecture (bert, distilbert, roberta, xlm-roberta, deberta-v2, mode
   (start, end), sequence classification [rows, labels], token classification
   [rows, width, labels]; `labels` (id2label in id order); for QA models `qa_pipeline`.
 
+`<out>/../encoder-variants/<name>/` (same files, no QA): config variants that real checkpoints
+use beyond the main fixtures' defaults (`VARIANTS`: ModernBERT with biases, other activations
+and a 4-layer global/local pattern; DeBERTa-v2 with p2c-only unbucketed and c2p-only
+unshared relative attention).
+
 `qa_pipeline`: transformers 5 removed the question-answering pipeline, so the script runs the
 algorithm of transformers 4.57's `QuestionAnsweringPipeline` (fast-tokenizer path, top_k 1,
 align_to_words), ported line by line and checked to give the same answers as 4.57.1's own
@@ -67,6 +72,7 @@ VENV = ROOT / "target" / "venv-torch"
 TORCH_VERSION = "2.15.0"
 TRANSFORMERS_VERSION = "5.23.0"
 OUT = ROOT / "execute" / "tests" / "fixtures" / "encoders"
+VARIANTS_OUT = ROOT / "execute" / "tests" / "fixtures" / "encoder-variants"
 SAMPLES = ROOT / "data" / "samples"
 
 HIDDEN, LAYERS, HEADS, INTERMEDIATE, POSITIONS = 32, 2, 4, 37, 128
@@ -76,6 +82,19 @@ LABELS = {0: "negative", 1: "neutral", 2: "positive"}
 TOKEN_LABELS = {0: "O", 1: "B-ENT", 2: "I-ENT"}
 ARCHS = ["bert", "distilbert", "roberta", "xlm-roberta", "deberta-v2", "modernbert"]
 HEADS_ = ["qa", "sequence", "token"]
+# Config variants real checkpoints use, beyond the defaults of the main fixtures:
+# (architecture, head, directory, config overrides).
+VARIANTS = [
+    ("modernbert", "sequence", "modernbert-biases",
+     dict(norm_bias=True, attention_bias=True, mlp_bias=True, classifier_bias=True,
+          hidden_activation="gelu_pytorch_tanh", classifier_activation="silu", classifier_pooling="cls")),
+    ("modernbert", "token", "modernbert-4-layers",
+     dict(num_hidden_layers=4, global_attn_every_n_layers=3, local_attention=8,
+          layer_types=["full_attention", "sliding_attention", "sliding_attention", "full_attention"])),
+    ("deberta-v2", "sequence", "deberta-v2-p2c-unbucketed",
+     dict(pooler_hidden_act="tanh", pos_att_type=["p2c"], position_buckets=-1, max_relative_positions=32)),
+    ("deberta-v2", "token", "deberta-v2-c2p-unshared", dict(pos_att_type=["c2p"], share_att_key=False)),
+]
 
 
 def in_venv():
@@ -533,8 +552,33 @@ def main():
             (target / "golden.json").write_text(json.dumps(golden, ensure_ascii=False, indent=1) + "\n",
                                                 encoding="utf-8")
             print(f"wrote {target}")
+    variants_out = args.out.parent / VARIANTS_OUT.name
+    if variants_out.exists():
+        shutil.rmtree(variants_out)
+    for arch, head, name, overrides in VARIANTS:
+        seed += 1
+        tokenizer = make_tokenizer(arch, sentences)
+        torch.manual_seed(seed)
+        config = make_config(arch, head, tokenizer)
+        for key, value in overrides.items():
+            setattr(config, key, value)
+        model = make_model(arch, head, config)
+        target = variants_out / name
+        model.save_pretrained(target)
+        tokenizer.save_pretrained(target)
+        golden = {
+            "model": name,
+            "versions": {"torch": torch.__version__.split("+")[0], "transformers": transformers.__version__},
+            "architecture": type(model).__name__,
+            "overrides": overrides,
+            "labels": [config.id2label[i] for i in range(len(config.id2label))],
+            "inputs": [run_batch(model, tokenizer, head, b) for b in inputs_for(head, sentences)],
+        }
+        (target / "golden.json").write_text(json.dumps(golden, ensure_ascii=False, indent=1) + "\n",
+                                            encoding="utf-8")
+        print(f"wrote {target}")
     # save_pretrained also writes files the Rust side does not read; keep the fixtures small.
-    for extra in args.out.glob("*/generation_config.json"):
+    for extra in [*args.out.glob("*/generation_config.json"), *variants_out.glob("*/generation_config.json")]:
         extra.unlink()
 
 

@@ -337,7 +337,14 @@ impl Backbone {
                 ))
             }
             Architecture::DebertaV2 => {
-                let config: debertav2::Config = parse(config_json, "DeBERTa-v2")?;
+                // The head reads `pooler_hidden_act` itself (any `transformers` activation);
+                // candle's config would refuse all but three.
+                let mut value: serde_json::Value = parse(config_json, "DeBERTa-v2")?;
+                if let Some(map) = value.as_object_mut() {
+                    map.remove("pooler_hidden_act");
+                }
+                let config: debertav2::Config = serde_json::from_value(value)
+                    .map_err(|e| LoadError::Config(format!("not a DeBERTa-v2 config: {e}")))?;
                 // candle's code panics (`todo!`) on the convolution of deberta-v2-xlarge-style
                 // checkpoints and adds absolute positions without broadcasting over the batch.
                 if config.conv_kernel_size.is_some_and(|k| k > 0) {
