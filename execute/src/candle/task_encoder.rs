@@ -161,7 +161,11 @@ impl TaskEncoder {
                     LoadError::Weights(e) => weights_err(e),
                 }
             })?;
-        if let Some(pooler) = keys.pooler_hidden_size.filter(|&p| p != info.hidden_size) {
+        let pooler_size = match checkpoint.architecture {
+            Architecture::DebertaV2 => keys.pooler_hidden_size,
+            _ => None,
+        };
+        if let Some(pooler) = pooler_size.filter(|&p| p != info.hidden_size) {
             return Err(config_err(format!(
                 "pooler_hidden_size {pooler} differs from hidden_size {} (not supported)",
                 info.hidden_size
