@@ -47,8 +47,8 @@
 //!   (naming the file), bad settings `Config`, run-time failures and bad inputs (missing or empty
 //!   text, naming the example and field) `Model`.
 //!
-//! The other architectures and heads (QA, classification), the OpenAI-compatible adapter and the
-//! throughput work of the execute issue implement the same [`Model`] trait.
+//! The QA and classification models under test built on [`TaskEncoder`], the OpenAI-compatible
+//! adapter and the throughput work of the execute issue implement the same [`Model`] trait.
 #![deny(missing_docs)]
 
 pub mod candle;
