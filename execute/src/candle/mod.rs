@@ -9,6 +9,7 @@
 //! * [`SentenceSimilarityModel`]: the paraphrase model under test built on it: cosine of the
 //!   two texts' embeddings ≥ threshold ⇒ label `1`.
 
+pub mod batching;
 mod checkpoint;
 mod device;
 mod encoder;

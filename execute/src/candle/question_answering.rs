@@ -1,0 +1,278 @@
+//! Extractive question answering: windows over long contexts and the span decoding of
+//! transformers' question-answering pipeline (`QuestionAnsweringPipeline` with a fast
+//! tokenizer, `top_k = 1`, `align_to_words = True`), reproduced rule for rule so that answers,
+//! character offsets and scores agree with it:
+//!
+//! * **Windows**: question and context are encoded as a pair with `only_second` truncation to
+//!   `max_seq_len` tokens and `doc_stride` tokens of overlap; the first encoding and its
+//!   overflowing encodings are the windows (the tokenizer's own overflow, as the pipeline).
+//!   Defaults as the pipeline: `max_seq_len = min(model limit, 384)`,
+//!   `doc_stride = min(max_seq_len / 2, 128)`, `max_answer_len = 15`. A question so long that
+//!   the context room of a window is not larger than `doc_stride` is an error naming the example
+//!   (the tokenizer would panic; the pipeline fails too).
+//! * **Masking**: only context tokens (sequence 1) and the CLS token (the first token when it is
+//!   special, and every later token with its id) may be in the answer; the others get logit
+//!   −10000 before the softmax, which runs over the whole window (padding excluded).
+//! * **Null score**: `P_start(CLS) · P_end(CLS)` of the window's first token; across windows the
+//!   smallest. Then CLS is excluded from spans.
+//! * **Best span** of a window: the largest `P_start(s) · P_end(e)` with `s ≤ e < s +
+//!   max_answer_len`, both allowed; ties to the first in (s, e) order. Across windows the first
+//!   window with the highest score wins.
+//! * **Null answer** (SQuAD 2.0): `""` at 0..0 with the null score when
+//!   `null score − best span score > null_threshold`; `null_threshold = 0` is the pipeline's
+//!   `handle_impossible_answer=True`, no threshold (the default) its `False` (never null).
+//! * **Offsets**: the span is widened to whole words (`token_to_word` / `word_to_chars` of the
+//!   window; raw token offsets for tokens without a word) and returned as **character** (Unicode
+//!   scalar) offsets into the original context, like Python's string indices; the answer text is
+//!   the context's characters in that range.
+
+use std::time::Instant;
+
+use metamorph_data::{AnswerSpan, Error, Example, Prediction, Result, Task};
+use tokenizers::{Encoding, Tokenizer, TruncationParams, TruncationStrategy};
+
+use super::batching::{BatchOptions, Batcher, Encoded, PaddingReport, Row};
+use super::{model_error, Head, TaskEncoder};
+use crate::Model;
+
+/// Logit given to tokens that cannot be in the answer (the pipeline's value).
+const MASKED_LOGIT: f32 = -10000.0;
+
+/// Settings of a [`QuestionAnsweringModel`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct QaOptions {
+    max_seq_len: Option<usize>,
+    doc_stride: Option<usize>,
+    max_answer_len: usize,
+    null_threshold: Option<f32>,
+    batch: BatchOptions,
+}
+
+impl Default for QaOptions {
+    /// The pipeline's defaults: `max_seq_len = min(model limit, 384)`,
+    /// `doc_stride = min(max_seq_len / 2, 128)`, `max_answer_len = 15`, never a null answer;
+    /// [`BatchOptions::default`].
+    fn default() -> Self {
+        QaOptions {
+            max_seq_len: None,
+            doc_stride: None,
+            max_answer_len: 15,
+            null_threshold: None,
+            batch: BatchOptions::default(),
+        }
+    }
+}
+
+impl QaOptions {
+    /// Tokens per window, question and special tokens included.
+    pub fn with_max_seq_len(mut self, n: usize) -> Self {
+        self.max_seq_len = Some(n);
+        self
+    }
+
+    /// Tokens of overlap between consecutive windows of a long context.
+    pub fn with_doc_stride(mut self, n: usize) -> Self {
+        self.doc_stride = Some(n);
+        self
+    }
+
+    /// Longest answer, in tokens (default 15).
+    pub fn with_max_answer_len(mut self, n: usize) -> Self {
+        self.max_answer_len = n;
+        self
+    }
+
+    /// Answer `""` when `null score − best span score > threshold` (SQuAD 2.0 models; 0 is
+    /// the pipeline's `handle_impossible_answer=True`). `None` (default): always a span.
+    pub fn with_null_threshold(mut self, threshold: Option<f32>) -> Self {
+        self.null_threshold = threshold;
+        self
+    }
+
+    /// How windows are packed into batches.
+    pub fn with_batch(mut self, batch: BatchOptions) -> Self {
+        self.batch = batch;
+        self
+    }
+}
+
+/// The windows of one (question, context) pair and what decoding needs of them.
+#[derive(Debug)]
+pub struct QaWindows {
+    /// One encoding per window, character offsets.
+    pub encodings: Vec<Encoding>,
+    /// Per window, per token: whether the token may be in the answer.
+    pub allowed: Vec<Vec<bool>>,
+}
+
+/// Encodes `question` and `context` into windows with a tokenizer whose truncation is set to
+/// `only_second` with the window length and stride (see [`window_tokenizer`]).
+///
+/// # Errors
+/// The tokenizer's error message.
+pub fn qa_windows(
+    tokenizer: &Tokenizer,
+    question: &str,
+    context: &str,
+) -> std::result::Result<QaWindows, String> {
+    let mut first = tokenizer
+        .encode_char_offsets((question, context), true)
+        .map_err(|e| e.to_string())?;
+    let overflowing = first.take_overflowing();
+    let encodings: Vec<Encoding> = std::iter::once(first).chain(overflowing).collect();
+    let allowed = encodings
+        .iter()
+        .map(|enc| {
+            let ids = enc.get_ids();
+            let cls = (enc.get_special_tokens_mask().first() == Some(&1)).then(|| ids[0]);
+            enc.get_sequence_ids()
+                .iter()
+                .zip(ids)
+                .map(|(seq, id)| *seq == Some(1) || Some(*id) == cls)
+                .collect()
+        })
+        .collect();
+    Ok(QaWindows { encodings, allowed })
+}
+
+/// A tokenizer for QA windows: a copy of `tokenizer` truncating the context (`only_second`)
+/// to `max_seq_len` tokens with `doc_stride` tokens of overlap, no padding.
+///
+/// # Errors
+/// The tokenizer's message when the truncation cannot be set.
+pub fn window_tokenizer(
+    tokenizer: &Tokenizer,
+    max_seq_len: usize,
+    doc_stride: usize,
+) -> std::result::Result<Tokenizer, String> {
+    let mut tokenizer = tokenizer.clone();
+    tokenizer.with_padding(None);
+    tokenizer
+        .with_truncation(Some(TruncationParams {
+            max_length: max_seq_len,
+            stride: doc_stride,
+            strategy: TruncationStrategy::OnlySecond,
+            ..Default::default()
+        }))
+        .map_err(|e| e.to_string())?;
+    Ok(tokenizer)
+}
+
+/// The best span of one window, in token indices, with its score.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WindowSpan {
+    /// First token.
+    pub start: usize,
+    /// Last token (inclusive).
+    pub end: usize,
+    /// `P_start(start) · P_end(end)`.
+    pub score: f32,
+}
+
+/// Masked softmax of one window's logits: tokens not `allowed` get [`MASKED_LOGIT`].
+fn masked_softmax(logits: &[f32], allowed: &[bool]) -> Vec<f32> {
+    let masked: Vec<f32> = logits
+        .iter()
+        .zip(allowed)
+        .map(|(&l, &ok)| if ok { l } else { MASKED_LOGIT })
+        .collect();
+    let max = masked.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let exp: Vec<f32> = masked.iter().map(|&l| (l - max).exp()).collect();
+    let sum: f32 = exp.iter().sum();
+    exp.into_iter().map(|e| e / sum).collect()
+}
+
+/// Decodes one window: its null score (`P_start · P_end` of the first token) and its best span
+/// (see the module doc), or `None` when no allowed span exists.
+pub fn decode_window(
+    start_logits: &[f32],
+    end_logits: &[f32],
+    allowed: &[bool],
+    max_answer_len: usize,
+) -> (f32, Option<WindowSpan>) {
+    let mut start = masked_softmax(start_logits, allowed);
+    let mut end = masked_softmax(end_logits, allowed);
+    let len = start.len();
+    if len == 0 {
+        return (0.0, None);
+    }
+    let null = start[0] * end[0];
+    start[0] = 0.0;
+    end[0] = 0.0;
+    let mut best: Option<WindowSpan> = None;
+    for s in (0..len).filter(|&s| allowed[s]) {
+        let last = (s + max_answer_len).min(len);
+        for e in (s..last).filter(|&e| allowed[e]) {
+            let score = start[s] * end[e];
+            if best.is_none_or(|b| score > b.score) {
+                best = Some(WindowSpan {
+                    start: s,
+                    end: e,
+                    score,
+                });
+            }
+        }
+    }
+    (null, best)
+}
+
+/// Character offsets of tokens `start..=end` of a window, widened to whole words of the
+/// context (the pipeline's `align_to_words`).
+pub fn span_chars(encoding: &Encoding, start: usize, end: usize) -> (usize, usize) {
+    let word_chars = |token: usize| {
+        let (_, word) = encoding.token_to_word(token)?;
+        encoding.word_to_chars(word, 1)
+    };
+    match (word_chars(start), word_chars(end)) {
+        (Some((s, _)), Some((_, e))) => (s, e),
+        _ => {
+            let offsets = encoding.get_offsets();
+            (offsets[start].0, offsets[end].1)
+        }
+    }
+}
+
+/// The answer to one (question, context) pair from its windows and each window's start and
+/// end logits (`logits[w] = (start, end)`, as long as window `w`).
+pub fn decode_answer(
+    context: &str,
+    windows: &QaWindows,
+    logits: &[(&[f32], &[f32])],
+    max_answer_len: usize,
+    null_threshold: Option<f32>,
+) -> AnswerSpan {
+    let mut null = f32::INFINITY;
+    let mut best: Option<(usize, WindowSpan)> = None;
+    for (w, (start, end)) in logits.iter().enumerate() {
+        let (window_null, span) = decode_window(start, end, &windows.allowed[w], max_answer_len);
+        null = null.min(window_null);
+        if let Some(span) = span {
+            if best.is_none_or(|(_, b)| span.score > b.score) {
+                best = Some((w, span));
+            }
+        }
+    }
+    let null_answer = AnswerSpan {
+        text: String::new(),
+        start: Some(0),
+        end: Some(0),
+        score: Some(null),
+    };
+    let Some((w, span)) = best else {
+        return null_answer;
+    };
+    if null_threshold.is_some_and(|t| null - span.score > t) {
+        return null_answer;
+    }
+    let (start, end) = span_chars(&windows.encodings[w], span.start, span.end);
+    AnswerSpan {
+        text: context
+            .chars()
+            .skip(start)
+            .take(end.saturating_sub(start))
+            .collect(),
+        start: u32::try_from(start).ok(),
+        end: u32::try_from(end).ok(),
+        score: Some(span.score),
+    }
+}
