@@ -13,6 +13,7 @@ pub mod batching;
 mod checkpoint;
 mod device;
 mod encoder;
+pub mod question_answering;
 mod similarity;
 
 pub use checkpoint::{Architecture, Checkpoint};

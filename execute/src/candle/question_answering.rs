@@ -26,14 +26,10 @@
 //!   scalar) offsets into the original context, like Python's string indices; the answer text is
 //!   the context's characters in that range.
 
-use std::time::Instant;
-
-use metamorph_data::{AnswerSpan, Error, Example, Prediction, Result, Task};
+use metamorph_data::AnswerSpan;
 use tokenizers::{Encoding, Tokenizer, TruncationParams, TruncationStrategy};
 
-use super::batching::{BatchOptions, Batcher, Encoded, PaddingReport, Row};
-use super::{model_error, Head, TaskEncoder};
-use crate::Model;
+use super::batching::BatchOptions;
 
 /// Logit given to tokens that cannot be in the answer (the pipeline's value).
 const MASKED_LOGIT: f32 = -10000.0;
@@ -216,6 +212,11 @@ pub fn decode_window(
     (null, best)
 }
 
+/// Whether the null answer wins: `null − best > threshold` (never without a threshold).
+fn prefers_null(null: f32, best: f32, threshold: Option<f32>) -> bool {
+    threshold.is_some_and(|t| null - best > t)
+}
+
 /// Character offsets of tokens `start..=end` of a window, widened to whole words of the
 /// context (the pipeline's `align_to_words`).
 pub fn span_chars(encoding: &Encoding, start: usize, end: usize) -> (usize, usize) {
@@ -258,12 +259,9 @@ pub fn decode_answer(
         end: Some(0),
         score: Some(null),
     };
-    let Some((w, span)) = best else {
+    let Some((w, span)) = best.filter(|(_, b)| !prefers_null(null, b.score, null_threshold)) else {
         return null_answer;
     };
-    if null_threshold.is_some_and(|t| null - span.score > t) {
-        return null_answer;
-    }
     let (start, end) = span_chars(&windows.encodings[w], span.start, span.end);
     AnswerSpan {
         text: context
@@ -274,5 +272,75 @@ pub fn decode_answer(
         start: u32::try_from(start).ok(),
         end: u32::try_from(end).ok(),
         score: Some(span.score),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn softmax(logits: &[f32]) -> Vec<f64> {
+        let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max) as f64;
+        let exp: Vec<f64> = logits.iter().map(|&l| (l as f64 - max).exp()).collect();
+        let sum: f64 = exp.iter().sum();
+        exp.into_iter().map(|e| e / sum).collect()
+    }
+
+    #[test]
+    fn spans_stay_in_allowed_tokens_and_within_max_answer_len() {
+        // [CLS] q q [SEP] c c c c [SEP]: the question tokens have the largest logits.
+        let allowed = [true, false, false, false, true, true, true, true, false];
+        let start = [1.0, 9.0, 9.0, 0.0, 0.5, 3.0, 0.1, 0.2, 9.0];
+        let end = [1.0, 9.0, 9.0, 0.0, 0.1, 0.2, 0.3, 4.0, 9.0];
+        let (null, span) = decode_window(&start, &end, &allowed, 15);
+        let span = span.unwrap();
+        assert_eq!((span.start, span.end), (5, 7));
+        // Scores are products of the masked softmax over the whole window.
+        let masked = |l: &[f32]| -> Vec<f32> {
+            l.iter()
+                .zip(&allowed)
+                .map(|(&x, &ok)| if ok { x } else { MASKED_LOGIT })
+                .collect()
+        };
+        let (ps, pe) = (softmax(&masked(&start)), softmax(&masked(&end)));
+        assert!((span.score as f64 - ps[5] * pe[7]).abs() < 1e-6);
+        assert!((null as f64 - ps[0] * pe[0]).abs() < 1e-6);
+        // Two tokens at most: (5, 7) is out of reach; the best pair within reach is (7, 7)
+        // (P_s(7)·P_e(7) = e^(0.2+4) beats P_s(5)·P_e(6) = e^(3+0.3)).
+        let span = decode_window(&start, &end, &allowed, 2).1.unwrap();
+        assert_eq!((span.start, span.end), (7, 7));
+        // One token: start = end.
+        let span = decode_window(&start, &end, &allowed, 1).1.unwrap();
+        assert_eq!(span.start, span.end);
+    }
+
+    #[test]
+    fn cls_scores_the_null_answer_but_is_never_a_span() {
+        let allowed = [true, false, true, true];
+        let start = [8.0, 0.0, 1.0, 0.0];
+        let end = [8.0, 0.0, 0.0, 1.0];
+        let (null, span) = decode_window(&start, &end, &allowed, 15);
+        let span = span.unwrap();
+        assert_eq!((span.start, span.end), (2, 3));
+        assert!(null > span.score);
+        // The null answer wins only with a threshold the margin exceeds.
+        assert!(!prefers_null(null, span.score, None));
+        assert!(prefers_null(null, span.score, Some(0.0)));
+        assert!(!prefers_null(
+            null,
+            span.score,
+            Some(null - span.score + 1e-3)
+        ));
+        // A tie keeps the span (the pipeline sorts the null answer after the spans).
+        assert!(!prefers_null(0.5, 0.5, Some(0.0)));
+    }
+
+    #[test]
+    fn equal_scores_keep_the_first_span() {
+        let allowed = [true, true, true, true];
+        let start = [0.0, 2.0, 2.0, 0.0];
+        let end = [0.0, 0.0, 2.0, 2.0];
+        let span = decode_window(&start, &end, &allowed, 15).1.unwrap();
+        assert_eq!((span.start, span.end), (1, 2));
     }
 }
