@@ -13,6 +13,7 @@ pub mod batching;
 mod checkpoint;
 mod device;
 mod encoder;
+pub mod labels;
 pub mod question_answering;
 mod similarity;
 
