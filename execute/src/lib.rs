@@ -9,14 +9,27 @@
 //! * [`ExecuteStage`] computes each source's prediction once, however many follow-ups it has,
 //!   runs identical inputs once, and forwards the case batches so the judge sees them.
 //!
-//! * [`candle`] runs checkpoints in-process on candle. So far: BERT-family encoders as sentence
-//!   embedders ([`SentenceEncoder`]) and, on top, a paraphrase model under test
+//! * [`candle`] runs checkpoints in-process on candle: [`TaskEncoder`], an encoder of any
+//!   supported architecture with its task [`Head`] (logits for padded batches); BERT-family
+//!   sentence embedders ([`SentenceEncoder`]) and, on top, a paraphrase model under test
 //!   ([`SentenceSimilarityModel`], config `kind = "sentence-similarity"`).
 //!
 //! # Design of the candle models
-//! * **Reuse, do not port**: the encoder is candle-transformers' `bert` (its `BertModel`
-//!   accepts `bert.`-prefixed checkpoints too); this crate adds only loading, batching, pooling
-//!   and the task head.
+//! * **Architectures × heads**: BERT, DistilBERT, RoBERTa, XLM-R, DeBERTa-v2/v3 and ModernBERT,
+//!   each with extractive QA, sequence classification and token classification, the heads laid
+//!   out as `transformers` defines them per architecture (see `candle::heads`). Every
+//!   combination is checked against PyTorch `transformers` on tiny random-weight checkpoints
+//!   (`tests/encoder_parity.rs`, max |Δlogit| ≤ 1e-4 in f32 at every real token).
+//! * **Reuse, do not port**: the encoders are candle-transformers' `bert`, `xlm_roberta` (also
+//!   for RoBERTa: its positions start after `padding_idx` like `transformers`'), `debertav2`
+//!   and `modernbert`; this crate adds loading (weight prefixes, configs of newer
+//!   `transformers` versions, refusing variants candle does not implement), batching, pooling
+//!   and the heads. DistilBERT is written here: candle's runs the tanh GELU where
+//!   `transformers` runs the exact one.
+//! * **Logits are the boundary**: [`TaskEncoder::logits`] takes padded id/type/mask rows and
+//!   returns f32 logits on the CPU whatever the device and dtype; tokenization policy
+//!   (pairs, QA windows), batching and post-processing live in the models built on it.
+//!   Per-token logits at padding positions are unspecified.
 //! * **One loader for every source**: a local directory, a packaged asset (`asset:NAME`) or a hub
 //!   repo (`hf:ORG/NAME@REV`, offline mode and cache dir via
 //!   [`HubOptions`](metamorph_data::assets::HubOptions)) all go through
@@ -42,7 +55,7 @@ pub mod protocol;
 mod stage;
 mod subprocess;
 
-pub use candle::{SentenceEncoder, SentenceSimilarityModel};
+pub use candle::{Head, LoadOptions, SentenceEncoder, SentenceSimilarityModel, TaskEncoder};
 pub use stage::{ExecuteConfig, ExecuteStage, ForTasks, ModelConfig};
 pub use subprocess::{SubprocessConfig, SubprocessModel};
 

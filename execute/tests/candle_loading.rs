@@ -46,7 +46,7 @@ fn an_unsupported_architecture_names_config_json() {
     let dir = dir_with(&[
         (
             "config.json",
-            r#"{"architectures": ["DistilBertModel"], "model_type": "distilbert"}"#,
+            r#"{"architectures": ["ElectraModel"], "model_type": "electra"}"#,
         ),
         ("tokenizer.json", "{}"),
         ("model.safetensors", ""),
@@ -59,7 +59,7 @@ fn an_unsupported_architecture_names_config_json() {
     .to_string();
     assert!(message.contains(&dir.path().join("config.json").display().to_string()));
     assert!(
-        message.contains("unsupported architecture") && message.contains("DistilBertModel"),
+        message.contains("unsupported architecture") && message.contains("ElectraModel"),
         "{message}"
     );
 }

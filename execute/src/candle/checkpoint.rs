@@ -19,12 +19,42 @@ const WEIGHTS: &str = "model.safetensors";
 const WEIGHTS_INDEX: &str = "model.safetensors.index.json";
 
 /// The encoder architectures this build runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Architecture {
     /// BERT and checkpoints with its layout (MiniLM, all-MiniLM-L6-v2, …):
-    /// `model_type = "bert"` or an `architectures` entry starting with `Bert`.
+    /// `model_type = "bert"`, classes `Bert…`.
     Bert,
+    /// DistilBERT: `model_type = "distilbert"`, classes `DistilBert…`.
+    DistilBert,
+    /// RoBERTa: `model_type = "roberta"`, classes `Roberta…`.
+    Roberta,
+    /// XLM-RoBERTa: `model_type = "xlm-roberta"`, classes `XLMRoberta…`.
+    XlmRoberta,
+    /// DeBERTa-v2 and v3: `model_type = "deberta-v2"`, classes `DebertaV2…`.
+    DebertaV2,
+    /// ModernBERT: `model_type = "modernbert"`, classes `ModernBert…`.
+    ModernBert,
+}
+
+impl Architecture {
+    /// Every architecture, with its `model_type` and class-name prefix.
+    const ALL: [(Architecture, &'static str, &'static str); 6] = [
+        (Architecture::Bert, "bert", "Bert"),
+        (Architecture::DistilBert, "distilbert", "DistilBert"),
+        (Architecture::Roberta, "roberta", "Roberta"),
+        (Architecture::XlmRoberta, "xlm-roberta", "XLMRoberta"),
+        (Architecture::DebertaV2, "deberta-v2", "DebertaV2"),
+        (Architecture::ModernBert, "modernbert", "ModernBert"),
+    ];
+
+    /// The `model_type` of `config.json` for this architecture.
+    pub fn model_type(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(a, ..)| *a == self)
+            .map_or("", |(_, t, _)| t)
+    }
 }
 
 /// The keys of `config.json` that pick the architecture.
@@ -37,7 +67,9 @@ struct ArchitectureKeys {
 }
 
 impl Architecture {
-    /// The architecture `config.json` (text `json`, read from `path`) describes.
+    /// The architecture `config.json` (text `json`, read from `path`) describes: its
+    /// `model_type`, else the class prefix of its first `architectures` entry (the longest
+    /// prefix wins, so `DistilBertModel` is DistilBERT, not BERT).
     ///
     /// # Errors
     /// [`Error::Asset`] naming `path` when the file is not JSON or names an architecture this
@@ -49,16 +81,39 @@ impl Architecture {
         };
         let keys: ArchitectureKeys =
             serde_json::from_str(json).map_err(|e| err(format!("invalid JSON: {e}")))?;
-        let bert_class = keys.architectures.iter().any(|a| a.starts_with("Bert"));
-        match keys.model_type.as_deref() {
-            Some("bert") => Ok(Architecture::Bert),
-            None if bert_class => Ok(Architecture::Bert),
-            model_type => Err(err(format!(
-                "unsupported architecture (model_type {}, architectures [{}]); this build runs \
-                 bert (model_type \"bert\", BertModel, BertFor…)",
-                model_type.map_or("missing".to_string(), |t| format!("{t:?}")),
-                keys.architectures.join(", ")
-            ))),
+        let by_type = keys
+            .model_type
+            .as_deref()
+            .and_then(|t| Self::ALL.iter().find(|(_, model_type, _)| *model_type == t));
+        let by_class = || {
+            keys.architectures.iter().find_map(|class| {
+                Self::ALL
+                    .iter()
+                    .filter(|(_, _, prefix)| class.starts_with(prefix))
+                    .max_by_key(|(_, _, prefix)| prefix.len())
+            })
+        };
+        let found = match keys.model_type {
+            Some(_) => by_type,
+            None => by_class(),
+        };
+        match found {
+            Some((architecture, ..)) => Ok(*architecture),
+            None => {
+                let supported: Vec<String> = Self::ALL
+                    .iter()
+                    .map(|(_, t, p)| format!("{t} ({p}…)"))
+                    .collect();
+                Err(err(format!(
+                    "unsupported architecture (model_type {}, architectures [{}]); this build \
+                     runs {}",
+                    keys.model_type
+                        .as_deref()
+                        .map_or("missing".to_string(), |t| format!("{t:?}")),
+                    keys.architectures.join(", "),
+                    supported.join(", ")
+                )))
+            }
         }
     }
 }
@@ -171,6 +226,36 @@ mod tests {
         assert!(message.contains("m/config.json"), "{message}");
         assert!(message.contains("\"gpt2\"") && message.contains("GPT2LMHeadModel"));
         assert!(bert("{").unwrap_err().to_string().contains("invalid JSON"));
+    }
+
+    #[test]
+    fn every_architecture_is_found_by_type_and_by_class() {
+        let p = Path::new("m/config.json");
+        for (architecture, model_type, prefix) in Architecture::ALL {
+            let by_type = format!(r#"{{"model_type": "{model_type}"}}"#);
+            assert_eq!(
+                Architecture::from_config(&by_type, p).unwrap(),
+                architecture
+            );
+            let by_class = format!(r#"{{"architectures": ["{prefix}ForTokenClassification"]}}"#);
+            assert_eq!(
+                Architecture::from_config(&by_class, p).unwrap(),
+                architecture
+            );
+            assert_eq!(architecture.model_type(), model_type);
+        }
+        // model_type wins over the class name; an unknown model_type is not guessed from it.
+        let json = r#"{"model_type": "roberta", "architectures": ["BertModel"]}"#;
+        assert_eq!(
+            Architecture::from_config(json, p).unwrap(),
+            Architecture::Roberta
+        );
+        let json = r#"{"model_type": "electra", "architectures": ["BertModel"]}"#;
+        let message = Architecture::from_config(json, p).unwrap_err().to_string();
+        assert!(
+            message.contains("\"electra\"") && message.contains("modernbert"),
+            "{message}"
+        );
     }
 
     #[test]

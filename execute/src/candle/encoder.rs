@@ -96,6 +96,15 @@ impl SentenceEncoder {
         let config: BertConfig = match checkpoint.architecture {
             Architecture::Bert => serde_json::from_str(&checkpoint.config_json)
                 .map_err(|e| asset_err(&config_path, format!("not a BERT config: {e}")))?,
+            other => {
+                return Err(asset_err(
+                    &config_path,
+                    format!(
+                        "sentence embeddings run on BERT checkpoints only, not {}",
+                        other.model_type()
+                    ),
+                ))
+            }
         };
         let max_positions = config.max_position_embeddings;
         let max_length = match options.max_length {

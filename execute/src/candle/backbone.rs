@@ -1,0 +1,387 @@
+//! The encoder of each architecture: token ids in, last hidden states `[rows, width, hidden]`
+//! out, on candle-transformers' implementations.
+//!
+//! What this module adds around them, per architecture (checked against `transformers`, see
+//! `tests/encoder_parity.rs`):
+//! * **Weight prefixes**: task checkpoints keep the encoder under `bert.`, `distilbert.`,
+//!   `roberta.` (RoBERTa *and* XLM-R), `deberta.` or `model.` (ModernBERT); bare encoders
+//!   (`BertModel` saved alone) have none. The prefix is found from the weights, not guessed
+//!   from the class name.
+//! * **Configs**: read from `config.json` into this crate's own structs, so keys that newer
+//!   `transformers` versions renamed or dropped (`position_embedding_type`, ModernBERT's
+//!   `rope_parameters` / `layer_types` versus `global_rope_theta` /
+//!   `global_attn_every_n_layers`) are handled here, and variants the candle code does not
+//!   implement are refused at load time instead of computing something else.
+//! * **DistilBERT** is this crate's own ([`super::distilbert`]): candle's runs the wrong GELU.
+//! * **RoBERTa positions**: candle's `xlm_roberta` numbers positions from `padding_idx + 1`
+//!   over the non-padding tokens, as `transformers` does, so RoBERTa runs on it too.
+
+use candle_core::Tensor;
+use candle_nn::VarBuilder;
+use candle_transformers::models::{bert, debertav2, modernbert, xlm_roberta};
+use serde::Deserialize;
+
+use super::heads::Activation;
+use super::{distilbert, Architecture};
+
+/// A loaded encoder (boxed: one per model, the enum itself moves around at load time).
+pub(crate) enum Backbone {
+    Bert(Box<bert::BertModel>),
+    /// Our own DistilBERT (see [`super::distilbert`]).
+    DistilBert(Box<distilbert::DistilBert>),
+    /// RoBERTa and XLM-R share one layout.
+    XlmRoberta(Box<xlm_roberta::XLMRobertaModel>),
+    DebertaV2(Box<debertav2::DebertaV2Model>),
+    ModernBert(Box<modernbert::ModernBert>),
+}
+
+/// What the rest of the model needs to know about a loaded encoder.
+#[derive(Clone, Debug)]
+pub(crate) struct BackboneInfo {
+    /// Width of the hidden states.
+    pub hidden_size: usize,
+    /// Tokens per sequence the model accepts, special tokens included.
+    pub max_positions: usize,
+    /// The padding token id (`pad_token_id`, default 0).
+    pub pad_id: u32,
+    /// Whether segment ids change the output (BERT, DeBERTa with `type_vocab_size` > 0).
+    pub token_types: bool,
+}
+
+/// Why a backbone did not load: the config (message for `config.json`) or the weights.
+pub(crate) enum LoadError {
+    Config(String),
+    Weights(candle_core::Error),
+}
+
+impl From<candle_core::Error> for LoadError {
+    fn from(e: candle_core::Error) -> Self {
+        LoadError::Weights(e)
+    }
+}
+
+fn parse<T: for<'de> Deserialize<'de>>(json: &str, what: &str) -> Result<T, LoadError> {
+    serde_json::from_str(json).map_err(|e| LoadError::Config(format!("not a {what} config: {e}")))
+}
+
+/// `vb` under the first of `prefixes` that holds `probe` (a tensor of the encoder), else `vb`
+/// itself when it holds `probe` bare.
+fn encoder_root(
+    vb: &VarBuilder<'static>,
+    prefixes: &[&str],
+    probe: &str,
+) -> Result<VarBuilder<'static>, LoadError> {
+    for prefix in prefixes {
+        let under = vb.pp(*prefix);
+        if under.contains_tensor(probe) {
+            return Ok(under);
+        }
+    }
+    if vb.contains_tensor(probe) {
+        return Ok(vb.clone());
+    }
+    Err(LoadError::Weights(candle_core::Error::Msg(format!(
+        "no encoder weights: neither `{probe}` nor `{}` is in the checkpoint",
+        prefixes
+            .iter()
+            .map(|p| format!("{p}.{probe}"))
+            .collect::<Vec<_>>()
+            .join("` / `")
+    ))))
+}
+
+#[derive(Deserialize)]
+struct RobertaKeys {
+    hidden_size: usize,
+    num_hidden_layers: usize,
+    num_attention_heads: usize,
+    intermediate_size: usize,
+    hidden_act: candle_nn::Activation,
+    max_position_embeddings: usize,
+    type_vocab_size: usize,
+    vocab_size: usize,
+    layer_norm_eps: f64,
+    pad_token_id: u32,
+    #[serde(default = "absolute")]
+    position_embedding_type: String,
+}
+
+fn absolute() -> String {
+    "absolute".into()
+}
+
+#[derive(Deserialize)]
+struct ModernBertKeys {
+    vocab_size: usize,
+    hidden_size: usize,
+    num_hidden_layers: usize,
+    num_attention_heads: usize,
+    intermediate_size: usize,
+    max_position_embeddings: usize,
+    #[serde(default = "norm_eps")]
+    norm_eps: f64,
+    #[serde(default)]
+    norm_bias: bool,
+    #[serde(default)]
+    attention_bias: bool,
+    #[serde(default)]
+    mlp_bias: bool,
+    #[serde(default = "gelu")]
+    hidden_activation: String,
+    pad_token_id: u32,
+    #[serde(default = "three")]
+    global_attn_every_n_layers: usize,
+    local_attention: usize,
+    global_rope_theta: Option<f64>,
+    local_rope_theta: Option<f64>,
+    /// transformers ≥ 5: `full_attention` / `sliding_attention` per layer.
+    layer_types: Option<Vec<String>>,
+    /// transformers ≥ 5: `{full_attention: {rope_theta}, sliding_attention: {rope_theta}}`.
+    rope_parameters: Option<std::collections::BTreeMap<String, RopeKeys>>,
+}
+
+#[derive(Deserialize)]
+struct RopeKeys {
+    rope_theta: f64,
+    #[serde(default)]
+    rope_type: Option<String>,
+}
+
+fn norm_eps() -> f64 {
+    1e-5
+}
+fn gelu() -> String {
+    "gelu".into()
+}
+fn three() -> usize {
+    3
+}
+
+impl ModernBertKeys {
+    /// candle's config, or why candle's ModernBERT cannot run this variant.
+    fn to_candle(&self) -> Result<modernbert::Config, String> {
+        if self.norm_bias || self.attention_bias || self.mlp_bias {
+            return Err(
+                "norm_bias, attention_bias and mlp_bias must be false (candle's \
+                        ModernBERT has no such biases)"
+                    .into(),
+            );
+        }
+        if self.hidden_activation != "gelu" {
+            return Err(format!(
+                "hidden_activation {:?} is not supported (candle's ModernBERT is GeGLU with the \
+                 exact gelu)",
+                self.hidden_activation
+            ));
+        }
+        let n = self.global_attn_every_n_layers.max(1);
+        if let Some(types) = &self.layer_types {
+            let expected = (0..self.num_hidden_layers).map(|i| {
+                if i % n == 0 {
+                    "full_attention"
+                } else {
+                    "sliding_attention"
+                }
+            });
+            if types.len() != self.num_hidden_layers
+                || !types.iter().map(String::as_str).eq(expected)
+            {
+                return Err(format!(
+                    "layer_types {types:?} do not follow global_attn_every_n_layers {n} (every \
+                     {n}th layer global, from layer 0), the only pattern candle runs"
+                ));
+            }
+        }
+        let theta = |kind: &str, legacy: Option<f64>, default: f64| -> Result<f64, String> {
+            match self.rope_parameters.as_ref().and_then(|p| p.get(kind)) {
+                Some(rope) if rope.rope_type.as_deref().is_none_or(|t| t == "default") => {
+                    Ok(rope.rope_theta)
+                }
+                Some(rope) => Err(format!(
+                    "rope_type {:?} of {kind} is not supported (only default RoPE)",
+                    rope.rope_type
+                )),
+                None => Ok(legacy.unwrap_or(default)),
+            }
+        };
+        Ok(modernbert::Config {
+            vocab_size: self.vocab_size,
+            hidden_size: self.hidden_size,
+            num_hidden_layers: self.num_hidden_layers,
+            num_attention_heads: self.num_attention_heads,
+            intermediate_size: self.intermediate_size,
+            max_position_embeddings: self.max_position_embeddings,
+            layer_norm_eps: self.norm_eps,
+            pad_token_id: self.pad_token_id,
+            global_attn_every_n_layers: n,
+            global_rope_theta: theta("full_attention", self.global_rope_theta, 160_000.0)?,
+            local_attention: self.local_attention,
+            local_rope_theta: theta("sliding_attention", self.local_rope_theta, 10_000.0)?,
+            classifier_config: None,
+        })
+    }
+}
+
+impl Backbone {
+    /// Loads the encoder of `architecture` described by `config_json` from the checkpoint's
+    /// root `vb`.
+    pub(crate) fn load(
+        architecture: Architecture,
+        config_json: &str,
+        vb: &VarBuilder<'static>,
+    ) -> Result<(Self, BackboneInfo), LoadError> {
+        match architecture {
+            Architecture::Bert => {
+                let config: bert::Config = parse(config_json, "BERT")?;
+                let root = encoder_root(vb, &["bert"], "embeddings.word_embeddings.weight")?;
+                let info = BackboneInfo {
+                    hidden_size: config.hidden_size,
+                    max_positions: config.max_position_embeddings,
+                    pad_id: u32::try_from(config.pad_token_id).unwrap_or(0),
+                    token_types: config.type_vocab_size > 1,
+                };
+                // Prefix resolved above; a model_type would make candle try `bert.` again.
+                let config = bert::Config {
+                    model_type: None,
+                    ..config
+                };
+                Ok((
+                    Backbone::Bert(Box::new(bert::BertModel::load(root, &config)?)),
+                    info,
+                ))
+            }
+            Architecture::DistilBert => {
+                let config: distilbert::Config = parse(config_json, "DistilBERT")?;
+                if config.sinusoidal_pos_embds {
+                    return Err(LoadError::Config(
+                        "sinusoidal_pos_embds = true is not supported".into(),
+                    ));
+                }
+                let activation = Activation::from_name(&config.activation).ok_or_else(|| {
+                    LoadError::Config(format!(
+                        "activation {:?} is not supported",
+                        config.activation
+                    ))
+                })?;
+                let root = encoder_root(vb, &["distilbert"], "embeddings.word_embeddings.weight")?;
+                let info = BackboneInfo {
+                    hidden_size: config.dim,
+                    max_positions: config.max_position_embeddings,
+                    pad_id: config.pad_token_id,
+                    token_types: false,
+                };
+                Ok((
+                    Backbone::DistilBert(Box::new(distilbert::DistilBert::load(
+                        root, &config, activation,
+                    )?)),
+                    info,
+                ))
+            }
+            Architecture::Roberta | Architecture::XlmRoberta => {
+                let keys: RobertaKeys = parse(config_json, "RoBERTa")?;
+                if keys.position_embedding_type != "absolute" {
+                    return Err(LoadError::Config(format!(
+                        "position_embedding_type {:?} is not supported (only \"absolute\")",
+                        keys.position_embedding_type
+                    )));
+                }
+                let first_position = keys.pad_token_id as usize + 1;
+                if keys.max_position_embeddings <= first_position {
+                    return Err(LoadError::Config(format!(
+                        "max_position_embeddings {} leaves no position after padding_idx {}",
+                        keys.max_position_embeddings, keys.pad_token_id
+                    )));
+                }
+                let config = xlm_roberta::Config {
+                    hidden_size: keys.hidden_size,
+                    layer_norm_eps: keys.layer_norm_eps,
+                    attention_probs_dropout_prob: 0.0,
+                    hidden_dropout_prob: 0.0,
+                    num_attention_heads: keys.num_attention_heads,
+                    position_embedding_type: keys.position_embedding_type.clone(),
+                    intermediate_size: keys.intermediate_size,
+                    hidden_act: keys.hidden_act,
+                    num_hidden_layers: keys.num_hidden_layers,
+                    vocab_size: keys.vocab_size,
+                    max_position_embeddings: keys.max_position_embeddings,
+                    type_vocab_size: keys.type_vocab_size,
+                    pad_token_id: keys.pad_token_id,
+                };
+                let root = encoder_root(vb, &["roberta"], "embeddings.word_embeddings.weight")?;
+                let info = BackboneInfo {
+                    hidden_size: keys.hidden_size,
+                    max_positions: keys.max_position_embeddings - first_position,
+                    pad_id: keys.pad_token_id,
+                    token_types: keys.type_vocab_size > 1,
+                };
+                Ok((
+                    Backbone::XlmRoberta(Box::new(xlm_roberta::XLMRobertaModel::new(
+                        &config, root,
+                    )?)),
+                    info,
+                ))
+            }
+            Architecture::DebertaV2 => {
+                let config: debertav2::Config = parse(config_json, "DeBERTa-v2")?;
+                let root = encoder_root(vb, &["deberta"], "embeddings.word_embeddings.weight")?;
+                let info = BackboneInfo {
+                    hidden_size: config.hidden_size,
+                    max_positions: config.max_position_embeddings,
+                    pad_id: config
+                        .pad_token_id
+                        .and_then(|p| u32::try_from(p).ok())
+                        .unwrap_or(0),
+                    token_types: config.type_vocab_size > 0,
+                };
+                Ok((
+                    Backbone::DebertaV2(Box::new(debertav2::DebertaV2Model::load(root, &config)?)),
+                    info,
+                ))
+            }
+            Architecture::ModernBert => {
+                let keys: ModernBertKeys = parse(config_json, "ModernBERT")?;
+                let config = keys.to_candle().map_err(LoadError::Config)?;
+                // candle's loader adds the `model.` prefix itself.
+                if !vb.contains_tensor("model.embeddings.tok_embeddings.weight") {
+                    return Err(LoadError::Weights(candle_core::Error::Msg(
+                        "no encoder weights: `model.embeddings.tok_embeddings.weight` is not in \
+                         the checkpoint"
+                            .into(),
+                    )));
+                }
+                let info = BackboneInfo {
+                    hidden_size: keys.hidden_size,
+                    max_positions: keys.max_position_embeddings,
+                    pad_id: keys.pad_token_id,
+                    token_types: false,
+                };
+                Ok((
+                    Backbone::ModernBert(Box::new(modernbert::ModernBert::load(
+                        vb.clone(),
+                        &config,
+                    )?)),
+                    info,
+                ))
+            }
+        }
+    }
+
+    /// Last hidden states `[rows, width, hidden]` for `ids`, `type_ids` and `mask` (u32,
+    /// `[rows, width]`, mask 1 = token).
+    pub(crate) fn forward(
+        &self,
+        ids: &Tensor,
+        type_ids: &Tensor,
+        mask: &Tensor,
+    ) -> candle_core::Result<Tensor> {
+        match self {
+            Backbone::Bert(model) => model.forward(ids, type_ids, Some(mask)),
+            Backbone::DistilBert(model) => model.forward(ids, mask),
+            Backbone::XlmRoberta(model) => model.forward(ids, mask, type_ids, None, None, None),
+            Backbone::DebertaV2(model) => {
+                model.forward(ids, Some(type_ids.clone()), Some(mask.clone()))
+            }
+            Backbone::ModernBert(model) => model.forward(ids, mask),
+        }
+    }
+}
