@@ -16,6 +16,7 @@
 mod backbone;
 pub mod batching;
 mod checkpoint;
+mod classification;
 mod device;
 mod distilbert;
 mod encoder;
@@ -26,13 +27,35 @@ mod similarity;
 mod task_encoder;
 
 pub use checkpoint::{Architecture, Checkpoint};
+pub use classification::{ClassificationOptions, PairOrder, SequenceClassificationModel};
 pub use device::{device, parse_dtype};
 pub use encoder::{EncoderOptions, SentenceEncoder};
 pub use heads::Head;
+pub use question_answering::{QaOptions, QuestionAnsweringModel};
 pub use similarity::{SentenceSimilarityModel, SimilarityOptions};
 pub use task_encoder::{LoadOptions, TaskEncoder};
 
-use metamorph_data::Error;
+use metamorph_data::{Error, Example, Result};
+
+/// The text field `field` of `example` (value `value`), which must be present and not blank.
+fn required<'a>(
+    model: &str,
+    example: &Example,
+    field: &str,
+    value: &'a Option<String>,
+) -> Result<&'a str> {
+    match value.as_deref() {
+        Some(text) if !text.trim().is_empty() => Ok(text),
+        Some(_) => Err(Error::Model {
+            model: model.to_string(),
+            message: format!("example `{}`: field `{field}` is empty", example.id),
+        }),
+        None => Err(Error::Model {
+            model: model.to_string(),
+            message: format!("example `{}`: field `{field}` is missing", example.id),
+        }),
+    }
+}
 
 /// Wraps a candle or tokenizers error as a model error of `model`, saying what was being done.
 fn model_error(model: &str, doing: &str, e: impl std::fmt::Display) -> Error {

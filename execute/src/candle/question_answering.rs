@@ -26,10 +26,15 @@
 //!   scalar) offsets into the original context, like Python's string indices; the answer text is
 //!   the context's characters in that range.
 
-use metamorph_data::AnswerSpan;
-use tokenizers::{Encoding, Tokenizer, TruncationParams, TruncationStrategy};
+use std::time::Instant;
 
-use super::batching::BatchOptions;
+use metamorph_data::{AnswerSpan, Error, Example, Prediction, Result, Task};
+use tokenizers::processors::PostProcessorWrapper;
+use tokenizers::{Encoding, PostProcessor, Tokenizer, TruncationParams, TruncationStrategy};
+
+use super::batching::{Batch, BatchOptions, Batcher, Encoded, PaddingReport, Row};
+use super::{model_error, required, Head, TaskEncoder};
+use crate::Model;
 
 /// Logit given to tokens that cannot be in the answer (the pipeline's value).
 const MASKED_LOGIT: f32 = -10000.0;
@@ -101,57 +106,113 @@ pub struct QaWindows {
     pub allowed: Vec<Vec<bool>>,
 }
 
-/// Encodes `question` and `context` into windows with a tokenizer whose truncation is set to
-/// `only_second` with the window length and stride (see [`window_tokenizer`]).
+/// Cuts (question, context) pairs into windows as the pipeline's fast tokenizer does.
 ///
-/// # Errors
-/// The tokenizer's error message.
-pub fn qa_windows(
-    tokenizer: &Tokenizer,
-    question: &str,
-    context: &str,
-) -> std::result::Result<QaWindows, String> {
-    let mut first = tokenizer
-        .encode_char_offsets((question, context), true)
-        .map_err(|e| e.to_string())?;
-    let overflowing = first.take_overflowing();
-    let encodings: Vec<Encoding> = std::iter::once(first).chain(overflowing).collect();
-    let allowed = encodings
-        .iter()
-        .map(|enc| {
-            let ids = enc.get_ids();
-            let cls = (enc.get_special_tokens_mask().first() == Some(&1)).then(|| ids[0]);
-            enc.get_sequence_ids()
-                .iter()
-                .zip(ids)
-                .map(|(seq, id)| *seq == Some(1) || Some(*id) == cls)
-                .collect()
-        })
-        .collect();
-    Ok(QaWindows { encodings, allowed })
-}
-
-/// A tokenizer for QA windows: a copy of `tokenizer` truncating the context (`only_second`)
-/// to `max_seq_len` tokens with `doc_stride` tokens of overlap, no padding.
-///
-/// # Errors
-/// The tokenizer's message when the truncation cannot be set.
-pub fn window_tokenizer(
-    tokenizer: &Tokenizer,
+/// The two texts are encoded apart (no post-processing, truncation off) and joined by the
+/// tokenizer's own `post_process` with `only_second` truncation and the stride, which makes the
+/// overflowing windows and adds special tokens, segment ids and sequence ids. Encoding the pair
+/// in one call with truncation on would be shorter, but the Rust `tokenizers` 0.23.2 stops
+/// tokenizing a truncated sequence at `max_length` tokens, so the overflow (and every window
+/// after the second) would be lost; Python's binding (0.23.3) does not.
+#[derive(Clone)]
+pub struct WindowTokenizer {
+    plain: Tokenizer,
+    truncating: Tokenizer,
+    special_tokens: usize,
     max_seq_len: usize,
     doc_stride: usize,
-) -> std::result::Result<Tokenizer, String> {
-    let mut tokenizer = tokenizer.clone();
-    tokenizer.with_padding(None);
-    tokenizer
-        .with_truncation(Some(TruncationParams {
-            max_length: max_seq_len,
-            stride: doc_stride,
-            strategy: TruncationStrategy::OnlySecond,
-            ..Default::default()
-        }))
-        .map_err(|e| e.to_string())?;
-    Ok(tokenizer)
+}
+
+impl WindowTokenizer {
+    /// Windows of `max_seq_len` tokens (question and special tokens included) overlapping by
+    /// `doc_stride` tokens, with `tokenizer`'s vocabulary and template.
+    ///
+    /// # Errors
+    /// The tokenizer's message when the truncation cannot be set.
+    pub fn new(
+        tokenizer: &Tokenizer,
+        max_seq_len: usize,
+        doc_stride: usize,
+    ) -> std::result::Result<Self, String> {
+        let mut truncating = tokenizer.clone();
+        truncating.with_padding(None);
+        truncating
+            .with_truncation(Some(TruncationParams {
+                max_length: max_seq_len,
+                stride: doc_stride,
+                strategy: TruncationStrategy::OnlySecond,
+                ..Default::default()
+            }))
+            .map_err(|e| e.to_string())?;
+        let special_tokens = truncating
+            .get_post_processor()
+            .map_or(0, |p| p.added_tokens(true));
+        // The parts are post-processed once, when they are joined: a second pass would trim
+        // byte-level offsets twice (RoBERTa's `trim_offsets`).
+        let mut plain = truncating.clone();
+        plain
+            .with_truncation(None)
+            .map_err(|e| e.to_string())?
+            .with_post_processor(None::<PostProcessorWrapper>);
+        Ok(WindowTokenizer {
+            plain,
+            truncating,
+            special_tokens,
+            max_seq_len,
+            doc_stride,
+        })
+    }
+
+    /// The windows of `question` and `context`.
+    ///
+    /// # Errors
+    /// A message when tokenization fails, or when the context needs several windows but the
+    /// question leaves no more than `doc_stride` tokens of it per window.
+    pub fn windows(&self, question: &str, context: &str) -> std::result::Result<QaWindows, String> {
+        let q = self
+            .plain
+            .encode_char_offsets(question, false)
+            .map_err(|e| format!("tokenization failed: {e}"))?;
+        let mut c = self
+            .plain
+            .encode_char_offsets(context, false)
+            .map_err(|e| format!("tokenization failed: {e}"))?;
+        // Segment 1, as a pair encoding gives it: `post_process` sets the segment ids of the
+        // first window only, the overflowing windows keep these.
+        c.set_type_ids(vec![1; c.len()]);
+        let room = self
+            .max_seq_len
+            .saturating_sub(self.special_tokens + q.len());
+        // The tokenizer panics (stride) or fails (no room) here; say why instead.
+        if q.len() + c.len() + self.special_tokens > self.max_seq_len && room <= self.doc_stride {
+            return Err(format!(
+                "field `question` is {} tokens long, which leaves {room} tokens of context per \
+                 window, not more than doc_stride {}; raise max_length ({}) or lower doc_stride",
+                q.len(),
+                self.doc_stride,
+                self.max_seq_len
+            ));
+        }
+        let mut first = self
+            .truncating
+            .post_process(q, Some(c), true)
+            .map_err(|e| format!("tokenization failed: {e}"))?;
+        let overflowing = first.take_overflowing();
+        let encodings: Vec<Encoding> = std::iter::once(first).chain(overflowing).collect();
+        let allowed = encodings
+            .iter()
+            .map(|enc| {
+                let ids = enc.get_ids();
+                let cls = (enc.get_special_tokens_mask().first() == Some(&1)).then(|| ids[0]);
+                enc.get_sequence_ids()
+                    .iter()
+                    .zip(ids)
+                    .map(|(seq, id)| *seq == Some(1) || Some(*id) == cls)
+                    .collect()
+            })
+            .collect();
+        Ok(QaWindows { encodings, allowed })
+    }
 }
 
 /// The best span of one window, in token indices, with its score.
@@ -272,6 +333,213 @@ pub fn decode_answer(
         start: u32::try_from(start).ok(),
         end: u32::try_from(end).ok(),
         score: Some(span.score),
+    }
+}
+
+/// An extractive QA model under test (SQuAD, DROP) on a `…ForQuestionAnswering` checkpoint:
+/// `question` and `context` in, an answer span with character offsets out.
+pub struct QuestionAnsweringModel {
+    name: String,
+    encoder: TaskEncoder,
+    windows: WindowTokenizer,
+    options: QaOptions,
+    batcher: Batcher,
+}
+
+impl QuestionAnsweringModel {
+    /// The model `name` over `encoder`, which must have the QA head.
+    ///
+    /// # Errors
+    /// [`Error::Config`] for another head, a `max_seq_len` beyond the model's positions, a
+    /// `doc_stride` not below `max_seq_len`, `max_answer_len` 0 or a non-finite threshold.
+    pub fn try_new(name: &str, encoder: TaskEncoder, options: QaOptions) -> Result<Self> {
+        let config_err = |message: String| Error::Config(format!("model `{name}`: {message}"));
+        if encoder.head() != Head::QuestionAnswering {
+            return Err(config_err(format!(
+                "an extractive-qa model needs a question-answering head; the checkpoint has {}",
+                encoder.head()
+            )));
+        }
+        let max_positions = encoder.max_positions();
+        let max_seq_len = options.max_seq_len.unwrap_or(max_positions.min(384));
+        if max_seq_len > max_positions || max_seq_len < 4 {
+            return Err(config_err(format!(
+                "max_length {max_seq_len} is outside 4..={max_positions} (the model's positions)"
+            )));
+        }
+        let doc_stride = options.doc_stride.unwrap_or((max_seq_len / 2).min(128));
+        if doc_stride >= max_seq_len {
+            return Err(config_err(format!(
+                "doc_stride {doc_stride} must be below max_length {max_seq_len}"
+            )));
+        }
+        if options.max_answer_len == 0 {
+            return Err(config_err("max_answer_len must be at least 1".into()));
+        }
+        if options.null_threshold.is_some_and(|t| !t.is_finite()) {
+            return Err(config_err("null_threshold must be a finite number".into()));
+        }
+        let windows = WindowTokenizer::new(encoder.tokenizer(), max_seq_len, doc_stride)
+            .map_err(|e| config_err(format!("cannot set up the tokenizer: {e}")))?;
+        let batcher = Batcher::new(name, options.batch, encoder.pad_id());
+        Ok(QuestionAnsweringModel {
+            name: name.to_string(),
+            encoder,
+            windows,
+            options,
+            batcher,
+        })
+    }
+
+    /// The encoder the model runs.
+    pub fn encoder(&self) -> &TaskEncoder {
+        &self.encoder
+    }
+
+    /// How the model cuts contexts into windows.
+    pub fn window_tokenizer(&self) -> &WindowTokenizer {
+        &self.windows
+    }
+
+    /// Padding totals since the model was loaded.
+    pub fn padding_stats(&self) -> PaddingReport {
+        self.batcher.stats()
+    }
+
+    /// Answers one question about `context` (`id` names it in errors).
+    ///
+    /// # Errors
+    /// As [`Model::predict`].
+    pub fn answer(&self, id: &str, question: &str, context: &str) -> Result<AnswerSpan> {
+        let pairs = [(id, question, context)];
+        Ok(self.answer_all(&pairs)?.remove(0))
+    }
+
+    /// Answers `(id, question, context)` triples in packed batches.
+    fn answer_all(&self, pairs: &[(&str, &str, &str)]) -> Result<Vec<AnswerSpan>> {
+        let outputs = self.batcher.run(
+            pairs,
+            |&(id, question, context)| self.encode(id, question, context),
+            |batch| self.forward(batch),
+        )?;
+        Ok(pairs
+            .iter()
+            .zip(outputs)
+            .map(|(&(_, _, context), output)| {
+                let logits: Vec<(&[f32], &[f32])> = output
+                    .rows
+                    .iter()
+                    .map(|row| row.split_at(row.len() / 2))
+                    .collect();
+                decode_answer(
+                    context,
+                    &output.meta,
+                    &logits,
+                    self.options.max_answer_len,
+                    self.options.null_threshold,
+                )
+            })
+            .collect())
+    }
+
+    /// The windows of one pair as model rows.
+    fn encode(&self, id: &str, question: &str, context: &str) -> Result<Encoded<QaWindows>> {
+        let windows = self
+            .windows
+            .windows(question, context)
+            .map_err(|message| Error::Model {
+                model: self.name.clone(),
+                message: format!("example `{id}`: {message}"),
+            })?;
+        let rows = windows
+            .encodings
+            .iter()
+            .map(|enc| Row {
+                ids: enc.get_ids().to_vec(),
+                type_ids: enc.get_type_ids().to_vec(),
+            })
+            .collect();
+        Ok(Encoded {
+            rows,
+            meta: windows,
+        })
+    }
+
+    /// Start and end logits of every row, each row's `[start.., end..]` over its real tokens.
+    fn forward(&self, batch: &Batch) -> Result<Vec<Vec<f32>>> {
+        let (rows, width) = (batch.rows(), batch.width);
+        let logits = self
+            .encoder
+            .logits(&batch.ids, &batch.type_ids, &batch.mask, rows, width)?;
+        let flat: Vec<f32> = logits
+            .flatten_all()
+            .and_then(|t| t.to_vec1())
+            .map_err(|e| model_error(&self.name, "reading the QA logits failed", e))?;
+        if flat.len() != rows * width * 2 {
+            return Err(model_error(
+                &self.name,
+                "reading the QA logits failed",
+                format!("{} values for [{rows}, {width}, 2]", flat.len()),
+            ));
+        }
+        Ok(batch
+            .lengths
+            .iter()
+            .enumerate()
+            .map(|(r, &len)| {
+                let at = |t: usize, k: usize| flat[(r * width + t) * 2 + k];
+                (0..len)
+                    .map(|t| at(t, 0))
+                    .chain((0..len).map(|t| at(t, 1)))
+                    .collect()
+            })
+            .collect())
+    }
+}
+
+impl Model for QuestionAnsweringModel {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn handles(&self, task: Task) -> bool {
+        matches!(task, Task::Squad | Task::Drop)
+    }
+
+    fn max_batch(&self) -> usize {
+        self.batcher.options().max_rows()
+    }
+
+    fn predict(&self, batch: &[&Example]) -> Result<Vec<Prediction>> {
+        let started = Instant::now();
+        let pairs = batch
+            .iter()
+            .map(|example| {
+                if !self.handles(example.task) {
+                    return Err(Error::Model {
+                        model: self.name.clone(),
+                        message: format!(
+                            "example `{}`: task `{}` is not extractive QA (squad, drop)",
+                            example.id, example.task
+                        ),
+                    });
+                }
+                let question = required(&self.name, example, "question", &example.question)?;
+                let context = required(&self.name, example, "context", &example.context)?;
+                Ok((example.id.as_str(), question, context))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let answers = self.answer_all(&pairs)?;
+        let latency_ms = started.elapsed().as_secs_f32() * 1e3 / batch.len().max(1) as f32;
+        Ok(batch
+            .iter()
+            .zip(answers)
+            .map(|(example, answer)| Prediction {
+                answer: Some(answer),
+                latency_ms,
+                ..Prediction::new(&example.id, &self.name, example.task)
+            })
+            .collect())
     }
 }
 
