@@ -84,8 +84,9 @@ pub struct ModelConfig {
     /// transformers' `handle_impossible_answer`). Unset (default): always a span.
     #[serde(default)]
     pub null_threshold: Option<f32>,
-    /// Model label → task label (`sequence-classification`), over the built-in readings
-    /// (`yes`/`no`, `true`/`false`, two-class `LABEL_0`/`LABEL_1`, …).
+    /// Model label → a label word the tasks read (`sequence-classification`): `yes`/`no`,
+    /// `1`/`0`, `positive`/`negative`/`neutral`/`mixed`, …; over the built-in readings of model
+    /// labels (`true`/`false`, two-class `LABEL_0`/`LABEL_1`, …).
     #[serde(default)]
     pub label_map: std::collections::BTreeMap<String, String>,
     /// BoolQ pair order (`sequence-classification`): `question-context` (default) or

@@ -9,10 +9,14 @@
 //! * **Outputs**: softmax over the logits, model labels (`id2label`) translated to the task's
 //!   labels by a [`LabelMap`] (probabilities of model labels with one task label summed), the
 //!   likeliest task label predicted, every task label's probability returned.
+//! * **Tasks**: the model answers the tasks its labels have a meaning for (see
+//!   [`LabelMap`]): a `positive`/`negative` model sentiment only, a `yes`/`no` model BoolQ (and
+//!   paraphrase), a two-class `LABEL_0`/`LABEL_1` model all three; the stage sends it only
+//!   those, and a model whose labels answer none is a configuration error naming them.
 //! * **Batching** by [`Batcher`]: tokenization on a worker thread, rows packed to a token
 //!   budget.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::time::Instant;
 
 use metamorph_data::{Error, Example, Prediction, Result, Task};
@@ -76,6 +80,8 @@ pub struct SequenceClassificationModel {
     encoder: TaskEncoder,
     tokenizer: Tokenizer,
     labels: LabelMap,
+    /// The task labels of the model's classes, for each task its labels have a meaning for.
+    answerable: Vec<(Task, Vec<String>)>,
     pair_order: PairOrder,
     batcher: Batcher,
 }
@@ -116,12 +122,28 @@ impl SequenceClassificationModel {
                 ..Default::default()
             }))
             .map_err(|e| config_err(format!("cannot set up the tokenizer: {e}")))?;
+        let labels = LabelMap::new(options.label_map);
+        let answerable: Vec<(Task, Vec<String>)> = TASKS
+            .iter()
+            .filter_map(|&task| {
+                let mapped = labels.for_task(task, encoder.labels()).ok()?;
+                Some((task, mapped))
+            })
+            .collect();
+        if answerable.is_empty() {
+            return Err(config_err(format!(
+                "its labels [{}] have no meaning for boolq, sentiment or paraphrase; translate \
+                 them with `label_map`",
+                encoder.labels().join(", ")
+            )));
+        }
         let batcher = Batcher::new(name, options.batch, encoder.pad_id());
         Ok(SequenceClassificationModel {
             name: name.to_string(),
             encoder,
             tokenizer,
-            labels: LabelMap::new(options.label_map),
+            labels,
+            answerable,
             pair_order: options.pair_order,
             batcher,
         })
@@ -229,8 +251,9 @@ impl Model for SequenceClassificationModel {
         &self.name
     }
 
+    /// The classification tasks its labels (with the `label_map`) have a meaning for.
     fn handles(&self, task: Task) -> bool {
-        TASKS.contains(&task)
+        self.answerable.iter().any(|(t, _)| *t == task)
     }
 
     fn max_batch(&self) -> usize {
@@ -239,18 +262,25 @@ impl Model for SequenceClassificationModel {
 
     fn predict(&self, batch: &[&Example]) -> Result<Vec<Prediction>> {
         let started = Instant::now();
-        // Each task's label translation, checked before any forward pass.
-        let mut mapped: HashMap<Task, Vec<String>> = HashMap::new();
+        // Every example's task must be one the labels answer, checked before any forward pass.
+        let mut mapped: Vec<&[String]> = Vec::with_capacity(batch.len());
         for example in batch {
-            if !mapped.contains_key(&example.task) && self.handles(example.task) {
-                let labels = self
-                    .labels
-                    .for_task(example.task, self.encoder.labels())
-                    .map_err(|e| Error::Model {
+            match self.answerable.iter().find(|(t, _)| *t == example.task) {
+                Some((_, labels)) => mapped.push(labels),
+                None => {
+                    let why = match self.task_labels(example.task) {
+                        Err(Error::Config(e)) if TASKS.contains(&example.task) => e,
+                        _ => format!(
+                            "task `{}` is not one a sequence-classification model answers \
+                             (boolq, sentiment, paraphrase)",
+                            example.task
+                        ),
+                    };
+                    return Err(Error::Model {
                         model: self.name.clone(),
-                        message: format!("example `{}`: {e}", example.id),
-                    })?;
-                mapped.insert(example.task, labels);
+                        message: format!("example `{}`: {why}", example.id),
+                    });
+                }
             }
         }
         let outputs = self
@@ -259,8 +289,9 @@ impl Model for SequenceClassificationModel {
         let latency_ms = started.elapsed().as_secs_f32() * 1e3 / batch.len().max(1) as f32;
         batch
             .iter()
+            .zip(mapped)
             .zip(outputs)
-            .map(|(example, output)| {
+            .map(|((example, mapped), output)| {
                 let probs = output.rows.first().ok_or_else(|| {
                     model_error(
                         &self.name,
@@ -268,7 +299,7 @@ impl Model for SequenceClassificationModel {
                         "no output row",
                     )
                 })?;
-                let (label, probabilities) = combine(&mapped[&example.task], probs);
+                let (label, probabilities) = combine(mapped, probs);
                 Ok(Prediction {
                     label: Some(label),
                     probabilities: Some(probabilities),

@@ -4,8 +4,10 @@
 //! `1`/`0`, sentiment `positive`/`negative`/`neutral`/`mixed`. Checkpoints name their classes
 //! freely, so a [`LabelMap`] translates:
 //!
-//! 1. an entry of the configured `label_map` table (exact model label) wins;
-//! 2. else a built-in reading, compared case-insensitively with `-` and spaces read as `_`:
+//! 1. an entry of the configured `label_map` table (exact model label) replaces the label by
+//!    a word of the table's choosing, read like a model label in step 2 (so one table serves
+//!    several tasks: `entailment = "yes"` is `yes` for BoolQ and `1` for paraphrase);
+//! 2. the built-in reading, compared case-insensitively with `-` and spaces read as `_`:
 //!    * BoolQ: `yes`/`true`/`1` → `yes`, `no`/`false`/`0` → `no`;
 //!    * paraphrase: `1`/`yes`/`true`/`paraphrase`/`duplicate`/`equivalent` → `1`, `0`/`no`/
 //!      `false`/`not_paraphrase`/`not_duplicate`/`not_equivalent` → `0`;
@@ -31,7 +33,7 @@ pub struct LabelMap {
 }
 
 impl LabelMap {
-    /// The built-in readings plus `table` (model label → task label), which wins.
+    /// The built-in readings after `table` (model label → a word they read).
     pub fn new(table: BTreeMap<String, String>) -> Self {
         LabelMap { table }
     }
@@ -44,13 +46,17 @@ impl LabelMap {
         labels
             .iter()
             .map(|label| {
-                self.table
-                    .get(label)
-                    .cloned()
-                    .or_else(|| builtin(task, label, labels.len()).map(str::to_string))
+                let word = self.table.get(label).unwrap_or(label);
+                builtin(task, word, labels.len())
+                    .map(str::to_string)
                     .ok_or_else(|| {
+                        let via = if word == label {
+                            String::new()
+                        } else {
+                            format!(" (`{word}` by `label_map`)")
+                        };
                         format!(
-                            "the model's label `{label}` (of [{}]) has no meaning for task \
+                            "the model's label `{label}`{via} (of [{}]) has no meaning for task \
                              `{task}`; map it with `label_map = {{ \"{label}\" = \"…\" }}`",
                             labels.join(", ")
                         )
@@ -179,7 +185,25 @@ mod tests {
         ]));
         let mapped = table.for_task(Task::Paraphrase, &nli).unwrap();
         assert_eq!(mapped, ["1", "0", "0"]);
-        // The table overrides a built-in reading.
+        // One table serves several tasks; it overrides a built-in reading.
+        let yes_no = LabelMap::new(BTreeMap::from([
+            ("entailment".to_string(), "yes".to_string()),
+            ("neutral".to_string(), "no".to_string()),
+            ("contradiction".to_string(), "no".to_string()),
+        ]));
+        assert_eq!(
+            yes_no.for_task(Task::BoolQ, &nli).unwrap(),
+            ["yes", "no", "no"]
+        );
+        assert_eq!(
+            yes_no.for_task(Task::Paraphrase, &nli).unwrap(),
+            ["1", "0", "0"]
+        );
+        let message = yes_no.for_task(Task::Sentiment, &nli).unwrap_err();
+        assert!(
+            message.contains("`entailment` (`yes` by `label_map`)"),
+            "{message}"
+        );
         let flipped = LabelMap::new(BTreeMap::from([("LABEL_0".to_string(), "yes".to_string())]));
         assert_eq!(
             flipped
