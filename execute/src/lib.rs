@@ -23,7 +23,9 @@
 //!   classification; `id2label` translated to the task's labels by
 //!   [`LabelMap`](candle::labels::LabelMap) and `label_map`; probabilities returned).
 //!   `kind = "candle"` takes whichever of the two heads `config.json` names; a token
-//!   classification head answers no task of the stage. `metamorph-execute --model
+//!   classification head answers no task of the stage: it is the library API
+//!   [`TokenClassifier`](candle::TokenClassifier) (per-token labels and the pipeline's
+//!   "simple" spans, character offsets). `metamorph-execute --model
 //!   <dir|asset:NAME|hf:ORG/NAME>` runs one checkpoint without a config file (`--kind`,
 //!   `--device`, `--dtype`, `--task` optional).
 //!

@@ -327,7 +327,8 @@ impl ModelConfig {
             }
             other => Err(self.config_err(format!(
                 "a checkpoint with a {other} head answers no task of the execute stage \
-                 (extractive-qa and sequence-classification checkpoints do)"
+                 (extractive-qa and sequence-classification checkpoints do; token classifiers \
+                 are the library API metamorph_execute::candle::TokenClassifier)"
             ))),
         }
     }

@@ -25,6 +25,7 @@ pub mod labels;
 pub mod question_answering;
 mod similarity;
 mod task_encoder;
+pub mod token_classification;
 
 pub use checkpoint::{Architecture, Checkpoint};
 pub use classification::{ClassificationOptions, PairOrder, SequenceClassificationModel};
@@ -34,6 +35,7 @@ pub use heads::Head;
 pub use question_answering::{QaOptions, QuestionAnsweringModel};
 pub use similarity::{SentenceSimilarityModel, SimilarityOptions};
 pub use task_encoder::{LoadOptions, TaskEncoder};
+pub use token_classification::TokenClassifier;
 
 use metamorph_data::{Error, Example, Result};
 
