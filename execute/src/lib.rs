@@ -35,12 +35,13 @@
 //!   out as `transformers` defines them per architecture (see `candle::heads`). Every
 //!   combination is checked against PyTorch `transformers` on tiny random-weight checkpoints
 //!   (`tests/encoder_parity.rs`, max |Δlogit| ≤ 1e-4 in f32 at every real token).
-//! * **Reuse, do not port**: the encoders are candle-transformers' `bert`, `xlm_roberta` (also
-//!   for RoBERTa: its positions start after `padding_idx` like `transformers`'), `debertav2`
-//!   and `modernbert`; this crate adds loading (weight prefixes, configs of newer
-//!   `transformers` versions, refusing variants candle does not implement), batching, pooling
-//!   and the heads. DistilBERT is written here: candle's runs the tanh GELU where
-//!   `transformers` runs the exact one.
+//! * **Reuse, do not port — unless it is wrong**: the encoders are candle-transformers'
+//!   `bert` layers, `xlm_roberta` (also for RoBERTa: its positions start after `padding_idx`
+//!   like `transformers'`) and `debertav2`; this crate adds loading (weight prefixes, configs of
+//!   newer `transformers` versions, refusing variants it does not implement), batching, pooling
+//!   and the heads. Where candle's code disagreed with `transformers` it is replaced by our own
+//!   module: DistilBERT (candle runs the tanh GELU), ModernBERT (f32 masks break f16/bf16) and
+//!   BERT's embeddings and mask (candle's give NaN in f16/bf16). DeBERTa-v2 runs in f32 only.
 //! * **Logits are the boundary**: [`TaskEncoder::logits`] takes padded id/type/mask rows and
 //!   returns f32 logits on the CPU whatever the device and dtype; tokenization policy
 //!   (pairs, QA windows), batching and post-processing live in the models built on it.

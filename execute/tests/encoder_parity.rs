@@ -281,3 +281,108 @@ fn bad_inputs_to_logits_are_model_errors() {
         .to_string();
     assert!(message.contains("positions"), "{message}");
 }
+
+/// Half precision: BERT, DistilBERT, RoBERTa, XLM-R and ModernBERT run in f16 and bf16 with
+/// finite logits near the f32 reference (a guard against NaN masks and dtype mix-ups, not a
+/// parity claim); DeBERTa-v2 refuses them with a config error.
+#[test]
+fn half_precision_runs_or_is_refused() {
+    use candle_core::DType;
+    for (dtype, bound) in [(DType::F16, 0.02f32), (DType::BF16, 0.1)] {
+        for arch in [
+            "bert",
+            "distilbert",
+            "roberta",
+            "xlm-roberta",
+            "deberta-v2",
+            "modernbert",
+        ] {
+            let dir = fixtures().join(format!("{arch}-token"));
+            let golden: Golden =
+                serde_json::from_str(&std::fs::read_to_string(dir.join("golden.json")).unwrap())
+                    .unwrap();
+            let checkpoint =
+                Checkpoint::try_resolve(&ModelSource::Local(dir.clone()), &Default::default())
+                    .unwrap();
+            let options = LoadOptions {
+                device: candle_core::Device::Cpu,
+                dtype,
+            };
+            let loaded = TaskEncoder::try_load(arch, &checkpoint, None, &options);
+            if arch == "deberta-v2" {
+                let message = loaded.err().unwrap().to_string();
+                assert!(message.contains("use dtype = \"f32\""), "{message}");
+                continue;
+            }
+            let encoder = loaded.unwrap();
+            let batch = &golden.inputs[0];
+            let (ids, types, mask, rows, width) = tokenize(&encoder, batch);
+            let logits = encoder.logits(&ids, &types, &mask, rows, width).unwrap();
+            assert_eq!(logits.dtype(), DType::F32);
+            let ours: Vec<f32> = logits.flatten_all().unwrap().to_vec1().unwrap();
+            let mut expected = Vec::new();
+            flatten(&batch.logits, &mut expected);
+            let per_cell = ours.len() / mask.len();
+            let mut worst = 0.0f32;
+            for (i, (a, e)) in ours.iter().zip(&expected).enumerate() {
+                assert!(a.is_finite(), "{arch} {dtype:?}: logit {i} is {a}");
+                if mask[i / per_cell] == 1 {
+                    worst = worst.max((a - e).abs());
+                }
+            }
+            eprintln!("{arch:<12} {dtype:?}: max |Δlogit| vs f32 reference = {worst:.2e}");
+            assert!(worst <= bound, "{arch} {dtype:?}: {worst}");
+        }
+    }
+}
+
+/// `bert-sequence` copied with its config.json edited by `edit`, loaded with the named head.
+fn load_edited(edit: impl Fn(String) -> String) -> Result<TaskEncoder, String> {
+    let source = fixtures().join("bert-sequence");
+    let dir = tempfile::tempdir().unwrap();
+    for file in ["model.safetensors", "tokenizer.json"] {
+        std::fs::copy(source.join(file), dir.path().join(file)).unwrap();
+    }
+    let config = edit(std::fs::read_to_string(source.join("config.json")).unwrap());
+    std::fs::write(dir.path().join("config.json"), config).unwrap();
+    let checkpoint = Checkpoint::try_resolve(
+        &ModelSource::Local(dir.path().to_path_buf()),
+        &Default::default(),
+    )
+    .map_err(|e| e.to_string())?;
+    TaskEncoder::try_load("m", &checkpoint, None, &LoadOptions::default())
+        .map_err(|e| e.to_string())
+}
+
+#[test]
+fn bad_labels_are_named_with_their_file() {
+    let with_labels = |labels: &'static str| {
+        move |config: String| {
+            let mut value: serde_json::Value = serde_json::from_str(&config).unwrap();
+            value["id2label"] = serde_json::from_str(labels).unwrap();
+            value.to_string()
+        }
+    };
+    let gap = load_edited(with_labels(r#"{"0": "a", "2": "c", "3": "d"}"#))
+        .err()
+        .unwrap();
+    assert!(
+        gap.contains("config.json") && gap.contains("id2label"),
+        "{gap}"
+    );
+    // Two labels, but the classifier has three rows: the weights are named.
+    let short = load_edited(with_labels(r#"{"0": "a", "1": "b"}"#))
+        .err()
+        .unwrap();
+    assert!(
+        short.contains("model.safetensors") && short.contains("classifier"),
+        "{short}"
+    );
+    let unsupported = load_edited(|c| c.replace("\"bert\"", "\"electra\""))
+        .err()
+        .unwrap();
+    assert!(
+        unsupported.contains("unsupported architecture"),
+        "{unsupported}"
+    );
+}

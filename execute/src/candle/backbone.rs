@@ -1,7 +1,15 @@
 //! The encoder of each architecture: token ids in, last hidden states `[rows, width, hidden]`
-//! out, on candle-transformers' implementations.
+//! out, on candle-transformers' implementations where they are right.
 //!
-//! What this module adds around them, per architecture (checked against `transformers`, see
+//! | architecture | encoder | f16/bf16 |
+//! |---|---|---|
+//! | BERT | candle's `BertEncoder` layers, our embeddings and mask ([`super::bert`]) | yes |
+//! | DistilBERT | ours ([`super::distilbert`]) | yes |
+//! | RoBERTa, XLM-R | candle's `xlm_roberta` | yes |
+//! | DeBERTa-v2/v3 | candle's `debertav2` | no (f32 only) |
+//! | ModernBERT | ours ([`super::modernbert`]) | yes |
+//!
+//! What this module adds, per architecture (checked against `transformers`, see
 //! `tests/encoder_parity.rs`):
 //! * **Weight prefixes**: task checkpoints keep the encoder under `bert.`, `distilbert.`,
 //!   `roberta.` (RoBERTa *and* XLM-R), `deberta.` or `model.` (ModernBERT); bare encoders
@@ -12,26 +20,34 @@
 //!   `rope_parameters` / `layer_types` versus `global_rope_theta` /
 //!   `global_attn_every_n_layers`) are handled here, and variants the candle code does not
 //!   implement are refused at load time instead of computing something else.
+//! * **BERT** runs candle's layers under this crate's embeddings and mask ([`super::bert`]):
+//!   candle's `BertModel` returns NaN in f16/bf16.
 //! * **DistilBERT** is this crate's own ([`super::distilbert`]): candle's runs the wrong GELU.
+//! * **ModernBERT** is this crate's own ([`super::modernbert`]): candle's builds f32 masks in
+//!   half-precision runs and hard-codes activation and biases.
+//! * **DeBERTa-v2** stays on candle's code, which computes parts of its relative attention in
+//!   f32: half precision is refused at load time.
 //! * **RoBERTa positions**: candle's `xlm_roberta` numbers positions from `padding_idx + 1`
 //!   over the non-padding tokens, as `transformers` does, so RoBERTa runs on it too.
 
 use candle_core::Tensor;
 use candle_nn::VarBuilder;
-use candle_transformers::models::{bert, debertav2, modernbert, xlm_roberta};
+use candle_transformers::models::{bert, debertav2, xlm_roberta};
 use serde::Deserialize;
 
 use super::heads::Activation;
-use super::{distilbert, Architecture};
+use super::{bert as own_bert, distilbert, modernbert, Architecture};
 
 /// A loaded encoder (boxed: one per model, the enum itself moves around at load time).
 pub(crate) enum Backbone {
-    Bert(Box<bert::BertModel>),
+    /// candle's BERT layers under our embeddings and mask (see [`super::bert`]).
+    Bert(Box<own_bert::Bert>),
     /// Our own DistilBERT (see [`super::distilbert`]).
     DistilBert(Box<distilbert::DistilBert>),
     /// RoBERTa and XLM-R share one layout.
     XlmRoberta(Box<xlm_roberta::XLMRobertaModel>),
     DebertaV2(Box<debertav2::DebertaV2Model>),
+    /// Our own ModernBERT (see [`super::modernbert`]).
     ModernBert(Box<modernbert::ModernBert>),
 }
 
@@ -158,22 +174,14 @@ fn three() -> usize {
 }
 
 impl ModernBertKeys {
-    /// candle's config, or why candle's ModernBERT cannot run this variant.
-    fn to_candle(&self) -> Result<modernbert::Config, String> {
-        if self.norm_bias || self.attention_bias || self.mlp_bias {
-            return Err(
-                "norm_bias, attention_bias and mlp_bias must be false (candle's \
-                        ModernBERT has no such biases)"
-                    .into(),
-            );
-        }
-        if self.hidden_activation != "gelu" {
-            return Err(format!(
-                "hidden_activation {:?} is not supported (candle's ModernBERT is GeGLU with the \
-                 exact gelu)",
+    /// The encoder's settings, or why this variant cannot run.
+    fn to_config(&self) -> Result<modernbert::Config, String> {
+        let activation = Activation::from_name(&self.hidden_activation).ok_or_else(|| {
+            format!(
+                "hidden_activation {:?} is not supported",
                 self.hidden_activation
-            ));
-        }
+            )
+        })?;
         let n = self.global_attn_every_n_layers.max(1);
         if let Some(types) = &self.layer_types {
             let expected = (0..self.num_hidden_layers).map(|i| {
@@ -188,7 +196,7 @@ impl ModernBertKeys {
             {
                 return Err(format!(
                     "layer_types {types:?} do not follow global_attn_every_n_layers {n} (every \
-                     {n}th layer global, from layer 0), the only pattern candle runs"
+                     {n}th layer global, from layer 0), the only pattern supported"
                 ));
             }
         }
@@ -204,6 +212,14 @@ impl ModernBertKeys {
                 None => Ok(legacy.unwrap_or(default)),
             }
         };
+        if self.num_attention_heads == 0
+            || !self.hidden_size.is_multiple_of(self.num_attention_heads)
+        {
+            return Err(format!(
+                "hidden_size {} is not a multiple of num_attention_heads {}",
+                self.hidden_size, self.num_attention_heads
+            ));
+        }
         Ok(modernbert::Config {
             vocab_size: self.vocab_size,
             hidden_size: self.hidden_size,
@@ -211,13 +227,15 @@ impl ModernBertKeys {
             num_attention_heads: self.num_attention_heads,
             intermediate_size: self.intermediate_size,
             max_position_embeddings: self.max_position_embeddings,
-            layer_norm_eps: self.norm_eps,
-            pad_token_id: self.pad_token_id,
-            global_attn_every_n_layers: n,
-            global_rope_theta: theta("full_attention", self.global_rope_theta, 160_000.0)?,
+            norm_eps: self.norm_eps,
+            norm_bias: self.norm_bias,
+            attention_bias: self.attention_bias,
+            mlp_bias: self.mlp_bias,
+            activation,
+            global_every: n,
             local_attention: self.local_attention,
+            global_rope_theta: theta("full_attention", self.global_rope_theta, 160_000.0)?,
             local_rope_theta: theta("sliding_attention", self.local_rope_theta, 10_000.0)?,
-            classifier_config: None,
         })
     }
 }
@@ -240,13 +258,8 @@ impl Backbone {
                     pad_id: u32::try_from(config.pad_token_id).unwrap_or(0),
                     token_types: config.type_vocab_size > 1,
                 };
-                // Prefix resolved above; a model_type would make candle try `bert.` again.
-                let config = bert::Config {
-                    model_type: None,
-                    ..config
-                };
                 Ok((
-                    Backbone::Bert(Box::new(bert::BertModel::load(root, &config)?)),
+                    Backbone::Bert(Box::new(own_bert::Bert::load(root, &config)?)),
                     info,
                 ))
             }
@@ -340,8 +353,8 @@ impl Backbone {
             }
             Architecture::ModernBert => {
                 let keys: ModernBertKeys = parse(config_json, "ModernBERT")?;
-                let config = keys.to_candle().map_err(LoadError::Config)?;
-                // candle's loader adds the `model.` prefix itself.
+                let config = keys.to_config().map_err(LoadError::Config)?;
+                // The loader adds the `model.` prefix itself.
                 if !vb.contains_tensor("model.embeddings.tok_embeddings.weight") {
                     return Err(LoadError::Weights(candle_core::Error::Msg(
                         "no encoder weights: `model.embeddings.tok_embeddings.weight` is not in \
@@ -375,13 +388,107 @@ impl Backbone {
         mask: &Tensor,
     ) -> candle_core::Result<Tensor> {
         match self {
-            Backbone::Bert(model) => model.forward(ids, type_ids, Some(mask)),
+            Backbone::Bert(model) => model.forward(ids, type_ids, mask),
             Backbone::DistilBert(model) => model.forward(ids, mask),
             Backbone::XlmRoberta(model) => model.forward(ids, mask, type_ids, None, None, None),
             Backbone::DebertaV2(model) => {
                 model.forward(ids, Some(type_ids.clone()), Some(mask.clone()))
             }
             Backbone::ModernBert(model) => model.forward(ids, mask),
+        }
+    }
+}
+
+/// The additive attention bias `[rows, 1, 1, width]` for `mask` (u32, 1 = token): 0 at tokens,
+/// the dtype's most negative finite value (`torch.finfo(dtype).min`) at padding keys.
+pub(crate) fn padding_bias(
+    mask: &Tensor,
+    dtype: candle_core::DType,
+) -> candle_core::Result<Tensor> {
+    let (rows, width) = mask.dims2()?;
+    let min = match dtype {
+        candle_core::DType::F16 => -65504.0,
+        candle_core::DType::BF16 => -3.389_531_4e38,
+        _ => f32::MIN,
+    };
+    ((mask.to_dtype(candle_core::DType::F32)?.affine(-1.0, 1.0)? * f64::from(min))?
+        .to_dtype(dtype)?)
+    .reshape((rows, 1, 1, width))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MODERNBERT: &str = r#"{"vocab_size": 10, "hidden_size": 8, "num_hidden_layers": 3,
+        "num_attention_heads": 2, "intermediate_size": 12, "max_position_embeddings": 64,
+        "pad_token_id": 0, "local_attention": 16, "global_attn_every_n_layers": 2"#;
+
+    fn modernbert(extra: &str) -> Result<modernbert::Config, String> {
+        let keys: ModernBertKeys = serde_json::from_str(&format!("{MODERNBERT}{extra}}}")).unwrap();
+        keys.to_config()
+    }
+
+    #[test]
+    fn modernbert_reads_old_and_new_config_keys() {
+        // transformers < 5: global_rope_theta / local_rope_theta, no layer_types.
+        let old = modernbert(r#", "global_rope_theta": 1000.0, "local_rope_theta": 10.0"#).unwrap();
+        assert_eq!(
+            (old.global_rope_theta, old.local_rope_theta),
+            (1000.0, 10.0)
+        );
+        // transformers ≥ 5: rope_parameters per layer kind and layer_types.
+        let new = modernbert(
+            r#", "layer_types": ["full_attention", "sliding_attention", "full_attention"],
+            "rope_parameters": {"full_attention": {"rope_theta": 5.0, "rope_type": "default"},
+                                "sliding_attention": {"rope_theta": 7.0}}"#,
+        )
+        .unwrap();
+        assert_eq!((new.global_rope_theta, new.local_rope_theta), (5.0, 7.0));
+        assert_eq!(new.global_every, 2);
+        let defaults = modernbert("").unwrap();
+        assert_eq!(defaults.global_rope_theta, 160_000.0);
+        assert_eq!(defaults.activation, Activation::Gelu);
+    }
+
+    #[test]
+    fn modernbert_variants_it_cannot_run_are_refused() {
+        let pattern = modernbert(
+            r#", "layer_types": ["sliding_attention", "full_attention", "full_attention"]"#,
+        )
+        .unwrap_err();
+        assert!(pattern.contains("layer_types"), "{pattern}");
+        let rope = modernbert(
+            r#", "rope_parameters": {"full_attention": {"rope_theta": 5.0, "rope_type": "yarn"}}"#,
+        )
+        .unwrap_err();
+        assert!(rope.contains("\"yarn\""), "{rope}");
+        let act = modernbert(r#", "hidden_activation": "mish""#).unwrap_err();
+        assert!(act.contains("mish"), "{act}");
+    }
+
+    #[test]
+    fn padding_bias_is_finite_in_every_dtype() {
+        let mask = Tensor::new(&[[1u32, 1, 0]], &candle_core::Device::Cpu).unwrap();
+        for dtype in [
+            candle_core::DType::F32,
+            candle_core::DType::F16,
+            candle_core::DType::BF16,
+        ] {
+            let bias: Vec<f32> = padding_bias(&mask, dtype)
+                .unwrap()
+                .to_dtype(candle_core::DType::F32)
+                .unwrap()
+                .flatten_all()
+                .unwrap()
+                .to_vec1()
+                .unwrap();
+            assert_eq!(&bias[..2], [0.0, 0.0], "{dtype:?}");
+            assert!(
+                bias[2].is_finite() && bias[2] < -6e4,
+                "{dtype:?}: {}",
+                bias[2]
+            );
         }
     }
 }

@@ -8,10 +8,11 @@
 //! `sa_layer_norm`) and feed-forward (`lin1` → activation → `lin2`, `output_layer_norm`).
 //! Padding keys are masked with the dtype's most negative finite value, like `transformers`.
 
-use candle_core::{DType, Module, Result, Tensor, D};
+use candle_core::{Module, Result, Tensor, D};
 use candle_nn::{embedding, layer_norm, linear, Embedding, LayerNorm, Linear, VarBuilder};
 use serde::Deserialize;
 
+use super::backbone::padding_bias;
 use super::heads::Activation;
 
 const EPS: f64 = 1e-12;
@@ -95,19 +96,16 @@ impl DistilBert {
 
     /// Hidden states `[rows, width, dim]` for `ids` and `mask` (u32 `[rows, width]`, 1 = token).
     pub(crate) fn forward(&self, ids: &Tensor, mask: &Tensor) -> Result<Tensor> {
-        let (rows, width) = ids.dims2()?;
+        let (_, width) = ids.dims2()?;
         let positions = Tensor::arange(0u32, width as u32, ids.device())?;
         let mut xs = self
             .words
             .forward(ids)?
             .broadcast_add(&self.positions.forward(&positions)?)?
             .apply(&self.norm)?;
-        let dtype = xs.dtype();
-        // `where_cond` keeps scores at tokens and puts the dtype's minimum at padding keys.
-        let keep = mask.reshape((rows, 1, 1, width))?;
-        let floor = Tensor::new(&[min_value(dtype)], ids.device())?.to_dtype(dtype)?;
+        let bias = padding_bias(mask, xs.dtype())?;
         for layer in &self.layers {
-            let attended = self.attention(layer, &xs, &keep, &floor)?;
+            let attended = self.attention(layer, &xs, &bias)?;
             let xs1 = (attended + &xs)?.apply(&layer.sa_norm)?;
             let ffn = layer.lin1.forward(&xs1)?;
             let ffn = self.activation.apply(&ffn)?.apply(&layer.lin2)?;
@@ -116,13 +114,7 @@ impl DistilBert {
         Ok(xs)
     }
 
-    fn attention(
-        &self,
-        layer: &Layer,
-        xs: &Tensor,
-        keep: &Tensor,
-        floor: &Tensor,
-    ) -> Result<Tensor> {
+    fn attention(&self, layer: &Layer, xs: &Tensor, bias: &Tensor) -> Result<Tensor> {
         let (rows, width, dim) = xs.dims3()?;
         let head_dim = dim / self.heads;
         let split = |t: Tensor| -> Result<Tensor> {
@@ -133,25 +125,12 @@ impl DistilBert {
         let q = (split(layer.q.forward(xs)?)? / (head_dim as f64).sqrt())?;
         let k = split(layer.k.forward(xs)?)?;
         let v = split(layer.v.forward(xs)?)?;
-        let scores = q.matmul(&k.t()?)?;
-        let shape = scores.shape().clone();
-        let scores = keep
-            .broadcast_as(&shape)?
-            .where_cond(&scores, &floor.broadcast_as(&shape)?)?;
+        let scores = q.matmul(&k.t()?)?.broadcast_add(bias)?;
         let weights = candle_nn::ops::softmax(&scores, D::Minus1)?;
         let context = weights
             .matmul(&v)?
             .transpose(1, 2)?
             .reshape((rows, width, dim))?;
         layer.out.forward(&context)
-    }
-}
-
-/// `torch.finfo(dtype).min`, as f32 (exact in each dtype).
-fn min_value(dtype: DType) -> f32 {
-    match dtype {
-        DType::F16 => -65504.0,
-        DType::BF16 => -3.389_531_4e38,
-        _ => f32::MIN,
     }
 }

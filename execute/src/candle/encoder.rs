@@ -14,10 +14,11 @@ use std::time::Instant;
 
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config as BertConfig};
+use candle_transformers::models::bert::Config as BertConfig;
 use metamorph_data::{Error, Result};
 use tokenizers::{Tokenizer, TruncationParams};
 
+use super::backbone::{Backbone, LoadError};
 use super::{model_error, Architecture, Checkpoint};
 
 /// How a [`SentenceEncoder`] runs.
@@ -72,7 +73,7 @@ impl EncoderOptions {
 /// A BERT-family encoder that turns texts into unit-length sentence embeddings.
 pub struct SentenceEncoder {
     name: String,
-    model: BertModel,
+    model: Backbone,
     tokenizer: Tokenizer,
     pad_id: u32,
     hidden_size: usize,
@@ -140,12 +141,15 @@ impl SentenceEncoder {
                 format!("cannot read the safetensors weights: {e}"),
             )
         })?;
-        let model = BertModel::load(vb, &config).map_err(|e| {
-            asset_err(
-                &checkpoint.weights[0],
-                format!("weights do not fit {config_path:?}: {e}"),
-            )
-        })?;
+        let (model, _) = Backbone::load(Architecture::Bert, &checkpoint.config_json, &vb).map_err(
+            |e| match e {
+                LoadError::Config(message) => asset_err(&config_path, message),
+                LoadError::Weights(e) => asset_err(
+                    &checkpoint.weights[0],
+                    format!("weights do not fit {config_path:?}: {e}"),
+                ),
+            },
+        )?;
         Ok(SentenceEncoder {
             name: name.to_string(),
             model,
@@ -227,7 +231,7 @@ impl SentenceEncoder {
         let token_types = ids.zeros_like()?;
         let hidden = self
             .model
-            .forward(&ids, &token_types, Some(&mask))?
+            .forward(&ids, &token_types, &mask)?
             .to_dtype(DType::F32)?;
         let mask = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
         let summed = hidden.broadcast_mul(&mask)?.sum(1)?;

@@ -243,3 +243,47 @@ impl TaskHead {
         xs.to_dtype(DType::F32)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn classes(names: &[&str]) -> Vec<String> {
+        names.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn the_head_comes_from_the_class_suffix() {
+        let head = |names: &[&str]| Head::from_architectures(&classes(names));
+        assert_eq!(
+            head(&["BertForQuestionAnswering"]),
+            Some(Head::QuestionAnswering)
+        );
+        assert_eq!(
+            head(&["XLMRobertaForSequenceClassification"]),
+            Some(Head::SequenceClassification)
+        );
+        assert_eq!(
+            head(&["BertModel", "ModernBertForTokenClassification"]),
+            Some(Head::TokenClassification)
+        );
+        assert_eq!(head(&["BertForMaskedLM"]), None);
+        assert_eq!(head(&[]), None);
+    }
+
+    #[test]
+    fn activations_follow_transformers_names() {
+        assert_eq!(Activation::from_name("gelu"), Some(Activation::Gelu));
+        assert_eq!(
+            Activation::from_name("gelu_pytorch_tanh"),
+            Some(Activation::GeluTanh)
+        );
+        assert_eq!(Activation::from_name("mish"), None);
+        let xs = Tensor::new(&[-1.0f32, 0.0, 2.0], &candle_core::Device::Cpu).unwrap();
+        let relu: Vec<f32> = Activation::Relu.apply(&xs).unwrap().to_vec1().unwrap();
+        assert_eq!(relu, [0.0, 0.0, 2.0]);
+        // Exact GELU at 2: 2·Φ(2) = 1.9544997; the tanh form gives 1.9545977.
+        let gelu: Vec<f32> = Activation::Gelu.apply(&xs).unwrap().to_vec1().unwrap();
+        assert!((gelu[2] - 1.954_499_7).abs() < 1e-6, "{gelu:?}");
+    }
+}

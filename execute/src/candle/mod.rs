@@ -15,6 +15,7 @@
 
 mod backbone;
 pub mod batching;
+mod bert;
 mod checkpoint;
 mod classification;
 mod device;
@@ -22,6 +23,7 @@ mod distilbert;
 mod encoder;
 mod heads;
 pub mod labels;
+mod modernbert;
 pub mod question_answering;
 mod similarity;
 mod task_encoder;

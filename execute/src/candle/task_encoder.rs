@@ -82,6 +82,7 @@ impl TaskEncoder {
     /// [`Error::Asset`] naming the file: `config.json` names no head (and none was asked for),
     /// has a bad `id2label` or settings this build does not run; `tokenizer.json` does not
     /// load; the weights lack a tensor of the encoder or the head or have the wrong shape.
+    /// [`Error::Config`] for f16/bf16 with DeBERTa-v2, which runs in f32 only.
     pub fn try_load(
         name: &str,
         checkpoint: &Checkpoint,
@@ -117,6 +118,14 @@ impl TaskEncoder {
         let spec =
             head_spec(checkpoint.architecture, head, &keys, labels.len()).map_err(config_err)?;
 
+        if options.dtype != DType::F32 && checkpoint.architecture == Architecture::DebertaV2 {
+            return Err(Error::Config(format!(
+                "model `{name}`: dtype {:?} is not supported for {} (candle-transformers' \
+                 implementation mixes f32 tensors into its attention); use dtype = \"f32\"",
+                options.dtype,
+                checkpoint.architecture.model_type()
+            )));
+        }
         let tokenizer_path = checkpoint.tokenizer_path();
         let tokenizer_err = |message: String| Error::Asset {
             name: tokenizer_path.display().to_string(),
