@@ -20,7 +20,7 @@
 //!   answers as text plus character offsets into the context) and
 //!   [`SequenceClassificationModel`](candle::SequenceClassificationModel)
 //!   (`kind = "sequence-classification"`: sentiment, paraphrase, BoolQ as question–passage pair
-//!   classification; `id2label` translated to the task's labels by
+//!   classification, relations as their sentence with typed entity markers; `id2label` translated to the task's labels by
 //!   [`LabelMap`](candle::labels::LabelMap) and `label_map`; probabilities returned).
 //!   `kind = "candle"` takes whichever of the two heads `config.json` names; a token
 //!   classification head answers no task of the stage: it is the library API

@@ -14,8 +14,8 @@ use serde::Deserialize;
 
 use crate::candle::batching::BatchOptions;
 use crate::candle::{
-    self, Checkpoint, ClassificationOptions, EncoderOptions, Head, LoadOptions, PairOrder,
-    QaOptions, QuestionAnsweringModel, SentenceEncoder, SentenceSimilarityModel,
+    self, Checkpoint, ClassificationOptions, EncoderOptions, EntityMarkers, Head, LoadOptions,
+    PairOrder, QaOptions, QuestionAnsweringModel, SentenceEncoder, SentenceSimilarityModel,
     SequenceClassificationModel, SimilarityOptions, TaskEncoder,
 };
 use crate::protocol::Request;
@@ -93,6 +93,11 @@ pub struct ModelConfig {
     /// `context-question`.
     #[serde(default)]
     pub pair_order: PairOrder,
+    /// How relation arguments are marked (`sequence-classification`): `typed-punct`
+    /// (default, `@ * person * Bill Gates @ … # ^ organization ^ Microsoft #`), `punct` or
+    /// `tags` (`[E1] … [/E1]`).
+    #[serde(default)]
+    pub entity_markers: EntityMarkers,
     /// Use only the local hub cache (hub checkpoints; `HF_HUB_OFFLINE=1` does the same).
     #[serde(default)]
     pub offline: bool,
@@ -135,6 +140,7 @@ impl ModelConfig {
             null_threshold: None,
             label_map: Default::default(),
             pair_order: PairOrder::default(),
+            entity_markers: EntityMarkers::default(),
             offline: false,
             cache_dir: None,
             workdir: None,
@@ -308,22 +314,27 @@ impl ModelConfig {
             }
             Head::SequenceClassification => {
                 self.check_tasks(
-                    &[Task::BoolQ, Task::Sentiment, Task::Paraphrase],
+                    &[
+                        Task::BoolQ,
+                        Task::Sentiment,
+                        Task::Paraphrase,
+                        Task::Relation,
+                    ],
                     "a sequence-classification model",
                 )?;
+                // Configured tasks are checked against the labels now, not at the first batch.
                 let mut options = ClassificationOptions::default()
                     .with_batch(batch)
                     .with_label_map(self.label_map.clone())
-                    .with_pair_order(self.pair_order);
+                    .with_pair_order(self.pair_order)
+                    .with_entity_markers(self.entity_markers)
+                    .with_tasks(self.tasks.clone());
                 if let Some(n) = self.max_length {
                     options = options.with_max_length(n);
                 }
-                let model = SequenceClassificationModel::try_new(&self.name, encoder, options)?;
-                // Configured tasks must be answerable now, not at the first batch.
-                for task in &self.tasks {
-                    model.task_labels(*task)?;
-                }
-                Ok(Arc::new(model))
+                Ok(Arc::new(SequenceClassificationModel::try_new(
+                    &self.name, encoder, options,
+                )?))
             }
             other => Err(self.config_err(format!(
                 "a checkpoint with a {other} head answers no task of the execute stage \

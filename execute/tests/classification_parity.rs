@@ -1,17 +1,18 @@
 //! Sequence classification models under test on the tiny fixtures of every architecture
 //! (`execute/tests/fixtures/encoders/*-sequence`): single texts (sentiment) and text pairs
 //! (paraphrase, BoolQ in both pair orders) must give the softmax of the reference logits of
-//! `transformers` within 1e-4, with the model labels translated to the task's labels.
+//! `transformers` within 1e-4, with the model labels translated to the task's labels; a
+//! relation is classified as its sentence with the arguments marked.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use metamorph_data::assets::ModelSource;
-use metamorph_data::{Example, Task};
+use metamorph_data::{EntitySpan, Example, Task};
 use metamorph_execute::candle::batching::BatchOptions;
 use metamorph_execute::candle::{
-    Checkpoint, ClassificationOptions, LoadOptions, PairOrder, SequenceClassificationModel,
-    TaskEncoder,
+    relation_text, Checkpoint, ClassificationOptions, EntityMarkers, LoadOptions, PairOrder,
+    SequenceClassificationModel, TaskEncoder,
 };
 use metamorph_execute::Model;
 use serde::Deserialize;
@@ -188,4 +189,63 @@ fn probabilities_match_transformers_for_texts_and_pairs() {
         );
     }
     assert!(checked >= 30, "only {checked} predictions checked");
+}
+
+#[test]
+fn relations_are_classified_as_their_marked_sentence() {
+    let dir = fixtures().remove(0);
+    let relation = model(
+        &dir,
+        ClassificationOptions::default().with_tasks(vec![Task::Relation, Task::Sentiment]),
+    );
+    let mut ex = Example::new("r", Task::Relation);
+    ex.tokens = Some(
+        "Marie Curie worked at the University of Paris"
+            .split(' ')
+            .map(str::to_string)
+            .collect(),
+    );
+    ex.head = Some(EntitySpan {
+        text: "Marie Curie".into(),
+        start: 0,
+        end: 2,
+        entity_type: Some("PERSON".into()),
+    });
+    ex.tail = Some(EntitySpan {
+        text: "University of Paris".into(),
+        start: 5,
+        end: 8,
+        entity_type: Some("ORGANIZATION".into()),
+    });
+    let text = relation_text(
+        ex.tokens.as_ref().unwrap(),
+        ex.head.as_ref().unwrap(),
+        ex.tail.as_ref().unwrap(),
+        EntityMarkers::TypedPunct,
+    )
+    .unwrap();
+    assert_eq!(
+        text,
+        "@ * person * Marie Curie @ worked at the # ^ organization ^ University of Paris #"
+    );
+    let mut same = Example::new("s", Task::Sentiment);
+    same.text = Some(text);
+    let got = relation.predict(&[&ex, &same]).unwrap();
+    assert!(!relation.handles(Task::BoolQ));
+    assert_eq!(got[0].task, Task::Relation);
+    assert_eq!(got[0].label, got[1].label);
+    // Relation labels are the model's own.
+    let probs = got[0].probabilities.as_ref().unwrap();
+    let labels: Vec<&str> = probs.iter().map(|p| p.label.as_str()).collect();
+    assert_eq!(labels, ["negative", "neutral", "positive"]);
+    for (a, b) in probs.iter().zip(got[1].probabilities.as_ref().unwrap()) {
+        assert!((a.prob - b.prob).abs() < 1e-6);
+    }
+    // A missing argument is named.
+    ex.tail = None;
+    let message = relation.predict(&[&ex]).unwrap_err().to_string();
+    assert!(
+        message.contains("`r`") && message.contains("`tail`"),
+        "{message}"
+    );
 }

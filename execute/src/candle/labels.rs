@@ -18,6 +18,9 @@
 //!      with more classes `LABEL_n` means nothing and needs the table.
 //! 3. else the model cannot answer the task: an error names the label and the task.
 //!
+//! Relation labels are open-ended (TACRED's `per:employee_of`, Wikidata's `P108`, …): a
+//! relation model's labels are kept as they are, after the table.
+//!
 //! Several model labels may map to one task label (an NLI model as a paraphrase model:
 //! entailment → `1`, neutral and contradiction → `0`); their probabilities are summed and the
 //! predicted label is the likeliest task label (the first in `id2label` order on ties).
@@ -47,6 +50,9 @@ impl LabelMap {
             .iter()
             .map(|label| {
                 let word = self.table.get(label).unwrap_or(label);
+                if task == Task::Relation {
+                    return Ok(word.clone());
+                }
                 builtin(task, word, labels.len())
                     .map(str::to_string)
                     .ok_or_else(|| {
@@ -210,6 +216,19 @@ mod tests {
                 .for_task(Task::BoolQ, &labels(&["LABEL_0", "LABEL_1"]))
                 .unwrap(),
             ["yes", "yes"]
+        );
+    }
+
+    #[test]
+    fn relation_labels_are_kept() {
+        let map = LabelMap::new(BTreeMap::from([(
+            "LABEL_0".to_string(),
+            "no_relation".to_string(),
+        )]));
+        assert_eq!(
+            map.for_task(Task::Relation, &labels(&["LABEL_0", "per:employee_of"]))
+                .unwrap(),
+            ["no_relation", "per:employee_of"]
         );
     }
 

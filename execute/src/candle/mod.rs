@@ -30,7 +30,9 @@ mod task_encoder;
 pub mod token_classification;
 
 pub use checkpoint::{Architecture, Checkpoint};
-pub use classification::{ClassificationOptions, PairOrder, SequenceClassificationModel};
+pub use classification::{
+    relation_text, ClassificationOptions, EntityMarkers, PairOrder, SequenceClassificationModel,
+};
 pub use device::{device, parse_dtype};
 pub use encoder::{EncoderOptions, SentenceEncoder};
 pub use heads::Head;
