@@ -59,7 +59,8 @@
 //! * **Throughput batching of the task models** ([`candle::batching`]): a worker thread
 //!   tokenizes the next chunk of examples while the model runs the current one; rows (a QA
 //!   example's windows are separate rows) are sorted by length and packed so that rows × padded
-//!   width stays within `max_tokens` (default 8192) and rows within `batch_size` (default 64);
+//!   width stays within `max_tokens` (default 8192) and rows within `batch_size` (default 64),
+//!   cut where the padding saved outweighs a forward pass (`batch_cost`, default 128 tokens);
 //!   padding waste is logged at info level per call and totalled per model
 //!   (`padding_stats()`). Identical inputs are run once by the stage.
 //! * **CPU by default**, f32 by default; `cuda`/`metal` cargo features forward to candle, and

@@ -56,6 +56,10 @@ pub struct ModelConfig {
     /// Padded tokens (rows × width) per forward pass (task models on candle, default 8192).
     #[serde(default)]
     pub max_tokens: Option<usize>,
+    /// What one more forward pass costs in tokens when rows are packed (task models on candle,
+    /// default 128): a length bucket is split only where that saves more padding.
+    #[serde(default)]
+    pub batch_cost: Option<usize>,
     /// The checkpoint (candle models): a directory (relative to the config file's folder),
     /// `asset:NAME` or a hub repo `hf:ORG/NAME[@REVISION]`.
     #[serde(default)]
@@ -130,6 +134,7 @@ impl ModelConfig {
             timeout_secs: None,
             batch_size: None,
             max_tokens: None,
+            batch_cost: None,
             model: None,
             threshold: None,
             device: None,
@@ -292,6 +297,9 @@ impl ModelConfig {
         }
         if let Some(n) = self.batch_size {
             batch = batch.with_max_rows(n);
+        }
+        if let Some(n) = self.batch_cost {
+            batch = batch.with_batch_cost(n);
         }
         match encoder.head() {
             Head::QuestionAnswering => {

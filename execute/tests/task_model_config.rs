@@ -43,6 +43,7 @@ fn every_task_key_is_read() {
         null_threshold = 0.5
         max_tokens = 512
         batch_size = 4
+        batch_cost = 64
 
         [[execute.models]]
         name = "boolq"
@@ -58,7 +59,10 @@ fn every_task_key_is_read() {
         (qa.max_length, qa.doc_stride, qa.max_answer_len),
         (Some(48), Some(12), Some(4))
     );
-    assert_eq!((qa.null_threshold, qa.max_tokens), (Some(0.5), Some(512)));
+    assert_eq!(
+        (qa.null_threshold, qa.max_tokens, qa.batch_cost),
+        (Some(0.5), Some(512), Some(64))
+    );
     let models: Vec<_> = config
         .models
         .iter()
