@@ -27,15 +27,30 @@ For every architecture (bert, distilbert, roberta, xlm-roberta, deberta-v2, mode
   (start, end), sequence classification [rows, labels], token classification
   [rows, width, labels]; `labels` (id2label in id order); for QA models `qa_pipeline`.
 
+`<out>/../encoder-variants/<name>/` (same files, no QA): config variants that real checkpoints
+use beyond the main fixtures' defaults (`VARIANTS`: ModernBERT with biases, other activations
+and a 4-layer global/local pattern; DeBERTa-v2 with p2c-only unbucketed and c2p-only
+unshared relative attention).
+
 `qa_pipeline`: transformers 5 removed the question-answering pipeline, so the script runs the
-algorithm of transformers 4.x's `QuestionAnsweringPipeline` (fast-tokenizer path, top_k 1,
-align_to_words): question first, context truncated `only_second` into windows of `max_seq_len`
-tokens overlapping by `doc_stride` tokens (`return_overflowing_tokens`), each window run alone
-(no padding), p_mask = not-context tokens with [CLS] unmasked, spans chosen by transformers'
-own `select_starts_ends` (still shipped in `transformers.pipelines.document_question_answering`),
-the best span across windows mapped to characters through the words of its tokens
-(`token_to_word` / `word_to_chars`), and with `handle_impossible_answer` the null answer scored
-by the smallest start[0]*end[0] over the windows. Every entry records its parameters.
+algorithm of transformers 4.57's `QuestionAnsweringPipeline` (fast-tokenizer path, top_k 1,
+align_to_words), ported line by line and checked to give the same answers as 4.57.1's own
+pipeline on these fixtures:
+1. question first, context truncated `only_second` into windows of `max_seq_len` tokens that
+   overlap by `doc_stride` tokens (`return_overflowing_tokens`), each window run alone;
+2. per window, transformers' own `select_starts_ends` (still shipped in
+   `transformers.pipelines.document_question_answering`): p_mask = every token outside the
+   context except [CLS]; logits of masked tokens set to -10000; softmax of start and end; with
+   `handle_impossible_answer` the null score is min over windows of p_start[0]·p_end[0];
+   p[0] then zeroed; spans with start ≤ end < start + `max_answer_len` scored
+   p_start·p_end; the best `top_k * 2 + 10` (= 12) kept;
+3. each span mapped to characters through the words of its first and last token
+   (`token_to_word` / `word_to_chars`; token offsets when a token has no word); spans whose
+   text is equal ignoring case are merged by adding their scores (across windows too);
+4. with `handle_impossible_answer` the null answer (score as above, start = end = 0, text "")
+   joins; the answer is the highest score (first on ties, in window and score order).
+Every entry records its parameters, the number of windows, `null_score` (the null answer's
+score, null without `handle_impossible_answer`) and the answer.
 
 Output is deterministic (fixed seeds, single-threaded tokenizer training).
 """
@@ -57,6 +72,7 @@ VENV = ROOT / "target" / "venv-torch"
 TORCH_VERSION = "2.15.0"
 TRANSFORMERS_VERSION = "5.23.0"
 OUT = ROOT / "execute" / "tests" / "fixtures" / "encoders"
+VARIANTS_OUT = ROOT / "execute" / "tests" / "fixtures" / "encoder-variants"
 SAMPLES = ROOT / "data" / "samples"
 
 HIDDEN, LAYERS, HEADS, INTERMEDIATE, POSITIONS = 32, 2, 4, 37, 128
@@ -66,6 +82,19 @@ LABELS = {0: "negative", 1: "neutral", 2: "positive"}
 TOKEN_LABELS = {0: "O", 1: "B-ENT", 2: "I-ENT"}
 ARCHS = ["bert", "distilbert", "roberta", "xlm-roberta", "deberta-v2", "modernbert"]
 HEADS_ = ["qa", "sequence", "token"]
+# Config variants real checkpoints use, beyond the defaults of the main fixtures:
+# (architecture, head, directory, config overrides).
+VARIANTS = [
+    ("modernbert", "sequence", "modernbert-biases",
+     dict(norm_bias=True, attention_bias=True, mlp_bias=True, classifier_bias=True,
+          hidden_activation="gelu_pytorch_tanh", classifier_activation="silu", classifier_pooling="cls")),
+    ("modernbert", "token", "modernbert-4-layers",
+     dict(num_hidden_layers=4, global_attn_every_n_layers=3, local_attention=8,
+          layer_types=["full_attention", "sliding_attention", "sliding_attention", "full_attention"])),
+    ("deberta-v2", "sequence", "deberta-v2-p2c-unbucketed",
+     dict(pooler_hidden_act="tanh", pos_att_type=["p2c"], position_buckets=-1, max_relative_positions=32)),
+    ("deberta-v2", "token", "deberta-v2-c2p-unshared", dict(pos_att_type=["c2p"], share_att_key=False)),
+]
 
 
 def in_venv():
@@ -399,10 +428,13 @@ def run_batch(model, tokenizer, head, batch):
 
 
 def qa_answer(model, tokenizer, question, context, max_seq_len, doc_stride, max_answer_len, handle_impossible):
+    """transformers 4.57's QuestionAnsweringPipeline (fast tokenizer, top_k 1, align_to_words),
+    step by step: see the module docstring."""
     import numpy as np
     import torch
     from transformers.pipelines.document_question_answering import select_starts_ends
 
+    top_k = 1
     enc = tokenizer(
         text=question, text_pair=context, padding="do_not_pad", truncation="only_second", max_length=max_seq_len,
         stride=doc_stride, return_token_type_ids=True, return_overflowing_tokens=True,
@@ -417,29 +449,33 @@ def qa_answer(model, tokenizer, question, context, max_seq_len, doc_stride, max_
         for i, tok in enumerate(ids):
             if tok == tokenizer.cls_token_id:
                 p_mask[i] = 0
-        p_mask = np.asarray(p_mask)
         feed = {k: torch.tensor([enc[k][w]]) for k in tokenizer.model_input_names}
         with torch.no_grad():
             out = model(**feed)
-        attention = np.asarray([enc["attention_mask"][w]])
         starts, ends, scores, min_null_score = select_starts_ends(
-            out.start_logits.numpy(), out.end_logits.numpy(), p_mask, attention, min_null_score, 1,
-            handle_impossible, max_answer_len,
+            out.start_logits, out.end_logits, torch.tensor([p_mask]).numpy(),
+            np.asarray([enc["attention_mask"][w]]), min_null_score, top_k * 2 + 10, handle_impossible,
+            max_answer_len,
         )
         encoding = enc.encodings[w]
         for s, e, score in zip(starts, ends, scores):
-            s, e = int(s), int(e)
             try:
-                start_word, end_word = encoding.token_to_word(s), encoding.token_to_word(e)
-                start = encoding.word_to_chars(start_word, sequence_index=1)[0]
-                end = encoding.word_to_chars(end_word, sequence_index=1)[1]
+                start = encoding.word_to_chars(encoding.token_to_word(s), sequence_index=1)[0]
+                end = encoding.word_to_chars(encoding.token_to_word(e), sequence_index=1)[1]
             except Exception:
                 start, end = encoding.offsets[s][0], encoding.offsets[e][1]
-            answers.append({"score": float(score), "start": start, "end": end, "text": context[start:end]})
+            text = context[start:end]
+            same = next((a for a in answers if a["text"].lower() == text.lower()), None)
+            if same:
+                same["score"] += score.item()
+            else:
+                answers.append({"score": score.item(), "start": start, "end": end, "text": text})
     if handle_impossible:
-        answers.append({"score": float(min_null_score), "start": 0, "end": 0, "text": ""})
+        answers.append({"score": min_null_score, "start": 0, "end": 0, "text": ""})
     best = sorted(answers, key=lambda a: a["score"], reverse=True)[0]
-    return {"text": best["text"], "start": best["start"], "end": best["end"], "score": float(f"{best['score']:.9g}")}, windows
+    answer = {"text": best["text"], "start": best["start"], "end": best["end"], "score": float(f"{best['score']:.9g}")}
+    null_score = float(f"{min_null_score:.9g}") if handle_impossible else None
+    return answer, windows, null_score
 
 
 def qa_cases():
@@ -457,6 +493,10 @@ def qa_cases():
     for i, (question, context) in enumerate(pairs):
         max_seq_len, doc_stride, max_answer_len, impossible = settings[i % len(settings)]
         cases.append((question, context, max_seq_len, doc_stride, max_answer_len, impossible))
+    # Very short contexts, where the null answer ([CLS]) competes with few spans: with random
+    # weights it wins for some models, so both outcomes of `handle_impossible_answer` occur.
+    for question, context in [("When?", "Yes."), ("What?", "It rained."), ("Why?", "No."), ("Who won?", "Ann did.")]:
+        cases.append((question, context, 64, 16, 15, True))
     return cases
 
 
@@ -500,20 +540,45 @@ def main():
             if head == "qa":
                 entries = []
                 for question, context, max_seq_len, doc_stride, max_answer_len, impossible in qa_cases():
-                    answer, windows = qa_answer(model, tokenizer, question, context, max_seq_len, doc_stride,
-                                                max_answer_len, impossible)
+                    answer, windows, null_score = qa_answer(model, tokenizer, question, context, max_seq_len,
+                                                            doc_stride, max_answer_len, impossible)
                     entries.append({
                         "question": question, "context": context, "max_seq_len": max_seq_len,
                         "doc_stride": doc_stride, "max_answer_len": max_answer_len,
                         "handle_impossible_answer": impossible, "top_k": 1, "align_to_words": True,
-                        "windows": windows, "answer": answer,
+                        "windows": windows, "null_score": null_score, "answer": answer,
                     })
                 golden["qa_pipeline"] = entries
             (target / "golden.json").write_text(json.dumps(golden, ensure_ascii=False, indent=1) + "\n",
                                                 encoding="utf-8")
             print(f"wrote {target}")
+    variants_out = args.out.parent / VARIANTS_OUT.name
+    if variants_out.exists():
+        shutil.rmtree(variants_out)
+    for arch, head, name, overrides in VARIANTS:
+        seed += 1
+        tokenizer = make_tokenizer(arch, sentences)
+        torch.manual_seed(seed)
+        config = make_config(arch, head, tokenizer)
+        for key, value in overrides.items():
+            setattr(config, key, value)
+        model = make_model(arch, head, config)
+        target = variants_out / name
+        model.save_pretrained(target)
+        tokenizer.save_pretrained(target)
+        golden = {
+            "model": name,
+            "versions": {"torch": torch.__version__.split("+")[0], "transformers": transformers.__version__},
+            "architecture": type(model).__name__,
+            "overrides": overrides,
+            "labels": [config.id2label[i] for i in range(len(config.id2label))],
+            "inputs": [run_batch(model, tokenizer, head, b) for b in inputs_for(head, sentences)],
+        }
+        (target / "golden.json").write_text(json.dumps(golden, ensure_ascii=False, indent=1) + "\n",
+                                            encoding="utf-8")
+        print(f"wrote {target}")
     # save_pretrained also writes files the Rust side does not read; keep the fixtures small.
-    for extra in args.out.glob("*/generation_config.json"):
+    for extra in [*args.out.glob("*/generation_config.json"), *variants_out.glob("*/generation_config.json")]:
         extra.unlink()
 
 

@@ -1,6 +1,7 @@
 //! Every architecture × head on candle against PyTorch `transformers`: tiny random-weight
 //! checkpoints and their reference logits (`scripts/encoder_fixtures.py`,
-//! `cargo xtask fixtures encoders`) in `tests/fixtures/encoders/<arch>-<head>/`.
+//! `cargo xtask fixtures encoders`) in `tests/fixtures/encoders/<arch>-<head>/`, plus config
+//! variants in `tests/fixtures/encoder-variants/`.
 //!
 //! Per fixture: the tokenizer from `tokenizer.json` must give the reference ids, type ids and
 //! mask; the logits of each padded batch must match within 1e-4 (f32); `head()` and `labels()`
@@ -97,97 +98,122 @@ fn tokenize(encoder: &TaskEncoder, batch: &Batch) -> (Vec<u32>, Vec<u32>, Vec<u3
     (ids, types, mask, encodings.len(), width)
 }
 
-#[test]
-fn every_architecture_and_head_matches_transformers_within_1e_4() {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(fixtures())
+/// Checks one fixture directory (tokenization, head, labels, shapes) and returns the largest
+/// |Δlogit| against the reference.
+fn max_logit_diff(dir: &Path) -> f32 {
+    let (encoder, golden) = load(dir);
+    let expected_head = [
+        ("ForQuestionAnswering", Head::QuestionAnswering),
+        ("ForSequenceClassification", Head::SequenceClassification),
+        ("ForTokenClassification", Head::TokenClassification),
+    ]
+    .into_iter()
+    .find(|(suffix, _)| golden.architecture.ends_with(suffix))
+    .map(|(_, head)| head)
+    .unwrap();
+    assert_eq!(encoder.head(), expected_head, "{}", golden.model);
+    assert_eq!(encoder.labels(), golden.labels, "{}", golden.model);
+    let mut worst = 0.0f32;
+    for (b, batch) in golden.inputs.iter().enumerate() {
+        let (ids, types, mask, rows, width) = tokenize(&encoder, batch);
+        let flat = |rows: &[Vec<u32>]| rows.concat();
+        assert_eq!(
+            ids,
+            flat(&batch.input_ids),
+            "{} batch {b}: input_ids",
+            golden.model
+        );
+        assert_eq!(
+            mask,
+            flat(&batch.attention_mask),
+            "{} batch {b}: mask",
+            golden.model
+        );
+        if encoder.uses_token_type_ids() {
+            assert_eq!(
+                types,
+                flat(&batch.token_type_ids),
+                "{} batch {b}",
+                golden.model
+            );
+        }
+        let logits = encoder.logits(&ids, &types, &mask, rows, width).unwrap();
+        let mut expected = Vec::new();
+        flatten(&batch.logits, &mut expected);
+        let dims = logits.dims().to_vec();
+        let ours: Vec<f32> = logits.flatten_all().unwrap().to_vec1().unwrap();
+        assert_eq!(
+            ours.len(),
+            expected.len(),
+            "{} batch {b}: shape {dims:?}",
+            golden.model
+        );
+        let expected_dims = match encoder.head() {
+            Head::QuestionAnswering => vec![rows, width, 2],
+            Head::SequenceClassification => vec![rows, golden.labels.len()],
+            Head::TokenClassification => vec![rows, width, golden.labels.len()],
+        };
+        assert_eq!(dims, expected_dims, "{} batch {b}", golden.model);
+        assert!(
+            ours.iter().all(|x| x.is_finite()),
+            "{} batch {b}",
+            golden.model
+        );
+        // Per-token heads: the logits at padding positions are unspecified (DeBERTa-v2's
+        // and ModernBERT's differ from transformers' there; nothing reads them).
+        let per_cell = ours.len() / mask.len();
+        for (i, (a, e)) in ours.iter().zip(&expected).enumerate() {
+            let padding = encoder.head() != Head::SequenceClassification && mask[i / per_cell] == 0;
+            if !padding {
+                worst = worst.max((a - e).abs());
+            }
+        }
+    }
+    eprintln!(
+        "{:<28} {:?} {:?}: max |Δlogit| = {worst:.2e}",
+        golden.model,
+        encoder.architecture(),
+        encoder.head()
+    );
+    worst
+}
+
+/// The fixture directories under `root` (those with a golden.json), sorted.
+fn fixture_dirs(root: &Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root)
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.join("golden.json").is_file())
         .collect();
     dirs.sort();
-    assert_eq!(dirs.len(), 18, "6 architectures × 3 heads");
-    let mut failures = Vec::new();
-    for dir in &dirs {
-        let (encoder, golden) = load(dir);
-        let expected_head = [
-            ("ForQuestionAnswering", Head::QuestionAnswering),
-            ("ForSequenceClassification", Head::SequenceClassification),
-            ("ForTokenClassification", Head::TokenClassification),
-        ]
-        .into_iter()
-        .find(|(suffix, _)| golden.architecture.ends_with(suffix))
-        .map(|(_, head)| head)
-        .unwrap();
-        assert_eq!(encoder.head(), expected_head, "{}", golden.model);
-        assert_eq!(encoder.labels(), golden.labels, "{}", golden.model);
-        let mut worst = 0.0f32;
-        for (b, batch) in golden.inputs.iter().enumerate() {
-            let (ids, types, mask, rows, width) = tokenize(&encoder, batch);
-            let flat = |rows: &[Vec<u32>]| rows.concat();
-            assert_eq!(
-                ids,
-                flat(&batch.input_ids),
-                "{} batch {b}: input_ids",
-                golden.model
-            );
-            assert_eq!(
-                mask,
-                flat(&batch.attention_mask),
-                "{} batch {b}: mask",
-                golden.model
-            );
-            if encoder.uses_token_type_ids() {
-                assert_eq!(
-                    types,
-                    flat(&batch.token_type_ids),
-                    "{} batch {b}",
-                    golden.model
-                );
-            }
-            let logits = encoder.logits(&ids, &types, &mask, rows, width).unwrap();
-            let mut expected = Vec::new();
-            flatten(&batch.logits, &mut expected);
-            let dims = logits.dims().to_vec();
-            let ours: Vec<f32> = logits.flatten_all().unwrap().to_vec1().unwrap();
-            assert_eq!(
-                ours.len(),
-                expected.len(),
-                "{} batch {b}: shape {dims:?}",
-                golden.model
-            );
-            let expected_dims = match encoder.head() {
-                Head::QuestionAnswering => vec![rows, width, 2],
-                Head::SequenceClassification => vec![rows, golden.labels.len()],
-                Head::TokenClassification => vec![rows, width, golden.labels.len()],
-            };
-            assert_eq!(dims, expected_dims, "{} batch {b}", golden.model);
-            assert!(
-                ours.iter().all(|x| x.is_finite()),
-                "{} batch {b}",
-                golden.model
-            );
-            // Per-token heads: the logits at padding positions are unspecified (DeBERTa-v2's
-            // and ModernBERT's differ from transformers' there; nothing reads them).
-            let per_cell = ours.len() / mask.len();
-            for (i, (a, e)) in ours.iter().zip(&expected).enumerate() {
-                let padding =
-                    encoder.head() != Head::SequenceClassification && mask[i / per_cell] == 0;
-                if !padding {
-                    worst = worst.max((a - e).abs());
-                }
-            }
-        }
-        eprintln!(
-            "{:<24} {:?} {:?}: max |Δlogit| = {worst:.2e}",
-            golden.model,
-            encoder.architecture(),
-            encoder.head()
-        );
-        if worst > TOLERANCE {
-            failures.push(format!("{}: {worst:.3e}", golden.model));
-        }
-    }
+    dirs
+}
+
+fn assert_within_tolerance(dirs: &[PathBuf]) {
+    let failures: Vec<String> = dirs
+        .iter()
+        .filter_map(|dir| {
+            let worst = max_logit_diff(dir);
+            (worst > TOLERANCE).then(|| format!("{}: {worst:.3e}", dir.display()))
+        })
+        .collect();
     assert!(failures.is_empty(), "beyond {TOLERANCE}: {failures:?}");
+}
+
+#[test]
+fn every_architecture_and_head_matches_transformers_within_1e_4() {
+    let dirs = fixture_dirs(&fixtures());
+    assert_eq!(dirs.len(), 18, "6 architectures × 3 heads");
+    assert_within_tolerance(&dirs);
+}
+
+/// Config variants real checkpoints use (biases, activations, layer patterns, relative
+/// attention kinds): `tests/fixtures/encoder-variants/`.
+#[test]
+fn config_variants_match_transformers_within_1e_4() {
+    let dirs = fixture_dirs(&fixtures().with_file_name("encoder-variants"));
+    assert_eq!(dirs.len(), 4);
+    assert_within_tolerance(&dirs);
 }
 
 #[test]
@@ -336,9 +362,9 @@ fn half_precision_runs_or_is_refused() {
     }
 }
 
-/// `bert-sequence` copied with its config.json edited by `edit`, loaded with the named head.
-fn load_edited(edit: impl Fn(String) -> String) -> Result<TaskEncoder, String> {
-    let source = fixtures().join("bert-sequence");
+/// Fixture `name` copied with its config.json edited by `edit`, loaded with the named head.
+fn load_edited(name: &str, edit: impl Fn(String) -> String) -> Result<TaskEncoder, String> {
+    let source = fixtures().join(name);
     let dir = tempfile::tempdir().unwrap();
     for file in ["model.safetensors", "tokenizer.json"] {
         std::fs::copy(source.join(file), dir.path().join(file)).unwrap();
@@ -363,26 +389,56 @@ fn bad_labels_are_named_with_their_file() {
             value.to_string()
         }
     };
-    let gap = load_edited(with_labels(r#"{"0": "a", "2": "c", "3": "d"}"#))
-        .err()
-        .unwrap();
+    let gap = load_edited(
+        "bert-sequence",
+        with_labels(r#"{"0": "a", "2": "c", "3": "d"}"#),
+    )
+    .err()
+    .unwrap();
     assert!(
         gap.contains("config.json") && gap.contains("id2label"),
         "{gap}"
     );
     // Two labels, but the classifier has three rows: the weights are named.
-    let short = load_edited(with_labels(r#"{"0": "a", "1": "b"}"#))
+    let short = load_edited("bert-sequence", with_labels(r#"{"0": "a", "1": "b"}"#))
         .err()
         .unwrap();
     assert!(
         short.contains("model.safetensors") && short.contains("classifier"),
         "{short}"
     );
-    let unsupported = load_edited(|c| c.replace("\"bert\"", "\"electra\""))
+    let unsupported = load_edited("bert-sequence", |c| c.replace("\"bert\"", "\"electra\""))
         .err()
         .unwrap();
     assert!(
         unsupported.contains("unsupported architecture"),
         "{unsupported}"
     );
+}
+
+#[test]
+fn deberta_variants_candle_gets_wrong_are_refused() {
+    let set = |key: &'static str, value: serde_json::Value| {
+        move |config: String| {
+            let mut parsed: serde_json::Value = serde_json::from_str(&config).unwrap();
+            parsed[key] = value.clone();
+            parsed.to_string()
+        }
+    };
+    let conv = load_edited("deberta-v2-token", set("conv_kernel_size", 3.into()))
+        .err()
+        .unwrap();
+    assert!(
+        conv.contains("config.json") && conv.contains("conv_kernel_size"),
+        "{conv}"
+    );
+    let absolute = load_edited(
+        "deberta-v2-token",
+        set("position_biased_input", true.into()),
+    )
+    .err()
+    .unwrap();
+    assert!(absolute.contains("position_biased_input"), "{absolute}");
+    // The unedited config loads.
+    load_edited("deberta-v2-token", |c| c).unwrap();
 }

@@ -265,7 +265,7 @@ const FIXTURES: [(&str, &[&str], &str); 7] = [
     (
         "encoders",
         &["scripts/encoder_fixtures.py"],
-        "tiny random-weight encoders × heads with PyTorch transformers' logits and QA answers (execute/tests/fixtures/encoders/)",
+        "tiny random-weight encoders × heads with PyTorch transformers' logits and QA answers (execute/tests/fixtures/encoders/, encoder-variants/)",
     ),
 ];
 

@@ -26,7 +26,9 @@
 //! * **ModernBERT** is this crate's own ([`super::modernbert`]): candle's builds f32 masks in
 //!   half-precision runs and hard-codes activation and biases.
 //! * **DeBERTa-v2** stays on candle's code, which computes parts of its relative attention in
-//!   f32: half precision is refused at load time.
+//!   f32: half precision is refused at load time, and so are the variants candle gets wrong
+//!   (`conv_kernel_size`: a `todo!` panic; `position_biased_input = true`: batches of
+//!   several rows fail). DeBERTa-v3 checkpoints use neither.
 //! * **RoBERTa positions**: candle's `xlm_roberta` numbers positions from `padding_idx + 1`
 //!   over the non-padding tokens, as `transformers` does, so RoBERTa runs on it too.
 
@@ -335,7 +337,31 @@ impl Backbone {
                 ))
             }
             Architecture::DebertaV2 => {
-                let config: debertav2::Config = parse(config_json, "DeBERTa-v2")?;
+                // The head reads `pooler_hidden_act` itself (any `transformers` activation);
+                // candle's config would refuse all but three.
+                let mut value: serde_json::Value = parse(config_json, "DeBERTa-v2")?;
+                if let Some(map) = value.as_object_mut() {
+                    map.remove("pooler_hidden_act");
+                }
+                let config: debertav2::Config = serde_json::from_value(value)
+                    .map_err(|e| LoadError::Config(format!("not a DeBERTa-v2 config: {e}")))?;
+                // candle's code panics (`todo!`) on the convolution of deberta-v2-xlarge-style
+                // checkpoints and adds absolute positions without broadcasting over the batch.
+                if config.conv_kernel_size.is_some_and(|k| k > 0) {
+                    return Err(LoadError::Config(
+                        "conv_kernel_size is not supported (DeBERTa-v2's convolution layer is \
+                         not implemented on candle)"
+                            .into(),
+                    ));
+                }
+                if config.position_biased_input {
+                    return Err(LoadError::Config(
+                        "position_biased_input = true is not supported (candle's DeBERTa-v2 \
+                         adds absolute positions without broadcasting, so batches of several \
+                         rows fail); DeBERTa-v3 checkpoints set it to false"
+                            .into(),
+                    ));
+                }
                 let root = encoder_root(vb, &["deberta"], "embeddings.word_embeddings.weight")?;
                 let info = BackboneInfo {
                     hidden_size: config.hidden_size,

@@ -82,7 +82,8 @@ impl TaskEncoder {
     /// [`Error::Asset`] naming the file: `config.json` names no head (and none was asked for),
     /// has a bad `id2label` or settings this build does not run; `tokenizer.json` does not
     /// load; the weights lack a tensor of the encoder or the head or have the wrong shape.
-    /// [`Error::Config`] for f16/bf16 with DeBERTa-v2, which runs in f32 only.
+    /// [`Error::Config`] for a dtype other than f32/f16/bf16, and for f16/bf16 with
+    /// DeBERTa-v2, which runs in f32 only.
     pub fn try_load(
         name: &str,
         checkpoint: &Checkpoint,
@@ -118,6 +119,12 @@ impl TaskEncoder {
         let spec =
             head_spec(checkpoint.architecture, head, &keys, labels.len()).map_err(config_err)?;
 
+        if !matches!(options.dtype, DType::F32 | DType::F16 | DType::BF16) {
+            return Err(Error::Config(format!(
+                "model `{name}`: dtype {:?} is not supported (f32, f16 or bf16)",
+                options.dtype
+            )));
+        }
         if options.dtype != DType::F32 && checkpoint.architecture == Architecture::DebertaV2 {
             return Err(Error::Config(format!(
                 "model `{name}`: dtype {:?} is not supported for {} (candle-transformers' \
@@ -154,7 +161,11 @@ impl TaskEncoder {
                     LoadError::Weights(e) => weights_err(e),
                 }
             })?;
-        if let Some(pooler) = keys.pooler_hidden_size.filter(|&p| p != info.hidden_size) {
+        let pooler_size = match checkpoint.architecture {
+            Architecture::DebertaV2 => keys.pooler_hidden_size,
+            _ => None,
+        };
+        if let Some(pooler) = pooler_size.filter(|&p| p != info.hidden_size) {
             return Err(config_err(format!(
                 "pooler_hidden_size {pooler} differs from hidden_size {} (not supported)",
                 info.hidden_size
@@ -283,6 +294,12 @@ impl TaskEncoder {
             .to_device(&Device::Cpu)
     }
 }
+
+// Models under test are shared across worker threads (`Model: Send + Sync`).
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    send_sync::<TaskEncoder>();
+};
 
 /// `id2label` in id order, or `LABEL_i` for `num_labels`; the message says what is wrong.
 fn labels(keys: &HeadKeys) -> std::result::Result<Vec<String>, String> {
