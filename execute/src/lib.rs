@@ -15,8 +15,9 @@
 //!   ([`SentenceSimilarityModel`], config `kind = "sentence-similarity"`).
 //! * The models under test on [`TaskEncoder`]:
 //!   [`QuestionAnsweringModel`](candle::QuestionAnsweringModel) (`kind = "extractive-qa"`:
-//!   SQuAD, DROP; transformers' QA pipeline rule for rule: windows with `doc_stride`, best span
-//!   across windows within `max_answer_len`, SQuAD 2.0 null answer past `null_threshold`,
+//!   SQuAD, DROP; transformers' (4.57) QA pipeline rule for rule: windows with `doc_stride`,
+//!   12 candidate spans per window within `max_answer_len`, equal answers across windows
+//!   merged by summed score, SQuAD 2.0 null answer past `null_threshold`,
 //!   answers as text plus character offsets into the context) and
 //!   [`SequenceClassificationModel`](candle::SequenceClassificationModel)
 //!   (`kind = "sequence-classification"`: sentiment, paraphrase, BoolQ as question–passage pair

@@ -15,11 +15,16 @@
 //!   −10000 before the softmax, which runs over the whole window (padding excluded).
 //! * **Null score**: `P_start(CLS) · P_end(CLS)` of the window's first token; across windows the
 //!   smallest. Then CLS is excluded from spans.
-//! * **Best span** of a window: the largest `P_start(s) · P_end(e)` with `s ≤ e < s +
-//!   max_answer_len`, both allowed; ties to the first in (s, e) order. Across windows the first
-//!   window with the highest score wins.
+//! * **Candidates** of a window: the [`CANDIDATES_PER_WINDOW`] (the pipeline's
+//!   `top_k * 2 + 10`) largest `P_start(s) · P_end(e)` with `s ≤ e < s + max_answer_len`, both
+//!   allowed, best first (ties in (s, e) order).
+//! * **Merging** (transformers ≥ 4.3x): candidates, windows in order, become answers by their
+//!   text; a candidate whose text equals an earlier answer's ignoring case adds its score to
+//!   that answer (which keeps its offsets), so a span found in two overlapping windows, or
+//!   several spans with one text, count together. The best answer is the first with the
+//!   highest (summed) score.
 //! * **Null answer** (SQuAD 2.0): `""` at 0..0 with the null score when
-//!   `null score − best span score > null_threshold`; `null_threshold = 0` is the pipeline's
+//!   `null score − best answer score > null_threshold`; `null_threshold = 0` is the pipeline's
 //!   `handle_impossible_answer=True`, no threshold (the default) its `False` (never null).
 //! * **Offsets**: the span is widened to whole words (`token_to_word` / `word_to_chars` of the
 //!   window; raw token offsets for tokens without a word) and returned as **character** (Unicode
@@ -239,43 +244,47 @@ fn masked_softmax(logits: &[f32], allowed: &[bool]) -> Vec<f32> {
     exp.into_iter().map(|e| e / sum).collect()
 }
 
-/// Decodes one window: its null score (`P_start · P_end` of the first token) and its best span
-/// (see the module doc), or `None` when no allowed span exists.
+/// Candidate spans the pipeline keeps per window (`top_k * 2 + 10` with `top_k = 1`).
+pub const CANDIDATES_PER_WINDOW: usize = 12;
+
+/// Decodes one window: its null score (`P_start · P_end` of the first token) and its best
+/// `k` candidate spans, best first (see the module doc).
 pub fn decode_window(
     start_logits: &[f32],
     end_logits: &[f32],
     allowed: &[bool],
     max_answer_len: usize,
-) -> (f32, Option<WindowSpan>) {
+    k: usize,
+) -> (f32, Vec<WindowSpan>) {
     let mut start = masked_softmax(start_logits, allowed);
     let mut end = masked_softmax(end_logits, allowed);
     let len = start.len();
     if len == 0 {
-        return (0.0, None);
+        return (0.0, Vec::new());
     }
     let null = start[0] * end[0];
     start[0] = 0.0;
     end[0] = 0.0;
-    let mut best: Option<WindowSpan> = None;
+    let mut spans: Vec<WindowSpan> = Vec::new();
     for s in (0..len).filter(|&s| allowed[s]) {
         let last = (s + max_answer_len).min(len);
         for e in (s..last).filter(|&e| allowed[e]) {
-            let score = start[s] * end[e];
-            if best.is_none_or(|b| score > b.score) {
-                best = Some(WindowSpan {
-                    start: s,
-                    end: e,
-                    score,
-                });
-            }
+            spans.push(WindowSpan {
+                start: s,
+                end: e,
+                score: start[s] * end[e],
+            });
         }
     }
-    (null, best)
+    // Stable: equal scores stay in (s, e) order.
+    spans.sort_by(|a, b| b.score.total_cmp(&a.score));
+    spans.truncate(k);
+    (null, spans)
 }
 
 /// Whether the null answer wins: `null − best > threshold` (never without a threshold).
-fn prefers_null(null: f32, best: f32, threshold: Option<f32>) -> bool {
-    threshold.is_some_and(|t| null - best > t)
+fn prefers_null(null: f64, best: f64, threshold: Option<f32>) -> bool {
+    threshold.is_some_and(|t| null - best > f64::from(t))
 }
 
 /// Character offsets of tokens `start..=end` of a window, widened to whole words of the
@@ -303,36 +312,64 @@ pub fn decode_answer(
     max_answer_len: usize,
     null_threshold: Option<f32>,
 ) -> AnswerSpan {
+    struct Candidate {
+        text: String,
+        key: String,
+        start: usize,
+        end: usize,
+        score: f64,
+    }
     let mut null = f32::INFINITY;
-    let mut best: Option<(usize, WindowSpan)> = None;
+    let mut answers: Vec<Candidate> = Vec::new();
     for (w, (start, end)) in logits.iter().enumerate() {
-        let (window_null, span) = decode_window(start, end, &windows.allowed[w], max_answer_len);
+        let (window_null, spans) = decode_window(
+            start,
+            end,
+            &windows.allowed[w],
+            max_answer_len,
+            CANDIDATES_PER_WINDOW,
+        );
         null = null.min(window_null);
-        if let Some(span) = span {
-            if best.is_none_or(|(_, b)| span.score > b.score) {
-                best = Some((w, span));
+        for span in spans {
+            let (first, last) = span_chars(&windows.encodings[w], span.start, span.end);
+            let text: String = context
+                .chars()
+                .skip(first)
+                .take(last.saturating_sub(first))
+                .collect();
+            let key = text.to_lowercase();
+            match answers.iter_mut().find(|a| a.key == key) {
+                Some(same) => same.score += f64::from(span.score),
+                None => answers.push(Candidate {
+                    text,
+                    key,
+                    start: first,
+                    end: last,
+                    score: f64::from(span.score),
+                }),
             }
         }
     }
-    let null_answer = AnswerSpan {
-        text: String::new(),
-        start: Some(0),
-        end: Some(0),
-        score: Some(null),
-    };
-    let Some((w, span)) = best.filter(|(_, b)| !prefers_null(null, b.score, null_threshold)) else {
-        return null_answer;
-    };
-    let (start, end) = span_chars(&windows.encodings[w], span.start, span.end);
-    AnswerSpan {
-        text: context
-            .chars()
-            .skip(start)
-            .take(end.saturating_sub(start))
-            .collect(),
-        start: u32::try_from(start).ok(),
-        end: u32::try_from(end).ok(),
-        score: Some(span.score),
+    let best = answers
+        .into_iter()
+        .fold(None::<Candidate>, |best, a| match best {
+            Some(b) if b.score >= a.score => Some(b),
+            _ => Some(a),
+        })
+        .filter(|b| !prefers_null(f64::from(null), b.score, null_threshold));
+    match best {
+        Some(b) => AnswerSpan {
+            text: b.text,
+            start: u32::try_from(b.start).ok(),
+            end: u32::try_from(b.end).ok(),
+            score: Some(b.score as f32),
+        },
+        None => AnswerSpan {
+            text: String::new(),
+            start: Some(0),
+            end: Some(0),
+            score: Some(null),
+        },
     }
 }
 
@@ -560,8 +597,8 @@ mod tests {
         let allowed = [true, false, false, false, true, true, true, true, false];
         let start = [1.0, 9.0, 9.0, 0.0, 0.5, 3.0, 0.1, 0.2, 9.0];
         let end = [1.0, 9.0, 9.0, 0.0, 0.1, 0.2, 0.3, 4.0, 9.0];
-        let (null, span) = decode_window(&start, &end, &allowed, 15);
-        let span = span.unwrap();
+        let (null, spans) = decode_window(&start, &end, &allowed, 15, 12);
+        let span = spans[0];
         assert_eq!((span.start, span.end), (5, 7));
         // Scores are products of the masked softmax over the whole window.
         let masked = |l: &[f32]| -> Vec<f32> {
@@ -575,30 +612,36 @@ mod tests {
         assert!((null as f64 - ps[0] * pe[0]).abs() < 1e-6);
         // Two tokens at most: (5, 7) is out of reach; the best pair within reach is (7, 7)
         // (P_s(7)·P_e(7) = e^(0.2+4) beats P_s(5)·P_e(6) = e^(3+0.3)).
-        let span = decode_window(&start, &end, &allowed, 2).1.unwrap();
+        let span = decode_window(&start, &end, &allowed, 2, 12).1[0];
         assert_eq!((span.start, span.end), (7, 7));
         // One token: start = end.
-        let span = decode_window(&start, &end, &allowed, 1).1.unwrap();
+        let span = decode_window(&start, &end, &allowed, 1, 12).1[0];
         assert_eq!(span.start, span.end);
     }
 
     #[test]
-    fn cls_scores_the_null_answer_but_is_never_a_span() {
+    fn cls_scores_the_null_answer_and_only_zero_spans() {
         let allowed = [true, false, true, true];
         let start = [8.0, 0.0, 1.0, 0.0];
         let end = [8.0, 0.0, 0.0, 1.0];
-        let (null, span) = decode_window(&start, &end, &allowed, 15);
-        let span = span.unwrap();
+        let (null, spans) = decode_window(&start, &end, &allowed, 15, 12);
+        let span = spans[0];
         assert_eq!((span.start, span.end), (2, 3));
         assert!(null > span.score);
+        // Candidates best first; spans from CLS score 0 (its probabilities are zeroed).
+        assert!(spans.windows(2).all(|w| w[0].score >= w[1].score));
+        assert!(spans
+            .iter()
+            .filter(|s| s.start == 0)
+            .all(|s| s.score == 0.0));
+        assert!(spans.iter().all(|s| allowed[s.start] && allowed[s.end]));
+        assert_eq!(spans.len(), 6); // (0,0) (0,2) (0,3) (2,2) (2,3) (3,3)
+        assert_eq!(decode_window(&start, &end, &allowed, 15, 2).1.len(), 2);
         // The null answer wins only with a threshold the margin exceeds.
-        assert!(!prefers_null(null, span.score, None));
-        assert!(prefers_null(null, span.score, Some(0.0)));
-        assert!(!prefers_null(
-            null,
-            span.score,
-            Some(null - span.score + 1e-3)
-        ));
+        let (null, best) = (f64::from(null), f64::from(span.score));
+        assert!(!prefers_null(null, best, None));
+        assert!(prefers_null(null, best, Some(0.0)));
+        assert!(!prefers_null(null, best, Some((null - best) as f32 + 1e-3)));
         // A tie keeps the span (the pipeline sorts the null answer after the spans).
         assert!(!prefers_null(0.5, 0.5, Some(0.0)));
     }
@@ -608,7 +651,7 @@ mod tests {
         let allowed = [true, true, true, true];
         let start = [0.0, 2.0, 2.0, 0.0];
         let end = [0.0, 0.0, 2.0, 2.0];
-        let span = decode_window(&start, &end, &allowed, 15).1.unwrap();
+        let span = decode_window(&start, &end, &allowed, 15, 12).1[0];
         assert_eq!((span.start, span.end), (1, 2));
     }
 }
