@@ -411,7 +411,9 @@ impl ExecuteStage {
     pub fn try_new(models: Vec<Arc<dyn Model>>) -> Result<Self> {
         if models.is_empty() {
             return Err(Error::Config(
-                "no model to execute: add an [[execute.models]] table to the config".into(),
+                "no model to execute: add an [[execute.models]] table to the config, or pass \
+                 --model (metamorph-execute)"
+                    .into(),
             ));
         }
         Ok(ExecuteStage {
