@@ -39,8 +39,8 @@ pub struct ModelConfig {
     /// How the model is run: `subprocess` (the JSONL protocol, the default),
     /// `sentence-similarity` (a paraphrase model on candle sentence embeddings), or a checkpoint
     /// with a task head on candle: `extractive-qa` (squad, drop), `sequence-classification`
-    /// (boolq, sentiment, paraphrase) or `candle` (whichever of the two its `config.json`
-    /// `architectures` names).
+    /// (boolq, sentiment, paraphrase, relation) or `candle` (whichever of the two its
+    /// `config.json` `architectures` names).
     #[serde(default = "default_kind")]
     pub kind: String,
     /// Program and arguments (`subprocess`).
