@@ -18,6 +18,22 @@
 //!   supported architecture with its task [`Head`] (logits for padded batches); BERT-family
 //!   sentence embedders ([`SentenceEncoder`]) and, on top, a paraphrase model under test
 //!   ([`SentenceSimilarityModel`], config `kind = "sentence-similarity"`).
+//! * The models under test on [`TaskEncoder`]:
+//!   [`QuestionAnsweringModel`](candle::QuestionAnsweringModel) (`kind = "extractive-qa"`:
+//!   SQuAD, DROP; transformers' (4.57) QA pipeline rule for rule: windows with `doc_stride`,
+//!   12 candidate spans per window within `max_answer_len`, equal answers across windows
+//!   merged by summed score, SQuAD 2.0 null answer past `null_threshold`,
+//!   answers as text plus character offsets into the context) and
+//!   [`SequenceClassificationModel`](candle::SequenceClassificationModel)
+//!   (`kind = "sequence-classification"`: sentiment, paraphrase, BoolQ as question–passage pair
+//!   classification, relations as their sentence with typed entity markers; `id2label` translated to the task's labels by
+//!   [`LabelMap`](candle::labels::LabelMap) and `label_map`; probabilities returned).
+//!   `kind = "candle"` takes whichever of the two heads `config.json` names; a token
+//!   classification head answers no task of the stage: it is the library API
+//!   [`TokenClassifier`](candle::TokenClassifier) (per-token labels and the pipeline's
+//!   "simple" spans, character offsets). `metamorph-execute --model
+//!   <dir|asset:NAME|hf:ORG/NAME>` runs one checkpoint without a config file (`--kind`,
+//!   `--device`, `--dtype`, `--task` optional).
 //!
 //! # Design of the candle models
 //! * **Architectures × heads**: BERT, DistilBERT, RoBERTa, XLM-R, DeBERTa-v2/v3 and ModernBERT,
@@ -46,14 +62,18 @@
 //! * **Length buckets**: texts are tokenized unpadded, sorted by length and padded per batch,
 //!   so padding waste stays small (logged at debug level); distinct texts are embedded once per
 //!   call.
+//! * **Throughput batching of the task models** ([`candle::batching`]): a worker thread
+//!   tokenizes the next chunk of examples while the model runs the current one; rows (a QA
+//!   example's windows are separate rows) are sorted by length and packed so that rows × padded
+//!   width stays within `batch_tokens` (default 8192) and rows within `batch_size` (default 64),
+//!   cut where the padding saved outweighs a forward pass (`batch_cost`, default 128 tokens);
+//!   padding waste is logged at info level per call and totalled per model
+//!   (`padding_stats()`). Identical inputs are run once by the stage.
 //! * **CPU by default**, f32 by default; `cuda`/`metal` cargo features forward to candle, and
 //!   f16/bf16 are a config switch (pooling stays f32).
 //! * **Errors are the workspace's** [`metamorph_data::Error`]: loading problems are `Asset`
 //!   (naming the file), bad settings `Config`, run-time failures and bad inputs (missing or empty
 //!   text, naming the example and field) `Model`.
-//!
-//! The QA and classification models under test built on [`TaskEncoder`] implement the same
-//! [`Model`] trait.
 #![deny(missing_docs)]
 
 pub mod candle;

@@ -13,8 +13,11 @@ use metamorph_data::{
 };
 use serde::Deserialize;
 
+use crate::candle::batching::BatchOptions;
 use crate::candle::{
-    self, Checkpoint, EncoderOptions, SentenceEncoder, SentenceSimilarityModel, SimilarityOptions,
+    self, Checkpoint, ClassificationOptions, EncoderOptions, EntityMarkers, Head, LoadOptions,
+    PairOrder, QaOptions, QuestionAnsweringModel, SentenceEncoder, SentenceSimilarityModel,
+    SequenceClassificationModel, SimilarityOptions, TaskEncoder,
 };
 use crate::protocol::Request;
 use crate::{Model, OpenAiConfig, OpenAiModel, SubprocessConfig, SubprocessModel};
@@ -35,8 +38,11 @@ pub struct ModelConfig {
     /// Name recorded in predictions and verdicts.
     pub name: String,
     /// How the model is run: `subprocess` (the JSONL protocol, the default),
-    /// `sentence-similarity` (a paraphrase model on candle sentence embeddings) or `openai` (an
-    /// OpenAI-compatible chat/completions endpoint).
+    /// `sentence-similarity` (a paraphrase model on candle sentence embeddings), a checkpoint
+    /// with a task head on candle: `extractive-qa` (squad, drop), `sequence-classification`
+    /// (boolq, sentiment, paraphrase, relation) or `candle` (whichever of the two its
+    /// `config.json` `architectures` names), or `openai` (an OpenAI-compatible
+    /// chat/completions endpoint).
     #[serde(default = "default_kind")]
     pub kind: String,
     /// Program and arguments (`subprocess`).
@@ -46,15 +52,21 @@ pub struct ModelConfig {
     /// (`openai`, default 60).
     #[serde(default)]
     pub timeout_secs: Option<f64>,
-    /// Requests per batch (`subprocess`, default 32), texts per forward pass
-    /// (`sentence-similarity`, default 64) or examples handed to the model at once (`openai`,
-    /// default 32).
+    /// Requests per batch (`subprocess`, default 32), rows per forward pass at most (candle
+    /// models, default 64) or examples handed to the model at once (`openai`, default 32).
     #[serde(default)]
     pub batch_size: Option<usize>,
-    /// Which model: for the candle kinds (`sentence-similarity`) the checkpoint, a directory
-    /// (relative to the config file's folder), `asset:NAME` or a hub repo
-    /// `hf:ORG/NAME[@REVISION]`; for `openai` the model id the server knows (the request's
-    /// `model` field, e.g. `Qwen/Qwen2.5-7B-Instruct` or `gpt-4o-mini`).
+    /// Padded tokens (rows × width) per forward pass (task models on candle, default 8192).
+    #[serde(default)]
+    pub batch_tokens: Option<usize>,
+    /// What one more forward pass costs in tokens when rows are packed (task models on candle,
+    /// default 128): a length bucket is split only where that saves more padding.
+    #[serde(default)]
+    pub batch_cost: Option<usize>,
+    /// Which model: for the candle kinds the checkpoint, a directory (relative to the config
+    /// file's folder), `asset:NAME` or a hub repo `hf:ORG/NAME[@REVISION]`; for `openai` the
+    /// model id the server knows (the request's `model` field, e.g. `Qwen/Qwen2.5-7B-Instruct`
+    /// or `gpt-4o-mini`).
     #[serde(default)]
     pub model: Option<String>,
     /// Cosine at and above which a pair is a paraphrase (`sentence-similarity`, default 0.8).
@@ -66,9 +78,35 @@ pub struct ModelConfig {
     /// `f32` (default), `f16` or `bf16` (candle models).
     #[serde(default)]
     pub dtype: Option<String>,
-    /// Tokens per text, longer ones truncated (candle models; default: the checkpoint's limit).
+    /// Tokens per text, longer ones truncated (candle models; default: the checkpoint's limit),
+    /// or per window of a QA context (`extractive-qa`, default min(limit, 384)).
     #[serde(default)]
     pub max_length: Option<usize>,
+    /// Tokens of overlap between the windows of a long QA context (default
+    /// min(max_length / 2, 128)).
+    #[serde(default)]
+    pub doc_stride: Option<usize>,
+    /// Longest QA answer in tokens (default 15).
+    #[serde(default)]
+    pub max_answer_len: Option<usize>,
+    /// SQuAD 2.0 models: answer "" when null score − best span score exceeds this (0: as
+    /// transformers' `handle_impossible_answer`). Unset (default): always a span.
+    #[serde(default)]
+    pub null_threshold: Option<f32>,
+    /// Model label → a label word the tasks read (`sequence-classification`): `yes`/`no`,
+    /// `1`/`0`, `positive`/`negative`/`neutral`/`mixed`, …; over the built-in readings of model
+    /// labels (`true`/`false`, two-class `LABEL_0`/`LABEL_1`, …).
+    #[serde(default)]
+    pub label_map: std::collections::BTreeMap<String, String>,
+    /// BoolQ pair order (`sequence-classification`): `question-context` (default) or
+    /// `context-question`.
+    #[serde(default)]
+    pub pair_order: PairOrder,
+    /// How relation arguments are marked (`sequence-classification`): `typed-punct`
+    /// (default, `@ * person * Bill Gates @ … # ^ organization ^ Microsoft #`), `punct` or
+    /// `tags` (`[E1] … [/E1]`).
+    #[serde(default)]
+    pub entity_markers: EntityMarkers,
     /// Use only the local hub cache (hub checkpoints; `HF_HUB_OFFLINE=1` does the same).
     #[serde(default)]
     pub offline: bool,
@@ -130,6 +168,67 @@ fn default_kind() -> String {
 }
 
 impl ModelConfig {
+    /// A model of `kind` named `name` with every other setting at its default.
+    pub fn new(name: &str, kind: &str) -> Self {
+        ModelConfig {
+            name: name.to_string(),
+            kind: kind.to_string(),
+            command: Vec::new(),
+            timeout_secs: None,
+            batch_size: None,
+            batch_tokens: None,
+            batch_cost: None,
+            model: None,
+            threshold: None,
+            device: None,
+            dtype: None,
+            max_length: None,
+            doc_stride: None,
+            max_answer_len: None,
+            null_threshold: None,
+            label_map: Default::default(),
+            pair_order: PairOrder::default(),
+            entity_markers: EntityMarkers::default(),
+            offline: false,
+            cache_dir: None,
+            workdir: None,
+            env: Default::default(),
+            tasks: Vec::new(),
+            base_url: None,
+            api_key_env: None,
+            prompts: Default::default(),
+            labels: Default::default(),
+            fallback: Default::default(),
+            system: None,
+            temperature: None,
+            max_tokens: None,
+            retries: None,
+            backoff_secs: None,
+            concurrency: None,
+        }
+    }
+
+    /// The candle model of `kind` on the checkpoint `spec` (a directory, `asset:NAME` or
+    /// `hf:ORG/NAME[@REV]`), named after its last path component: what `--model` builds.
+    pub fn for_checkpoint(spec: &str, kind: &str) -> Self {
+        let bare = spec
+            .trim_start_matches("asset:")
+            .trim_start_matches("hf:")
+            .split('@')
+            .next()
+            .unwrap_or(spec)
+            .trim_end_matches(['/', '\\']);
+        let name = Path::new(bare)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .filter(|n| !n.is_empty() && *n != "." && *n != "..")
+            .unwrap_or("model");
+        ModelConfig {
+            model: Some(spec.to_string()),
+            ..ModelConfig::new(name, kind)
+        }
+    }
+
     /// Starts the model; relative paths are taken from `base_dir` (the config file's folder).
     ///
     /// # Errors
@@ -147,11 +246,16 @@ impl ModelConfig {
                 Arc::new(SubprocessModel::spawn(&self.name, config)?)
             }
             "sentence-similarity" => Arc::new(self.start_sentence_similarity(base_dir)?),
+            "extractive-qa" => self.start_task_model(base_dir, Some(Head::QuestionAnswering))?,
+            "sequence-classification" => {
+                self.start_task_model(base_dir, Some(Head::SequenceClassification))?
+            }
+            "candle" => self.start_task_model(base_dir, None)?,
             "openai" => Arc::new(self.start_openai(|var| std::env::var(var).ok())?),
             other => {
                 return Err(Error::Config(format!(
                     "model `{}`: unknown kind `{other}` (this build supports: subprocess, \
-                     sentence-similarity, openai)",
+                     sentence-similarity, extractive-qa, sequence-classification, candle, openai)",
                     self.name
                 )))
             }
@@ -235,19 +339,17 @@ impl ModelConfig {
         Ok(model)
     }
 
-    fn start_sentence_similarity(&self, base_dir: &Path) -> Result<SentenceSimilarityModel> {
-        let config_err =
-            |message: String| Error::Config(format!("model `{}`: {message}", self.name));
-        if let Some(task) = self.tasks.iter().find(|t| **t != Task::Paraphrase) {
-            return Err(config_err(format!(
-                "a sentence-similarity model answers only paraphrase, not `{task}`"
-            )));
-        }
+    fn config_err(&self, message: String) -> Error {
+        Error::Config(format!("model `{}`: {message}", self.name))
+    }
+
+    /// The checkpoint `model` names, resolved (shared by every candle kind).
+    fn checkpoint(&self, base_dir: &Path) -> Result<Checkpoint> {
         let spec = self.model.as_deref().ok_or_else(|| {
-            config_err(
-                "kind `sentence-similarity` needs `model` (a directory, asset:NAME or hf:ORG/NAME)"
-                    .into(),
-            )
+            self.config_err(format!(
+                "kind `{}` needs `model` (a directory, asset:NAME or hf:ORG/NAME)",
+                self.kind
+            ))
         })?;
         // A directory beside the config file wins over the ORG/NAME hub reading of the same
         // text (`models/minilm`).
@@ -255,7 +357,10 @@ impl ModelConfig {
         let source = if !spec.starts_with("asset:") && !spec.starts_with("hf:") && beside.is_dir() {
             ModelSource::Local(beside)
         } else {
-            match spec.parse::<ModelSource>().map_err(config_err)? {
+            match spec
+                .parse::<ModelSource>()
+                .map_err(|e| self.config_err(e))?
+            {
                 ModelSource::Local(dir) => ModelSource::Local(base_dir.join(dir)),
                 other => other,
             }
@@ -264,20 +369,114 @@ impl ModelConfig {
             offline: self.offline,
             cache_dir: self.cache_dir.as_ref().map(|d| base_dir.join(d)),
         };
+        Checkpoint::try_resolve(&source, &hub)
+    }
+
+    /// The device and dtype of a candle model.
+    fn load_options(&self) -> Result<LoadOptions> {
+        Ok(LoadOptions {
+            device: candle::device(self.device.as_deref().unwrap_or("cpu"))?,
+            dtype: candle::parse_dtype(self.dtype.as_deref().unwrap_or("f32"))?,
+        })
+    }
+
+    /// Fails when `tasks` lists a task outside `answerable` (for the model kind `what`).
+    fn check_tasks(&self, answerable: &[Task], what: &str) -> Result<()> {
+        match self.tasks.iter().find(|t| !answerable.contains(t)) {
+            Some(task) => Err(self.config_err(format!(
+                "{what} answers only {}, not `{task}`",
+                answerable
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    fn start_sentence_similarity(&self, base_dir: &Path) -> Result<SentenceSimilarityModel> {
+        self.check_tasks(&[Task::Paraphrase], "a sentence-similarity model")?;
+        let load = self.load_options()?;
         let mut encoder = EncoderOptions::default()
-            .with_device(candle::device(self.device.as_deref().unwrap_or("cpu"))?)
-            .with_dtype(candle::parse_dtype(self.dtype.as_deref().unwrap_or("f32"))?)
+            .with_device(load.device)
+            .with_dtype(load.dtype)
             .with_batch_size(self.batch_size.unwrap_or(64));
         if let Some(n) = self.max_length {
             encoder = encoder.with_max_length(n);
         }
-        let checkpoint = Checkpoint::try_resolve(&source, &hub)?;
+        let checkpoint = self.checkpoint(base_dir)?;
         let encoder = SentenceEncoder::try_new(&self.name, &checkpoint, encoder)?;
         let mut options = SimilarityOptions::default();
         if let Some(t) = self.threshold {
             options = options.with_threshold(t);
         }
         SentenceSimilarityModel::try_new(&self.name, encoder, options)
+    }
+
+    /// A checkpoint with a task head (`head`, or the one its `config.json` names).
+    fn start_task_model(&self, base_dir: &Path, head: Option<Head>) -> Result<Arc<dyn Model>> {
+        let checkpoint = self.checkpoint(base_dir)?;
+        let encoder = TaskEncoder::try_load(&self.name, &checkpoint, head, &self.load_options()?)?;
+        let mut batch = BatchOptions::default();
+        if let Some(n) = self.batch_tokens {
+            batch = batch.with_max_tokens(n);
+        }
+        if let Some(n) = self.batch_size {
+            batch = batch.with_max_rows(n);
+        }
+        if let Some(n) = self.batch_cost {
+            batch = batch.with_batch_cost(n);
+        }
+        match encoder.head() {
+            Head::QuestionAnswering => {
+                self.check_tasks(&[Task::Squad, Task::Drop], "an extractive-qa model")?;
+                let mut options = QaOptions::default()
+                    .with_batch(batch)
+                    .with_null_threshold(self.null_threshold);
+                if let Some(n) = self.max_length {
+                    options = options.with_max_seq_len(n);
+                }
+                if let Some(n) = self.doc_stride {
+                    options = options.with_doc_stride(n);
+                }
+                if let Some(n) = self.max_answer_len {
+                    options = options.with_max_answer_len(n);
+                }
+                Ok(Arc::new(QuestionAnsweringModel::try_new(
+                    &self.name, encoder, options,
+                )?))
+            }
+            Head::SequenceClassification => {
+                self.check_tasks(
+                    &[
+                        Task::BoolQ,
+                        Task::Sentiment,
+                        Task::Paraphrase,
+                        Task::Relation,
+                    ],
+                    "a sequence-classification model",
+                )?;
+                // Configured tasks are checked against the labels now, not at the first batch.
+                let mut options = ClassificationOptions::default()
+                    .with_batch(batch)
+                    .with_label_map(self.label_map.clone())
+                    .with_pair_order(self.pair_order)
+                    .with_entity_markers(self.entity_markers)
+                    .with_tasks(self.tasks.clone());
+                if let Some(n) = self.max_length {
+                    options = options.with_max_length(n);
+                }
+                Ok(Arc::new(SequenceClassificationModel::try_new(
+                    &self.name, encoder, options,
+                )?))
+            }
+            other => Err(self.config_err(format!(
+                "a checkpoint with a {other} head answers no task of the execute stage \
+                 (extractive-qa and sequence-classification checkpoints do; token classifiers \
+                 are the library API metamorph_execute::candle::TokenClassifier)"
+            ))),
+        }
     }
 }
 
@@ -339,7 +538,9 @@ impl ExecuteStage {
     pub fn try_new(models: Vec<Arc<dyn Model>>) -> Result<Self> {
         if models.is_empty() {
             return Err(Error::Config(
-                "no model to execute: add an [[execute.models]] table to the config".into(),
+                "no model to execute: add an [[execute.models]] table to the config, or pass \
+                 --model (metamorph-execute)"
+                    .into(),
             ));
         }
         Ok(ExecuteStage {

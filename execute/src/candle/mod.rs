@@ -14,24 +14,54 @@
 //!   two texts' embeddings ≥ threshold ⇒ label `1`.
 
 mod backbone;
+pub mod batching;
 mod bert;
 mod checkpoint;
+mod classification;
 mod device;
 mod distilbert;
 mod encoder;
 mod heads;
+pub mod labels;
 mod modernbert;
+pub mod question_answering;
 mod similarity;
 mod task_encoder;
+pub mod token_classification;
 
 pub use checkpoint::{Architecture, Checkpoint};
+pub use classification::{
+    relation_text, ClassificationOptions, EntityMarkers, PairOrder, SequenceClassificationModel,
+};
 pub use device::{device, parse_dtype};
 pub use encoder::{EncoderOptions, SentenceEncoder};
 pub use heads::Head;
+pub use question_answering::{QaOptions, QuestionAnsweringModel};
 pub use similarity::{SentenceSimilarityModel, SimilarityOptions};
 pub use task_encoder::{LoadOptions, TaskEncoder};
+pub use token_classification::TokenClassifier;
 
-use metamorph_data::Error;
+use metamorph_data::{Error, Example, Result};
+
+/// The text field `field` of `example` (value `value`), which must be present and not blank.
+fn required<'a>(
+    model: &str,
+    example: &Example,
+    field: &str,
+    value: &'a Option<String>,
+) -> Result<&'a str> {
+    match value.as_deref() {
+        Some(text) if !text.trim().is_empty() => Ok(text),
+        Some(_) => Err(Error::Model {
+            model: model.to_string(),
+            message: format!("example `{}`: field `{field}` is empty", example.id),
+        }),
+        None => Err(Error::Model {
+            model: model.to_string(),
+            message: format!("example `{}`: field `{field}` is missing", example.id),
+        }),
+    }
+}
 
 /// Wraps a candle or tokenizers error as a model error of `model`, saying what was being done.
 fn model_error(model: &str, doing: &str, e: impl std::fmt::Display) -> Error {
