@@ -6,6 +6,8 @@
 //! `MR1-3` is found in `mrc_boolq/mr1_3_order_change.rs`:
 //! * [`mrc_boolq`]: MT4MRC (seed-000) on BoolQ yes/no reading comprehension.
 //! * [`relation_extraction`]: SIT4RE (seed-001) on TACRED-style and FewRel relation extraction.
+//! * [`break_perturb_build`]: Break-Perturb-Build (seed-002): QDMR operators, the six
+//!   perturbations, answer rules and constraints (a library API until the Build stage exists).
 //!
 //! The [`PerturbStage`] runs every enabled relation over `example` batches (joined with their
 //! `parsed` rows by id, for relations that read syntax) and emits `case`
@@ -18,6 +20,7 @@
 //! [`Case`]: metamorph_data::Case
 #![deny(missing_docs)]
 
+pub mod break_perturb_build;
 pub mod edit;
 pub mod lexicon;
 pub mod mrc_boolq;
