@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use metamorph_data::{DatasetFormat, DatasetReader, Example, ReadOptions};
 use metamorph_perturb::break_perturb_build::{
-    identify_with, perturb, Dataset, Operator, Part, PerturbConfig, PerturbInput, Perturbation,
+    identify_with, perturb, BpbConfig, Dataset, Operator, Part, PerturbInput, Perturbation,
     PerturbationKind, Qdmr, Rules, Step, Variant,
 };
 use proptest::prelude::*;
@@ -160,8 +160,8 @@ fn same_text_modulo_references(a: &Step, b: &Step) -> bool {
     skeleton(a) == skeleton(b)
 }
 
-fn configs() -> Vec<PerturbConfig> {
-    let code = PerturbConfig {
+fn configs() -> Vec<BpbConfig> {
+    let code = BpbConfig {
         append_bool: Variant::Code,
         append_bool_limit: None,
         change_last: Variant::Code,
@@ -170,7 +170,7 @@ fn configs() -> Vec<PerturbConfig> {
         replace_comp: Variant::Code,
         prune_step: Variant::Code,
     };
-    vec![PerturbConfig::default(), code]
+    vec![BpbConfig::default(), code]
 }
 
 #[test]

@@ -12,17 +12,17 @@
 //!
 //! The paper "samples" the constants without saying how many; we keep every distinct
 //! non-negative *integer* constant (the code also keeps only integers) and sample down only
-//! when [`PerturbConfig::append_bool_limit`] is set (a seeded shuffle, as the code's
+//! when [`BpbConfig::append_bool_limit`] is set (a seeded shuffle, as the code's
 //! `--limit_append_boolean_step_per_qdmr`). Under the code variant without a gold answer only
 //! "two" and 17 are used, as in the code.
 
 use super::answer::{parse_number, AnswerRule, Comparator};
 use super::operator::{identify_with, Operator, Rules};
-use super::perturbation::{PerturbConfig, PerturbInput, Perturbation, PerturbationKind, Variant};
+use super::perturbation::{BpbConfig, PerturbInput, Perturbation, PerturbationKind, Variant};
 use super::qdmr::{Part, Qdmr, Step};
 
 /// The AppendBool perturbations of `qdmr`.
-pub fn perturb(qdmr: &Qdmr, input: &PerturbInput<'_>, config: &PerturbConfig) -> Vec<Perturbation> {
+pub fn perturb(qdmr: &Qdmr, input: &PerturbInput<'_>, config: &BpbConfig) -> Vec<Perturbation> {
     let gold = input.answer.and_then(parse_number);
     let (comparators, constants): (&[Comparator], Vec<(String, f64)>) = match config.append_bool {
         Variant::Paper => {
@@ -154,7 +154,7 @@ mod tests {
             answer: Some("3"),
             ..Default::default()
         };
-        let out = perturb(&kadeem(), &input, &PerturbConfig::default());
+        let out = perturb(&kadeem(), &input, &BpbConfig::default());
         let p = out
             .iter()
             .find(|p| p.detail == "higher-than:2")
@@ -166,17 +166,12 @@ mod tests {
         assert_eq!(out.len(), 8 * 5);
         assert!(out.iter().all(|p| p.qdmr.check_no_orphans().is_ok()));
         // No numeric answer: the paper's rule does not apply.
-        assert!(perturb(
-            &kadeem(),
-            &PerturbInput::default(),
-            &PerturbConfig::default()
-        )
-        .is_empty());
+        assert!(perturb(&kadeem(), &PerturbInput::default(), &BpbConfig::default()).is_empty());
     }
 
     #[test]
     fn code_variant_constants_and_operators() {
-        let config = PerturbConfig {
+        let config = BpbConfig {
             append_bool: Variant::Code,
             ..Default::default()
         };
@@ -213,7 +208,7 @@ mod tests {
         let not_aggregate = Qdmr::from_texts(&["teams", "#1 from Ohio"]).unwrap();
         assert!(perturb(&not_aggregate, &PerturbInput::default(), &config).is_empty());
         // The limit samples reproducibly.
-        let limited = PerturbConfig {
+        let limited = BpbConfig {
             append_bool_limit: Some(4),
             ..config
         };

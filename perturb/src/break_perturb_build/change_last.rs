@@ -20,14 +20,14 @@
 use super::answer::{AnswerRule, Constraint};
 use super::operator::{comparison_op, identify_with, ComparisonOp, Operator, Rules, ARITHMETIC};
 use super::perturbation::{
-    Dataset, PerturbConfig, PerturbInput, Perturbation, PerturbationKind, Variant,
+    BpbConfig, Dataset, PerturbInput, Perturbation, PerturbationKind, Variant,
 };
 use super::qdmr::{Qdmr, Step};
 
 const BOOLEANS: [&str; 3] = ["higher than", "lower than", "the same as"];
 
 /// The ChangeLast perturbations of `qdmr`.
-pub fn perturb(qdmr: &Qdmr, input: &PerturbInput<'_>, config: &PerturbConfig) -> Vec<Perturbation> {
+pub fn perturb(qdmr: &Qdmr, input: &PerturbInput<'_>, config: &BpbConfig) -> Vec<Perturbation> {
     let last = qdmr.last().text();
     let refs = qdmr.last().references();
     let source = match identify_with(&last, Rules::Bpb) {
@@ -120,7 +120,7 @@ mod tests {
             "which was first of #1, #2",
         ])
         .unwrap();
-        let out = perturb(&q, &PerturbInput::default(), &PerturbConfig::default());
+        let out = perturb(&q, &PerturbInput::default(), &BpbConfig::default());
         let p = out
             .iter()
             .find(|p| p.qdmr.last().text() == "the difference of #1 and #2")
@@ -141,7 +141,7 @@ mod tests {
             "the difference of #2 and #1",
         ])
         .unwrap();
-        let out = perturb(&q, &PerturbInput::default(), &PerturbConfig::default());
+        let out = perturb(&q, &PerturbInput::default(), &BpbConfig::default());
         assert_eq!(
             texts(&out),
             [
@@ -157,7 +157,7 @@ mod tests {
 
     #[test]
     fn code_variant_filters_per_dataset() {
-        let config = PerturbConfig {
+        let config = BpbConfig {
             change_last: Variant::Code,
             ..Default::default()
         };

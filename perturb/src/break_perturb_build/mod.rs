@@ -16,7 +16,7 @@
 //! * [`answer`]: the answer rules and constraints each perturbation produces.
 //!
 //! Where the paper and the authors' code differ, each perturbation has a
-//! [`perturbation::Variant`] in [`perturbation::PerturbConfig`]; the default is the paper.
+//! [`perturbation::Variant`] in [`perturbation::BpbConfig`]; the default is the paper.
 //!
 //! These are not registered as [`crate::MetamorphicRelation`]s yet: a BPB follow-up case needs
 //! the perturbed question, which is *generated* from the perturbed QDMR by the Build model, so
@@ -36,7 +36,7 @@ pub mod replace_comp;
 pub use answer::{AnswerRule, Comparator, Constraint, YesNo};
 pub use operator::{identify, identify_with, Operator, Rules};
 pub use perturbation::{
-    perturb, Dataset, PerturbConfig, PerturbInput, Perturbation, PerturbationKind, Variant,
+    perturb, BpbConfig, Dataset, PerturbInput, Perturbation, PerturbationKind, Variant,
 };
 pub use qdmr::{Part, Qdmr, QdmrError, Step};
 

@@ -108,7 +108,7 @@ pub enum Variant {
 /// Configuration of the six perturbations. Each field's default is the paper's rule; see each
 /// perturbation's module for what the code does instead.
 #[derive(Clone, Debug, PartialEq, Default)]
-pub struct PerturbConfig {
+pub struct BpbConfig {
     /// AppendBool's comparison operators and constants.
     pub append_bool: Variant,
     /// At most this many AppendBool perturbations per QDMR (a seeded sample), as the code's
@@ -141,7 +141,7 @@ pub struct PerturbInput<'a> {
 
 /// Every perturbation of `qdmr` under `config`, each a single edit, exact duplicates (same kind
 /// and same perturbed QDMR) removed, in the paper's order of kinds.
-pub fn perturb(qdmr: &Qdmr, input: &PerturbInput<'_>, config: &PerturbConfig) -> Vec<Perturbation> {
+pub fn perturb(qdmr: &Qdmr, input: &PerturbInput<'_>, config: &BpbConfig) -> Vec<Perturbation> {
     let mut out = Vec::new();
     out.extend(append_bool::perturb(qdmr, input, config));
     out.extend(change_last::perturb(qdmr, input, config));

@@ -22,12 +22,12 @@
 use super::answer::AnswerRule;
 use super::operator::{identify_all, Operator, Rules};
 use super::perturbation::{
-    Dataset, PerturbConfig, PerturbInput, Perturbation, PerturbationKind, Variant,
+    BpbConfig, Dataset, PerturbInput, Perturbation, PerturbationKind, Variant,
 };
 use super::qdmr::Qdmr;
 
 /// The PruneStep perturbations of `qdmr`.
-pub fn perturb(qdmr: &Qdmr, input: &PerturbInput<'_>, config: &PerturbConfig) -> Vec<Perturbation> {
+pub fn perturb(qdmr: &Qdmr, input: &PerturbInput<'_>, config: &BpbConfig) -> Vec<Perturbation> {
     let n = qdmr.len();
     if n < 2 {
         return Vec::new();
@@ -94,11 +94,7 @@ mod tests {
 
     #[test]
     fn paper_example_cunter() {
-        let out = perturb(
-            &cunter(),
-            &PerturbInput::default(),
-            &PerturbConfig::default(),
-        );
+        let out = perturb(&cunter(), &PerturbInput::default(), &BpbConfig::default());
         let inner = out
             .iter()
             .find(|p| p.detail == "remove:2:filter")
@@ -120,7 +116,7 @@ mod tests {
 
     #[test]
     fn code_variant_per_dataset() {
-        let code = PerturbConfig {
+        let code = BpbConfig {
             prune_step: Variant::Code,
             ..Default::default()
         };
@@ -144,6 +140,6 @@ mod tests {
     #[test]
     fn single_noun_phrase_is_dropped() {
         let q = Qdmr::from_texts(&["teams", "number of #1"]).unwrap();
-        assert!(perturb(&q, &PerturbInput::default(), &PerturbConfig::default()).is_empty());
+        assert!(perturb(&q, &PerturbInput::default(), &BpbConfig::default()).is_empty());
     }
 }

@@ -20,11 +20,11 @@ use super::answer::{AnswerRule, Constraint};
 use super::operator::{
     arithmetic_op, identify_all, identify_with, ArithmeticOp, Operator, Rules, ARITHMETIC,
 };
-use super::perturbation::{PerturbConfig, Perturbation, PerturbationKind, Variant};
+use super::perturbation::{BpbConfig, Perturbation, PerturbationKind, Variant};
 use super::qdmr::{Part, Qdmr, Step};
 
 /// The ReplaceArith perturbations of `qdmr`.
-pub fn perturb(qdmr: &Qdmr, config: &PerturbConfig) -> Vec<Perturbation> {
+pub fn perturb(qdmr: &Qdmr, config: &BpbConfig) -> Vec<Perturbation> {
     let last = qdmr.last();
     let text = last.text();
     if identify_with(&text, Rules::Bpb) != Some(Operator::Arithmetic) {
@@ -132,7 +132,7 @@ mod tests {
     #[test]
     fn paper_example_hindi_kannada() {
         // Table 1: "(5) difference of #3 and #4" → "(5) sum of #3 and #4", â ≥ a.
-        let out = perturb(&hindi(), &PerturbConfig::default());
+        let out = perturb(&hindi(), &BpbConfig::default());
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].qdmr.last().text(), "sum of #3 and #4");
         assert_eq!(out[0].qdmr.steps()[..4], hindi().steps()[..4]);
@@ -156,11 +156,11 @@ mod tests {
             "the sum of #3 and #4",
         ])
         .unwrap();
-        let paper = perturb(&q, &PerturbConfig::default());
+        let paper = perturb(&q, &BpbConfig::default());
         assert_eq!(paper.len(), 1);
         assert_eq!(paper[0].qdmr.last().text(), "the difference of #3 and #4");
         assert_eq!(paper[0].constraint, Some(Constraint::AtMostOriginal));
-        let code = PerturbConfig {
+        let code = BpbConfig {
             replace_arith: Variant::Code,
             ..Default::default()
         };
@@ -185,12 +185,12 @@ mod tests {
         // time_diff_sum: no sum of years.
         let years =
             Qdmr::from_texts(&["year of x", "year of y", "difference of #1 and #2"]).unwrap();
-        assert!(perturb(&years, &PerturbConfig::default()).is_empty());
+        assert!(perturb(&years, &BpbConfig::default()).is_empty());
         // self_diff: no difference of identical steps.
         let same = Qdmr::from_texts(&["goals", "goals", "sum of #1 and #2"]).unwrap();
-        assert!(perturb(&same, &PerturbConfig::default()).is_empty());
+        assert!(perturb(&same, &BpbConfig::default()).is_empty());
         // Not the last step: nothing.
         let inner = Qdmr::from_texts(&["a", "b", "sum of #1 and #2", "#3 in Ohio"]).unwrap();
-        assert!(perturb(&inner, &PerturbConfig::default()).is_empty());
+        assert!(perturb(&inner, &BpbConfig::default()).is_empty());
     }
 }

@@ -17,11 +17,11 @@
 
 use super::answer::{AnswerRule, YesNo};
 use super::operator::{identify_with, logical, Logical, Operator, Rules};
-use super::perturbation::{PerturbConfig, Perturbation, PerturbationKind, Variant};
+use super::perturbation::{BpbConfig, Perturbation, PerturbationKind, Variant};
 use super::qdmr::{Qdmr, Step};
 
 /// The ReplaceBool perturbations of `qdmr`.
-pub fn perturb(qdmr: &Qdmr, config: &PerturbConfig) -> Vec<Perturbation> {
+pub fn perturb(qdmr: &Qdmr, config: &BpbConfig) -> Vec<Perturbation> {
     let text = qdmr.last().text();
     if identify_with(&text, Rules::Bpb) != Some(Operator::Boolean) {
         return Vec::new();
@@ -93,7 +93,7 @@ mod tests {
     #[test]
     fn paper_example_stenocereus() {
         // Table 1: "(3) if both #1 and #2 are true" → "…are false"; a = yes ⇒ â = no.
-        let out = perturb(&stenocereus(), &PerturbConfig::default());
+        let out = perturb(&stenocereus(), &BpbConfig::default());
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].qdmr.last().text(), "if both #1 and #2 are false");
         assert_eq!(out[0].detail, "true->false");
@@ -103,7 +103,7 @@ mod tests {
 
     #[test]
     fn code_variant_swaps_and_or() {
-        let config = PerturbConfig {
+        let config = BpbConfig {
             replace_bool: Variant::Code,
             ..Default::default()
         };

@@ -17,11 +17,11 @@ use super::answer::AnswerRule;
 use super::operator::{
     aggregate, comparison_op, identify_with, Aggregate, ComparisonOp, Operator, Rules,
 };
-use super::perturbation::{PerturbConfig, Perturbation, PerturbationKind, Variant};
+use super::perturbation::{BpbConfig, Perturbation, PerturbationKind, Variant};
 use super::qdmr::{Qdmr, Step};
 
 /// The ReplaceComp perturbations of `qdmr`.
-pub fn perturb(qdmr: &Qdmr, config: &PerturbConfig) -> Vec<Perturbation> {
+pub fn perturb(qdmr: &Qdmr, config: &BpbConfig) -> Vec<Perturbation> {
     let last = qdmr.last();
     let text = last.text();
     let refs = last.references();
@@ -87,7 +87,7 @@ mod tests {
             "which is smaller of #1, #2",
         ])
         .unwrap();
-        let out = perturb(&q, &PerturbConfig::default());
+        let out = perturb(&q, &BpbConfig::default());
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].qdmr.last().text(), "which is highest of #1 , #2");
         assert_eq!(out[0].detail, "comparison:lowest->highest");
@@ -97,19 +97,19 @@ mod tests {
 
     #[test]
     fn code_variant_truth_and_superlative() {
-        let code = PerturbConfig {
+        let code = BpbConfig {
             replace_comp: Variant::Code,
             ..Default::default()
         };
         let truth = Qdmr::from_texts(&["if a", "if b", "which is true of #1 , #2"]).unwrap();
-        assert!(perturb(&truth, &PerturbConfig::default()).is_empty());
+        assert!(perturb(&truth, &BpbConfig::default()).is_empty());
         assert_eq!(
             perturb(&truth, &code)[0].qdmr.last().text(),
             "which is false of #1 , #2"
         );
         let sup =
             Qdmr::from_texts(&["rivers", "length of #1", "#1 where #2 is the longest"]).unwrap();
-        assert!(perturb(&sup, &PerturbConfig::default()).is_empty());
+        assert!(perturb(&sup, &BpbConfig::default()).is_empty());
         let out = perturb(&sup, &code);
         assert_eq!(out[0].qdmr.last().text(), "#1 where #2 is lowest");
         assert_eq!(out[0].answer, AnswerRule::Evaluate);
