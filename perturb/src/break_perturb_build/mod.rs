@@ -13,7 +13,9 @@
 //! * the six perturbations, one module each — [`append_bool`], [`change_last`],
 //!   [`replace_arith`], [`replace_bool`], [`replace_comp`], [`prune_step`] — and
 //!   [`perturbation::perturb`], which runs them all (each result is one edit of the original);
-//! * [`answer`]: the answer rules and constraints each perturbation produces.
+//! * [`answer`]: the answer rules and constraints each perturbation produces;
+//! * [`evaluator`]: the step-by-step QDMR evaluator (symbolic steps computed here, context
+//!   questions through a [`evaluator::StepAnswerer`]).
 //!
 //! Where the paper and the authors' code differ, each perturbation has a
 //! [`perturbation::Variant`] in [`perturbation::BpbConfig`]; the default is the paper.
@@ -25,6 +27,7 @@
 pub mod answer;
 pub mod append_bool;
 pub mod change_last;
+pub mod evaluator;
 pub mod operator;
 pub mod perturbation;
 pub mod prune_step;
