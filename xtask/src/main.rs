@@ -231,7 +231,7 @@ fn fetch_assets(names: &[String], list: bool) -> anyhow::Result<()> {
 }
 
 /// (name, scripts run in order, what they write)
-const FIXTURES: [(&str, &[&str], &str); 6] = [
+const FIXTURES: [(&str, &[&str], &str); 7] = [
     (
         "spacy",
         &["scripts/spacy_golden.py"],
@@ -261,6 +261,11 @@ const FIXTURES: [(&str, &[&str], &str); 6] = [
         "minilm",
         &["scripts/minilm_golden.py"],
         "PyTorch transformers' all-MiniLM-L6-v2 embeddings of 200 sentences (execute/tests/fixtures/minilm_golden.json.gz)",
+    ),
+    (
+        "bart",
+        &["scripts/bart_fixtures.py"],
+        "tiny random BART and transformers' generate() ids (generate/tests/fixtures/bart-tiny/)",
     ),
 ];
 
