@@ -69,7 +69,8 @@ def has_pinned_versions():
     )
 
 
-def bootstrap():
+def bootstrap(script=__file__):
+    """Re-executes `script` in the venv, creating it and installing the pinned versions first."""
     python = VENV / "bin" / "python"
     if not python.exists():
         subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
@@ -91,7 +92,7 @@ def bootstrap():
             ],
             check=True,
         )
-    os.execv(str(python), [str(python), __file__, *sys.argv[1:]])
+    os.execv(str(python), [str(python), script, *sys.argv[1:]])
 
 
 def corpus():

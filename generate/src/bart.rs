@@ -14,18 +14,18 @@
 
 use std::path::{Path, PathBuf};
 
-use candle_core::{DType, Device, Module, Tensor};
+use candle_core::{DType, Module, Tensor};
 use candle_nn::{Activation, Embedding, LayerNorm, Linear, VarBuilder};
 use metamorph_data::assets::{resolve, safetensors_files, HubOptions, ModelSource};
 use metamorph_data::{Error, Result};
 use serde::Deserialize;
 use tokenizers::{Tokenizer, TruncationParams};
 
+use crate::checkpoint::{asset_err, special_tokens, ModelOptions, GENERATION_CONFIG};
 use crate::decoding::{self, SpecialTokens, StepDecoder};
 use crate::{DecodingOptions, Seq2Seq};
 
 const CONFIG: &str = "config.json";
-const GENERATION_CONFIG: &str = "generation_config.json";
 const TOKENIZER: &str = "tokenizer.json";
 /// BART's learned positions start at index 2 of the position table.
 const POSITION_OFFSET: usize = 2;
@@ -96,54 +96,6 @@ fn two() -> u32 {
 }
 fn yes() -> bool {
     true
-}
-
-/// The keys of `generation_config.json` that override `config.json`'s.
-#[derive(Debug, Default, Deserialize)]
-struct GenerationKeys {
-    #[serde(default)]
-    decoder_start_token_id: Option<u32>,
-    #[serde(default)]
-    forced_bos_token_id: Option<u32>,
-    #[serde(default)]
-    forced_eos_token_id: Option<u32>,
-    #[serde(default)]
-    pad_token_id: Option<u32>,
-    #[serde(default)]
-    eos_token_id: Option<OneOrMany>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
-enum OneOrMany {
-    One(u32),
-    Many(Vec<u32>),
-}
-
-/// Where the model runs and in which float type.
-#[derive(Clone, Debug)]
-pub struct BartOptions {
-    /// Device (CPU by default).
-    pub device: Device,
-    /// Weight and activation type: `F32` (default), `F16` or `BF16`. Logits go to `f32` for
-    /// decoding.
-    pub dtype: DType,
-}
-
-impl Default for BartOptions {
-    fn default() -> Self {
-        BartOptions {
-            device: Device::Cpu,
-            dtype: DType::F32,
-        }
-    }
-}
-
-fn asset_err(path: &Path, message: impl Into<String>) -> Error {
-    Error::Asset {
-        name: path.display().to_string(),
-        message: message.into(),
-    }
 }
 
 fn linear(input: usize, output: usize, vb: VarBuilder) -> candle_core::Result<Linear> {
@@ -327,7 +279,7 @@ pub struct Bart {
     decoder_layers: Vec<DecoderLayer>,
     lm_head: Tensor,
     final_logits_bias: Tensor,
-    options: BartOptions,
+    options: ModelOptions,
 }
 
 impl std::fmt::Debug for Bart {
@@ -358,7 +310,7 @@ impl Bart {
     pub fn from_source(
         source: &ModelSource,
         hub: &HubOptions,
-        options: BartOptions,
+        options: ModelOptions,
     ) -> Result<Self> {
         let dir = match resolve(source, &[CONFIG, TOKENIZER, "model.safetensors"], hub) {
             Ok(dir) => dir,
@@ -378,7 +330,7 @@ impl Bart {
     /// # Errors
     /// [`Error::Asset`] naming the file when one is missing, is not valid, describes another
     /// architecture, or weights do not fit the config; [`Error::Io`] when a file cannot be read.
-    pub fn load(dir: &Path, name: &str, options: BartOptions) -> Result<Self> {
+    pub fn load(dir: &Path, name: &str, options: ModelOptions) -> Result<Self> {
         let config_path = dir.join(CONFIG);
         let text = std::fs::read_to_string(&config_path).map_err(|e| Error::io(&config_path, e))?;
         let config: BartConfig = serde_json::from_str(&text)
@@ -392,7 +344,14 @@ impl Bart {
                 ),
             ));
         }
-        let special = special_tokens(&config, &dir.join(GENERATION_CONFIG))?;
+        let defaults = SpecialTokens {
+            decoder_start: config.decoder_start_token_id.unwrap_or(config.eos_token_id),
+            eos: config.eos_token_id,
+            pad: config.pad_token_id,
+            forced_bos: config.forced_bos_token_id,
+            forced_eos: config.forced_eos_token_id,
+        };
+        let special = special_tokens(defaults, config.vocab_size, &dir.join(GENERATION_CONFIG))?;
         let tokenizer_path = dir.join(TOKENIZER);
         let mut tokenizer = Tokenizer::from_file(&tokenizer_path)
             .map_err(|e| asset_err(&tokenizer_path, format!("cannot load the tokenizer: {e}")))?;
@@ -429,7 +388,7 @@ impl Bart {
         special: SpecialTokens,
         tokenizer: Tokenizer,
         name: &str,
-        options: BartOptions,
+        options: ModelOptions,
     ) -> candle_core::Result<Self> {
         let d = config.d_model;
         let m = vb.pp("model");
@@ -765,54 +724,6 @@ impl StepDecoder for BartSession<'_> {
         }
         Ok(())
     }
-}
-
-/// The special tokens from `config.json`, overridden by `generation_config.json` when present.
-fn special_tokens(config: &BartConfig, generation_path: &Path) -> Result<SpecialTokens> {
-    let keys: GenerationKeys = if generation_path.is_file() {
-        let text =
-            std::fs::read_to_string(generation_path).map_err(|e| Error::io(generation_path, e))?;
-        serde_json::from_str(&text)
-            .map_err(|e| asset_err(generation_path, format!("invalid generation config: {e}")))?
-    } else {
-        GenerationKeys::default()
-    };
-    let eos = match keys.eos_token_id {
-        None => config.eos_token_id,
-        Some(OneOrMany::One(id)) => id,
-        Some(OneOrMany::Many(ids)) if ids.len() == 1 => ids[0],
-        Some(OneOrMany::Many(ids)) => {
-            return Err(asset_err(
-                generation_path,
-                format!("{} end-of-sequence tokens; one is supported", ids.len()),
-            ))
-        }
-    };
-    let special = SpecialTokens {
-        decoder_start: keys
-            .decoder_start_token_id
-            .or(config.decoder_start_token_id)
-            .unwrap_or(eos),
-        eos,
-        pad: keys.pad_token_id.unwrap_or(config.pad_token_id),
-        forced_bos: keys.forced_bos_token_id.or(config.forced_bos_token_id),
-        forced_eos: keys.forced_eos_token_id.or(config.forced_eos_token_id),
-    };
-    let vocab = config.vocab_size as u32;
-    let ids = [
-        Some(special.decoder_start),
-        Some(special.eos),
-        Some(special.pad),
-        special.forced_bos,
-        special.forced_eos,
-    ];
-    if let Some(bad) = ids.into_iter().flatten().find(|&id| id >= vocab) {
-        return Err(asset_err(
-            generation_path,
-            format!("special token id {bad} is outside the vocabulary of {vocab}"),
-        ));
-    }
-    Ok(special)
 }
 
 impl Seq2Seq for Bart {

@@ -10,7 +10,8 @@
 //! `max_new_tokens = n` means `max_length = n + 1` and `min_new_tokens = m` masks end-of-sequence
 //! while fewer than `m` tokens follow the start token. Outputs here are what `generate()` returns:
 //! the start token, the generated tokens, and `pad` after a sequence's end up to the longest
-//! output of the batch.
+//! output of the batch (beam search, like `transformers`, fills with end-of-sequence instead
+//! when the pad id is 0).
 //!
 //! # Logits processors
 //! Applied in `transformers`' order: repetition penalty (over every decoder token so far, the
@@ -401,9 +402,16 @@ fn beam_search(
                 .unwrap_or_default()
         })
         .collect();
+    // `transformers` fills beam outputs with `pad_token_id or eos_token_id`: a pad id of 0
+    // (T5's) is falsy there, so such outputs are filled with end-of-sequence tokens.
+    let fill = if special.pad != 0 {
+        special.pad
+    } else {
+        special.eos
+    };
     let width = best.iter().map(Vec::len).max().unwrap_or(0);
     for seq in &mut best {
-        seq.resize(width, special.pad);
+        seq.resize(width, fill);
     }
     Ok(best)
 }

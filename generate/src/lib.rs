@@ -11,18 +11,28 @@
 //!   different lengths) and uses sinusoidal positions where BART learns them (offset 2) and adds
 //!   `layernorm_embedding`. What the two share is candle-nn's building blocks (linear, layer
 //!   norm, embedding, activations), which both use.
+//! - [`t5`]: T5 conditional generation, also written here: candle-transformers' `t5` encoder
+//!   takes no attention mask and its decoder cache is private and cannot follow beams, so it
+//!   can neither batch padded inputs nor run beam search. T5 and BART share the decoding code,
+//!   the checkpoint reading (special tokens, device, float type) and candle-nn's blocks.
 //! - [`decoding`]: greedy and beam search on the host over `f32` scores, model-agnostic behind
 //!   [`decoding::StepDecoder`] (one token per row per call, caches kept by the model), written to
 //!   reproduce `transformers` 5's `generate()` token ids exactly, batched across inputs.
 //! - The encoder runs once per batch; the decoder step by step with a growing self-attention
 //!   cache per layer and cross-attention keys/values computed once per input and shared by its
 //!   beams (rows are reordered only in the self-attention cache).
-//! - Parity with `transformers` is tested on a tiny random BART built by
-//!   `scripts/bart_fixtures.py` (`cargo xtask fixtures bart`).
+//! - Decoding pulls each step's logits to the host as `f32` (`rows × vocab`); the search itself
+//!   is cheap next to the decoder, but on a GPU this is one transfer per step.
+//! - Parity with `transformers` is tested on tiny random BART and T5 models built by
+//!   `scripts/bart_fixtures.py` and `scripts/t5_fixtures.py` (`cargo xtask fixtures bart t5`).
 #![deny(missing_docs)]
 
 pub mod bart;
+mod checkpoint;
 pub mod decoding;
+pub mod t5;
+
+pub use checkpoint::ModelOptions;
 
 use metamorph_data::Result;
 

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use candle_core::Tensor;
 use metamorph_data::assets::{HubOptions, ModelSource};
 use metamorph_data::Error;
-use metamorph_generate::bart::{Bart, BartOptions};
-use metamorph_generate::{DecodingOptions, EarlyStopping, Seq2Seq};
+use metamorph_generate::bart::Bart;
+use metamorph_generate::{DecodingOptions, EarlyStopping, ModelOptions, Seq2Seq};
 use serde_json::Value;
 
 fn fixture_dir() -> PathBuf {
@@ -22,7 +22,7 @@ fn golden() -> Value {
 }
 
 fn model() -> Bart {
-    Bart::load(&fixture_dir(), "bart-tiny", BartOptions::default()).unwrap()
+    Bart::load(&fixture_dir(), "bart-tiny", ModelOptions::default()).unwrap()
 }
 
 fn ids(value: &Value) -> Vec<Vec<u32>> {
@@ -182,7 +182,7 @@ fn seq2seq_decodes_the_generated_ids_without_special_tokens() {
 fn loading_problems_name_the_file() {
     let missing = ModelSource::Local(PathBuf::from("/nonexistent/bart"));
     let err =
-        Bart::from_source(&missing, &HubOptions::default(), BartOptions::default()).unwrap_err();
+        Bart::from_source(&missing, &HubOptions::default(), ModelOptions::default()).unwrap_err();
     assert!(matches!(err, Error::Asset { .. }), "{err}");
     let dir = tempfile::tempdir().unwrap();
     for file in [
@@ -193,14 +193,14 @@ fn loading_problems_name_the_file() {
         std::fs::copy(fixture_dir().join(file), dir.path().join(file)).unwrap();
     }
     std::fs::write(dir.path().join("config.json"), r#"{"model_type": "t5"}"#).unwrap();
-    let err = Bart::load(dir.path(), "x", BartOptions::default()).unwrap_err();
+    let err = Bart::load(dir.path(), "x", ModelOptions::default()).unwrap_err();
     assert!(err.to_string().contains("config.json"), "{err}");
     let mut config: Value =
         serde_json::from_str(&std::fs::read_to_string(fixture_dir().join("config.json")).unwrap())
             .unwrap();
     config["d_model"] = 48.into();
     std::fs::write(dir.path().join("config.json"), config.to_string()).unwrap();
-    let err = Bart::load(dir.path(), "x", BartOptions::default()).unwrap_err();
+    let err = Bart::load(dir.path(), "x", ModelOptions::default()).unwrap_err();
     assert!(
         err.to_string().contains("model.safetensors") && err.to_string().contains("do not fit"),
         "{err}"
@@ -240,9 +240,9 @@ fn half_precision_runs_close_to_f32() {
         (candle_core::DType::F16, 0.02),
         (candle_core::DType::BF16, 0.1),
     ] {
-        let options = BartOptions {
+        let options = ModelOptions {
             dtype,
-            ..BartOptions::default()
+            ..ModelOptions::default()
         };
         let model = Bart::load(&fixture_dir(), "bart-tiny", options).unwrap();
         let encoded = model.encode(&inputs).unwrap();
