@@ -612,13 +612,24 @@ impl Bart {
     /// the decoder start token, the generated ids and `pad` up to the batch's longest output.
     ///
     /// # Errors
-    /// [`Error::Config`] for invalid options; [`Error::Model`] for bad inputs or failures.
+    /// [`Error::Config`] for invalid options (also `max_new_tokens` beyond the decoder's
+    /// positions); [`Error::Model`] for bad inputs or failures.
     pub fn generate_ids(
         &self,
         inputs: &[Vec<u32>],
         options: &DecodingOptions,
     ) -> Result<Vec<Vec<u32>>> {
         decoding::validate(options)?;
+        // The decoder reads one learned position per token, the start token included.
+        if options.max_new_tokens + 1 > self.config.max_position_embeddings {
+            return Err(Error::Config(format!(
+                "model `{}`: max_new_tokens {} needs {} decoder positions; the model has {}",
+                self.name,
+                options.max_new_tokens,
+                options.max_new_tokens + 1,
+                self.config.max_position_embeddings
+            )));
+        }
         if inputs.is_empty() {
             return Ok(Vec::new());
         }

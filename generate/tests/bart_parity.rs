@@ -221,6 +221,12 @@ fn bad_inputs_are_model_errors() {
         .generate_ids(&[vec![0, 100_000, 2]], &DecodingOptions::default())
         .unwrap_err();
     assert!(err.to_string().contains("100000"), "{err}");
+    let too_long = DecodingOptions {
+        max_new_tokens: 128,
+        ..DecodingOptions::default()
+    };
+    let err = model.generate_ids(&[vec![0, 2]], &too_long).unwrap_err();
+    assert!(matches!(err, Error::Config(_)), "{err}");
     assert_eq!(
         model.generate(&[], &DecodingOptions::default()).unwrap(),
         Vec::<String>::new()
