@@ -484,6 +484,73 @@ fn resolve_hub(
     Ok(dir)
 }
 
+/// The safetensors weight files of a checkpoint directory (the layout `transformers`'
+/// `save_pretrained` writes): `model.safetensors` when it exists, otherwise the shards that
+/// `model.safetensors.index.json` lists (each once, sorted), all next to the index.
+///
+/// # Errors
+/// [`Error::Asset`] naming the file: neither `model.safetensors` nor the index exists, the index
+/// is not JSON with a `weight_map`, lists no shard or a shard outside the directory, or a listed
+/// shard is missing; [`Error::Io`] when the index cannot be read.
+pub fn safetensors_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let single = dir.join("model.safetensors");
+    if single.is_file() {
+        return Ok(vec![single]);
+    }
+    let index = dir.join("model.safetensors.index.json");
+    if !index.is_file() {
+        return Err(Error::Asset {
+            name: single.display().to_string(),
+            message: "no such file (nor a sharded model.safetensors.index.json next to it)".into(),
+        });
+    }
+    safetensors_shard_names(&index)?
+        .into_iter()
+        .map(|shard| {
+            let path = dir.join(&shard);
+            if path.is_file() {
+                Ok(path)
+            } else {
+                Err(Error::Asset {
+                    name: path.display().to_string(),
+                    message: format!("shard listed in {} is missing", index.display()),
+                })
+            }
+        })
+        .collect()
+}
+
+/// The shard file names a `model.safetensors.index.json` lists in its `weight_map`, each once,
+/// sorted (what to fetch or open next to the index).
+///
+/// # Errors
+/// [`Error::Asset`] naming the index when it is not JSON with a `weight_map`, or lists no shard
+/// or one outside its directory; [`Error::Io`] when it cannot be read.
+pub fn safetensors_shard_names(index: &Path) -> Result<Vec<String>> {
+    #[derive(Deserialize)]
+    struct Index {
+        weight_map: std::collections::BTreeMap<String, String>,
+    }
+    let asset_error = |message: String| Error::Asset {
+        name: index.display().to_string(),
+        message,
+    };
+    let text = std::fs::read_to_string(index).map_err(|e| Error::io(index, e))?;
+    let parsed: Index = serde_json::from_str(&text)
+        .map_err(|e| asset_error(format!("invalid safetensors index: {e}")))?;
+    let shards: std::collections::BTreeSet<String> = parsed.weight_map.into_values().collect();
+    if shards.is_empty()
+        || shards
+            .iter()
+            .any(|s| s.contains('/') || s.contains('\\') || s.contains(".."))
+    {
+        return Err(asset_error(
+            "`weight_map` must list shard files next to the index".into(),
+        ));
+    }
+    Ok(shards.into_iter().collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -524,5 +591,42 @@ mod tests {
             Ok(ModelSource::Local("./models/x".into()))
         );
         assert!("hf:noslash".parse::<ModelSource>().is_err());
+    }
+
+    #[test]
+    fn safetensors_files_are_the_single_file_or_the_listed_shards() {
+        let dir = tempfile::tempdir().unwrap();
+        let message = safetensors_files(dir.path()).unwrap_err().to_string();
+        assert!(message.contains("model.safetensors"), "{message}");
+        let index = dir.path().join("model.safetensors.index.json");
+        std::fs::write(
+            &index,
+            r#"{"weight_map": {"a": "m-2.safetensors", "b": "m-1.safetensors", "c": "m-1.safetensors"}}"#,
+        )
+        .unwrap();
+        let message = safetensors_files(dir.path()).unwrap_err().to_string();
+        assert!(
+            message.contains("m-1.safetensors") && message.contains("missing"),
+            "{message}"
+        );
+        std::fs::write(dir.path().join("m-1.safetensors"), b"").unwrap();
+        std::fs::write(dir.path().join("m-2.safetensors"), b"").unwrap();
+        assert_eq!(
+            safetensors_files(dir.path()).unwrap(),
+            [
+                dir.path().join("m-1.safetensors"),
+                dir.path().join("m-2.safetensors")
+            ]
+        );
+        std::fs::write(&index, r#"{"weight_map": {"a": "../x.safetensors"}}"#).unwrap();
+        assert!(safetensors_files(dir.path()).is_err());
+        std::fs::write(&index, "{").unwrap();
+        let message = safetensors_files(dir.path()).unwrap_err().to_string();
+        assert!(message.contains("invalid safetensors index"), "{message}");
+        std::fs::write(dir.path().join("model.safetensors"), b"").unwrap();
+        assert_eq!(
+            safetensors_files(dir.path()).unwrap(),
+            [dir.path().join("model.safetensors")]
+        );
     }
 }

@@ -3,8 +3,36 @@
 //! Two contracts live here: [`Seq2Seq`] (BART/T5 conditional generation with greedy or beam
 //! search; Break-Perturb-Build's QDMR parsing and question generation, seed-002) and
 //! [`MaskedLm`] (masked-LM fill for word substitution; NLPLego seed-003 and CREST seed-004).
-//! The candle models that implement them and the `generate` stage are the generate issue's work.
+//!
+//! # Design
+//! - [`bart`]: BART conditional generation on candle, written here: candle-transformers has no
+//!   BART, and its `marian` model (the nearest relative: same post-LN encoder-decoder layers)
+//!   keeps its layers private, has no encoder padding mask (so it cannot batch inputs of
+//!   different lengths) and uses sinusoidal positions where BART learns them (offset 2) and adds
+//!   `layernorm_embedding`. What the two share is candle-nn's building blocks (linear, layer
+//!   norm, embedding, activations), which both use.
+//! - [`t5`]: T5 conditional generation, also written here: candle-transformers' `t5` encoder
+//!   takes no attention mask and its decoder cache is private and cannot follow beams, so it
+//!   can neither batch padded inputs nor run beam search. T5 and BART share the decoding code,
+//!   the checkpoint reading (special tokens, device, float type) and candle-nn's blocks.
+//! - [`decoding`]: greedy and beam search on the host over `f32` scores, model-agnostic behind
+//!   [`decoding::StepDecoder`] (one token per row per call, caches kept by the model), written to
+//!   reproduce `transformers` 5's `generate()` token ids exactly, batched across inputs.
+//! - The encoder runs once per batch; the decoder step by step with a growing self-attention
+//!   cache per layer and cross-attention keys/values computed once per input and shared by its
+//!   beams (rows are reordered only in the self-attention cache).
+//! - Decoding pulls each step's logits to the host as `f32` (`rows × vocab`); the search itself
+//!   is cheap next to the decoder, but on a GPU this is one transfer per step.
+//! - Parity with `transformers` is tested on tiny random BART and T5 models built by
+//!   `scripts/bart_fixtures.py` and `scripts/t5_fixtures.py` (`cargo xtask fixtures bart t5`).
 #![deny(missing_docs)]
+
+pub mod bart;
+mod checkpoint;
+pub mod decoding;
+pub mod t5;
+
+pub use checkpoint::ModelOptions;
 
 use metamorph_data::Result;
 
@@ -13,9 +41,11 @@ use metamorph_data::Result;
 pub struct DecodingOptions {
     /// Beams (1 = greedy).
     pub num_beams: usize,
-    /// Hard limit on generated tokens.
+    /// Hard limit on generated tokens (after the decoder start token; `transformers`'
+    /// `max_length` is this plus one for encoder-decoders).
     pub max_new_tokens: usize,
-    /// Fewest generated tokens before end-of-sequence is allowed.
+    /// Fewest generated tokens before end-of-sequence is allowed (`transformers`'
+    /// `min_new_tokens`; `min_length` is this plus one for encoder-decoders).
     pub min_new_tokens: usize,
     /// Exponent applied to the length when ranking beams.
     pub length_penalty: f32,
@@ -23,8 +53,23 @@ pub struct DecodingOptions {
     pub repetition_penalty: f32,
     /// Forbid repeating any n-gram of this size (0 = off).
     pub no_repeat_ngram_size: usize,
-    /// Stop a beam search as soon as `num_beams` hypotheses are finished.
-    pub early_stopping: bool,
+    /// When a beam search stops (`transformers`' `early_stopping`).
+    pub early_stopping: EarlyStopping,
+}
+
+/// When beam search stops working on an input, as `transformers`' `early_stopping` decides.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EarlyStopping {
+    /// `early_stopping=False` (the default): stop once `num_beams` hypotheses are finished and
+    /// the best running beam, normalised at its current length, cannot beat the worst of them.
+    #[default]
+    Heuristic,
+    /// `early_stopping=True`: stop as soon as `num_beams` hypotheses are finished.
+    Finished,
+    /// `early_stopping="never"`: like [`EarlyStopping::Heuristic`], but with a positive length
+    /// penalty the best running beam is normalised at the maximum length (the canonical beam
+    /// search, which stops only when no better hypothesis can exist).
+    Never,
 }
 
 impl Default for DecodingOptions {
@@ -37,7 +82,7 @@ impl Default for DecodingOptions {
             length_penalty: 1.0,
             repetition_penalty: 1.0,
             no_repeat_ngram_size: 0,
-            early_stopping: false,
+            early_stopping: EarlyStopping::Heuristic,
         }
     }
 }

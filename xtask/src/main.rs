@@ -231,7 +231,7 @@ fn fetch_assets(names: &[String], list: bool) -> anyhow::Result<()> {
 }
 
 /// (name, scripts run in order, what they write)
-const FIXTURES: [(&str, &[&str], &str); 7] = [
+const FIXTURES: [(&str, &[&str], &str); 9] = [
     (
         "spacy",
         &["scripts/spacy_golden.py"],
@@ -266,6 +266,16 @@ const FIXTURES: [(&str, &[&str], &str); 7] = [
         "encoders",
         &["scripts/encoder_fixtures.py"],
         "tiny random-weight encoders × heads with PyTorch transformers' logits and QA answers (execute/tests/fixtures/encoders/, encoder-variants/)",
+    ),
+    (
+        "bart",
+        &["scripts/bart_fixtures.py"],
+        "tiny random BART and transformers' generate() ids (generate/tests/fixtures/bart-tiny/)",
+    ),
+    (
+        "t5",
+        &["scripts/t5_fixtures.py"],
+        "tiny random T5 and transformers' generate() ids (generate/tests/fixtures/t5-tiny/)",
     ),
 ];
 

@@ -6,10 +6,9 @@
 //! [`ModelSource`]: a local directory, a packaged asset (`asset:NAME`) or a hub repo
 //! (`hf:ORG/NAME@REVISION`), resolved by [`metamorph_data::assets::resolve`].
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use metamorph_data::assets::{resolve, HubOptions, ModelSource};
+use metamorph_data::assets::{resolve, safetensors_shard_names, HubOptions, ModelSource};
 use metamorph_data::{Error, Result};
 use serde::Deserialize;
 
@@ -152,7 +151,7 @@ impl Checkpoint {
                 let Ok(dir) = resolve(source, &[CONFIG, TOKENIZER, WEIGHTS_INDEX], hub) else {
                     return Err(first);
                 };
-                let shards = shard_names(&dir.join(WEIGHTS_INDEX))?;
+                let shards = safetensors_shard_names(&dir.join(WEIGHTS_INDEX))?;
                 let names: Vec<&str> = shards.iter().map(String::as_str).collect();
                 let shard_dir = resolve(source, &names, hub)?;
                 let weights = names.iter().map(|n| shard_dir.join(n)).collect();
@@ -181,27 +180,6 @@ impl Checkpoint {
     pub fn config_path(&self) -> PathBuf {
         self.dir.join(CONFIG)
     }
-}
-
-/// The shard files a `model.safetensors.index.json` lists, without repeats, sorted.
-fn shard_names(index: &Path) -> Result<Vec<String>> {
-    #[derive(Deserialize)]
-    struct Index {
-        weight_map: std::collections::BTreeMap<String, String>,
-    }
-    let text = std::fs::read_to_string(index).map_err(|e| Error::io(index, e))?;
-    let parsed: Index = serde_json::from_str(&text).map_err(|e| Error::Asset {
-        name: index.display().to_string(),
-        message: format!("invalid safetensors index: {e}"),
-    })?;
-    let shards: BTreeSet<String> = parsed.weight_map.into_values().collect();
-    if shards.is_empty() || shards.iter().any(|s| s.contains('/') || s.contains("..")) {
-        return Err(Error::Asset {
-            name: index.display().to_string(),
-            message: "`weight_map` must list shard files next to the index".into(),
-        });
-    }
-    Ok(shards.into_iter().collect())
 }
 
 #[cfg(test)]
@@ -269,13 +247,13 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            shard_names(&index).unwrap(),
+            safetensors_shard_names(&index).unwrap(),
             [
                 "model-00001-of-00002.safetensors",
                 "model-00002-of-00002.safetensors"
             ]
         );
         std::fs::write(&index, r#"{"weight_map": {"a": "../x.safetensors"}}"#).unwrap();
-        assert!(shard_names(&index).is_err());
+        assert!(safetensors_shard_names(&index).is_err());
     }
 }

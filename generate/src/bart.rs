@@ -1,0 +1,758 @@
+//! BART conditional generation (`BartForConditionalGeneration`) on candle.
+//!
+//! The architecture as `transformers`' `modeling_bart.py` defines it: token embeddings shared by
+//! encoder, decoder and the tied LM head (times `sqrt(d_model)` when `scale_embedding`), learned
+//! positional embeddings read at `position + 2`, `layernorm_embedding` after the embeddings,
+//! post-layer-norm encoder and decoder layers (self-attention, cross-attention in the decoder,
+//! feed-forward with `activation_function`), and `final_logits_bias` added to the logits.
+//! Checkpoints are `transformers`' layout: weights under `model.`, `lm_head.weight` optional
+//! (tied to `model.shared.weight`).
+//!
+//! Inputs are tokenized with the checkpoint's `tokenizer.json` (special tokens added, truncated
+//! to `max_position_embeddings`), right-padded into one batch with an attention mask; the
+//! encoder runs once per call and [`crate::decoding`] drives the decoder.
+
+use std::path::{Path, PathBuf};
+
+use candle_core::{DType, Module, Tensor};
+use candle_nn::{Activation, Embedding, LayerNorm, Linear, VarBuilder};
+use metamorph_data::assets::{resolve, safetensors_files, HubOptions, ModelSource};
+use metamorph_data::{Error, Result};
+use serde::Deserialize;
+use tokenizers::{Tokenizer, TruncationParams};
+
+use crate::checkpoint::{asset_err, special_tokens, ModelOptions, GENERATION_CONFIG};
+use crate::decoding::{self, SpecialTokens, StepDecoder};
+use crate::{DecodingOptions, Seq2Seq};
+
+const CONFIG: &str = "config.json";
+const TOKENIZER: &str = "tokenizer.json";
+/// BART's learned positions start at index 2 of the position table.
+const POSITION_OFFSET: usize = 2;
+/// `nn.LayerNorm`'s default epsilon, which BART uses everywhere.
+const LAYER_NORM_EPS: f64 = 1e-5;
+
+/// The keys of a BART `config.json` the model reads.
+#[derive(Clone, Debug, Deserialize)]
+pub struct BartConfig {
+    /// `"bart"`.
+    #[serde(default)]
+    pub model_type: Option<String>,
+    /// Vocabulary size (rows of the shared embedding and of the logits).
+    pub vocab_size: usize,
+    /// Hidden width.
+    pub d_model: usize,
+    /// Encoder layers.
+    pub encoder_layers: usize,
+    /// Decoder layers.
+    pub decoder_layers: usize,
+    /// Encoder attention heads.
+    pub encoder_attention_heads: usize,
+    /// Decoder attention heads.
+    pub decoder_attention_heads: usize,
+    /// Encoder feed-forward width.
+    pub encoder_ffn_dim: usize,
+    /// Decoder feed-forward width.
+    pub decoder_ffn_dim: usize,
+    /// Feed-forward activation (`gelu` is the exact, erf-based one).
+    #[serde(default = "default_activation")]
+    pub activation_function: Activation,
+    /// Positions the learned position table holds (it has 2 more rows).
+    pub max_position_embeddings: usize,
+    /// Multiply token embeddings by `sqrt(d_model)`.
+    #[serde(default)]
+    pub scale_embedding: bool,
+    /// Padding token.
+    #[serde(default = "one")]
+    pub pad_token_id: u32,
+    /// Beginning of sequence.
+    #[serde(default)]
+    pub bos_token_id: u32,
+    /// End of sequence.
+    #[serde(default = "two")]
+    pub eos_token_id: u32,
+    /// First decoder input.
+    #[serde(default)]
+    pub decoder_start_token_id: Option<u32>,
+    /// Token forced first (older checkpoints keep it here, newer in `generation_config.json`).
+    #[serde(default)]
+    pub forced_bos_token_id: Option<u32>,
+    /// Token forced at the length limit.
+    #[serde(default)]
+    pub forced_eos_token_id: Option<u32>,
+    /// Whether the LM head shares the token embeddings (BART: yes).
+    #[serde(default = "yes")]
+    pub tie_word_embeddings: bool,
+}
+
+fn default_activation() -> Activation {
+    Activation::Gelu
+}
+fn one() -> u32 {
+    1
+}
+fn two() -> u32 {
+    2
+}
+fn yes() -> bool {
+    true
+}
+
+fn linear(input: usize, output: usize, vb: VarBuilder) -> candle_core::Result<Linear> {
+    candle_nn::linear(input, output, vb)
+}
+
+fn layer_norm(size: usize, vb: VarBuilder) -> candle_core::Result<LayerNorm> {
+    candle_nn::layer_norm(size, LAYER_NORM_EPS, vb)
+}
+
+/// Multi-head attention with BART's projections (all with bias).
+#[derive(Clone, Debug)]
+struct Attention {
+    q: Linear,
+    k: Linear,
+    v: Linear,
+    out: Linear,
+    heads: usize,
+    head_dim: usize,
+    scaling: f64,
+}
+
+impl Attention {
+    fn load(d_model: usize, heads: usize, vb: VarBuilder) -> candle_core::Result<Self> {
+        let head_dim = d_model / heads;
+        if head_dim * heads != d_model {
+            candle_core::bail!("d_model {d_model} is not divisible by {heads} heads");
+        }
+        Ok(Attention {
+            q: linear(d_model, d_model, vb.pp("q_proj"))?,
+            k: linear(d_model, d_model, vb.pp("k_proj"))?,
+            v: linear(d_model, d_model, vb.pp("v_proj"))?,
+            out: linear(d_model, d_model, vb.pp("out_proj"))?,
+            heads,
+            head_dim,
+            scaling: (head_dim as f64).powf(-0.5),
+        })
+    }
+
+    /// `(b, t, d)` → `(b, heads, t, head_dim)`.
+    fn split(&self, x: &Tensor) -> candle_core::Result<Tensor> {
+        let (b, t, _) = x.dims3()?;
+        x.reshape((b, t, self.heads, self.head_dim))?
+            .transpose(1, 2)?
+            .contiguous()
+    }
+
+    /// Keys and values of `x`, split into heads.
+    fn keys_values(&self, x: &Tensor) -> candle_core::Result<(Tensor, Tensor)> {
+        Ok((
+            self.split(&self.k.forward(x)?)?,
+            self.split(&self.v.forward(x)?)?,
+        ))
+    }
+
+    /// Attends from `x` to `(k, v)`, with an additive `mask` broadcastable to
+    /// `(b, heads, t_q, t_k)`.
+    fn attend(
+        &self,
+        x: &Tensor,
+        k: &Tensor,
+        v: &Tensor,
+        mask: Option<&Tensor>,
+    ) -> candle_core::Result<Tensor> {
+        let (b, t, d) = x.dims3()?;
+        let q = self.split(&self.q.forward(x)?)?;
+        let mut scores = (q.matmul(&k.t()?)? * self.scaling)?;
+        if let Some(mask) = mask {
+            scores = scores.broadcast_add(mask)?;
+        }
+        let probs = candle_nn::ops::softmax_last_dim(&scores)?;
+        let context = probs
+            .matmul(v)?
+            .transpose(1, 2)?
+            .contiguous()?
+            .reshape((b, t, d))?;
+        self.out.forward(&context)
+    }
+}
+
+/// A feed-forward block.
+#[derive(Clone, Debug)]
+struct FeedForward {
+    fc1: Linear,
+    fc2: Linear,
+    activation: Activation,
+}
+
+impl FeedForward {
+    fn load(d: usize, ffn: usize, act: Activation, vb: &VarBuilder) -> candle_core::Result<Self> {
+        Ok(FeedForward {
+            fc1: linear(d, ffn, vb.pp("fc1"))?,
+            fc2: linear(ffn, d, vb.pp("fc2"))?,
+            activation: act,
+        })
+    }
+
+    fn forward(&self, x: &Tensor) -> candle_core::Result<Tensor> {
+        self.fc2
+            .forward(&self.activation.forward(&self.fc1.forward(x)?)?)
+    }
+}
+
+#[derive(Clone, Debug)]
+struct EncoderLayer {
+    self_attn: Attention,
+    self_attn_norm: LayerNorm,
+    ffn: FeedForward,
+    final_norm: LayerNorm,
+}
+
+impl EncoderLayer {
+    fn forward(&self, x: &Tensor, mask: &Tensor) -> candle_core::Result<Tensor> {
+        let (k, v) = self.self_attn.keys_values(x)?;
+        let h = (x + self.self_attn.attend(x, &k, &v, Some(mask))?)?;
+        let h = self.self_attn_norm.forward(&h)?;
+        let out = (&h + self.ffn.forward(&h)?)?;
+        self.final_norm.forward(&out)
+    }
+}
+
+#[derive(Clone, Debug)]
+struct DecoderLayer {
+    self_attn: Attention,
+    self_attn_norm: LayerNorm,
+    cross_attn: Attention,
+    cross_attn_norm: LayerNorm,
+    ffn: FeedForward,
+    final_norm: LayerNorm,
+}
+
+/// One decoder layer's caches: self-attention keys/values so far, cross-attention keys/values.
+#[derive(Clone, Debug)]
+struct LayerCache {
+    self_kv: Option<(Tensor, Tensor)>,
+    cross_kv: (Tensor, Tensor),
+}
+
+impl DecoderLayer {
+    fn forward(
+        &self,
+        x: &Tensor,
+        cache: &mut LayerCache,
+        causal: Option<&Tensor>,
+        encoder_mask: &Tensor,
+    ) -> candle_core::Result<Tensor> {
+        let (k, v) = self.self_attn.keys_values(x)?;
+        let (k, v) = match &cache.self_kv {
+            Some((pk, pv)) => (Tensor::cat(&[pk, &k], 2)?, Tensor::cat(&[pv, &v], 2)?),
+            None => (k, v),
+        };
+        let h = (x + self.self_attn.attend(x, &k, &v, causal)?)?;
+        cache.self_kv = Some((k, v));
+        let h = self.self_attn_norm.forward(&h)?;
+        let (ck, cv) = &cache.cross_kv;
+        let h = (&h + self.cross_attn.attend(&h, ck, cv, Some(encoder_mask))?)?;
+        let h = self.cross_attn_norm.forward(&h)?;
+        let out = (&h + self.ffn.forward(&h)?)?;
+        self.final_norm.forward(&out)
+    }
+}
+
+/// Token and position embeddings with `layernorm_embedding`, as both stacks start.
+#[derive(Clone, Debug)]
+struct Embeddings {
+    positions: Embedding,
+    norm: LayerNorm,
+}
+
+/// A loaded BART checkpoint with its tokenizer.
+pub struct Bart {
+    name: String,
+    config: BartConfig,
+    special: SpecialTokens,
+    tokenizer: Tokenizer,
+    shared: Embedding,
+    embed_scale: f64,
+    encoder_embed: Embeddings,
+    encoder_layers: Vec<EncoderLayer>,
+    decoder_embed: Embeddings,
+    decoder_layers: Vec<DecoderLayer>,
+    lm_head: Tensor,
+    final_logits_bias: Tensor,
+    options: ModelOptions,
+}
+
+impl std::fmt::Debug for Bart {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bart")
+            .field("name", &self.name)
+            .field("config", &self.config)
+            .field("special", &self.special)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The encoder's output for a batch: hidden states and the additive key-padding mask.
+#[derive(Clone, Debug)]
+pub struct Encoded {
+    /// `(batch, source_len, d_model)`.
+    pub hidden: Tensor,
+    /// `(batch, 1, 1, source_len)`: 0 for tokens, a large negative number for padding.
+    pub mask: Tensor,
+}
+
+impl Bart {
+    /// Loads a checkpoint from `source` (local directory, `asset:NAME` or `hf:ORG/NAME@REV`).
+    ///
+    /// # Errors
+    /// [`Error::Asset`] naming the source or file that is missing or does not fit (see
+    /// [`Bart::load`]).
+    pub fn from_source(
+        source: &ModelSource,
+        hub: &HubOptions,
+        options: ModelOptions,
+    ) -> Result<Self> {
+        let dir = match resolve(source, &[CONFIG, TOKENIZER, "model.safetensors"], hub) {
+            Ok(dir) => dir,
+            Err(first) => resolve(
+                source,
+                &[CONFIG, TOKENIZER, "model.safetensors.index.json"],
+                hub,
+            )
+            .map_err(|_| first)?,
+        };
+        Self::load(&dir, &source.to_string(), options)
+    }
+
+    /// Loads the checkpoint in `dir` (`config.json`, optional `generation_config.json`,
+    /// `tokenizer.json`, safetensors weights) and names it `name`.
+    ///
+    /// # Errors
+    /// [`Error::Asset`] naming the file when one is missing, is not valid, describes another
+    /// architecture, or weights do not fit the config; [`Error::Io`] when a file cannot be read.
+    pub fn load(dir: &Path, name: &str, options: ModelOptions) -> Result<Self> {
+        let config_path = dir.join(CONFIG);
+        let text = std::fs::read_to_string(&config_path).map_err(|e| Error::io(&config_path, e))?;
+        let config: BartConfig = serde_json::from_str(&text)
+            .map_err(|e| asset_err(&config_path, format!("not a BART config: {e}")))?;
+        if config.model_type.as_deref() != Some("bart") {
+            return Err(asset_err(
+                &config_path,
+                format!(
+                    "model_type is {:?}, not \"bart\"",
+                    config.model_type.as_deref().unwrap_or("missing")
+                ),
+            ));
+        }
+        let defaults = SpecialTokens {
+            decoder_start: config.decoder_start_token_id.unwrap_or(config.eos_token_id),
+            eos: config.eos_token_id,
+            pad: config.pad_token_id,
+            forced_bos: config.forced_bos_token_id,
+            forced_eos: config.forced_eos_token_id,
+        };
+        let special = special_tokens(defaults, config.vocab_size, &dir.join(GENERATION_CONFIG))?;
+        let tokenizer_path = dir.join(TOKENIZER);
+        let mut tokenizer = Tokenizer::from_file(&tokenizer_path)
+            .map_err(|e| asset_err(&tokenizer_path, format!("cannot load the tokenizer: {e}")))?;
+        tokenizer.with_padding(None);
+        tokenizer
+            .with_truncation(Some(TruncationParams {
+                max_length: config.max_position_embeddings,
+                ..Default::default()
+            }))
+            .map_err(|e| asset_err(&tokenizer_path, format!("cannot set truncation: {e}")))?;
+        let weights: Vec<PathBuf> = safetensors_files(dir)?;
+        // SAFETY: the files are memory-mapped read-only; like every safetensors loader this
+        // assumes nobody rewrites them while the model is loaded.
+        let vb = unsafe {
+            VarBuilder::from_mmaped_safetensors(&weights, options.dtype, &options.device)
+        }
+        .map_err(|e| {
+            asset_err(
+                &weights[0],
+                format!("cannot read the safetensors weights: {e}"),
+            )
+        })?;
+        Self::from_var_builder(vb, config, special, tokenizer, name, options).map_err(|e| {
+            asset_err(
+                &weights[0],
+                format!("weights do not fit {}: {e}", config_path.display()),
+            )
+        })
+    }
+
+    fn from_var_builder(
+        vb: VarBuilder,
+        config: BartConfig,
+        special: SpecialTokens,
+        tokenizer: Tokenizer,
+        name: &str,
+        options: ModelOptions,
+    ) -> candle_core::Result<Self> {
+        let d = config.d_model;
+        let m = vb.pp("model");
+        let shared = candle_nn::embedding(config.vocab_size, d, m.pp("shared"))?;
+        let embeddings = |vb: VarBuilder| -> candle_core::Result<Embeddings> {
+            Ok(Embeddings {
+                positions: candle_nn::embedding(
+                    config.max_position_embeddings + POSITION_OFFSET,
+                    d,
+                    vb.pp("embed_positions"),
+                )?,
+                norm: layer_norm(d, vb.pp("layernorm_embedding"))?,
+            })
+        };
+        let enc = m.pp("encoder");
+        let encoder_layers = (0..config.encoder_layers)
+            .map(|i| {
+                let vb = enc.pp("layers").pp(i);
+                Ok(EncoderLayer {
+                    self_attn: Attention::load(
+                        d,
+                        config.encoder_attention_heads,
+                        vb.pp("self_attn"),
+                    )?,
+                    self_attn_norm: layer_norm(d, vb.pp("self_attn_layer_norm"))?,
+                    ffn: FeedForward::load(
+                        d,
+                        config.encoder_ffn_dim,
+                        config.activation_function,
+                        &vb,
+                    )?,
+                    final_norm: layer_norm(d, vb.pp("final_layer_norm"))?,
+                })
+            })
+            .collect::<candle_core::Result<Vec<_>>>()?;
+        let dec = m.pp("decoder");
+        let decoder_layers = (0..config.decoder_layers)
+            .map(|i| {
+                let vb = dec.pp("layers").pp(i);
+                let heads = config.decoder_attention_heads;
+                Ok(DecoderLayer {
+                    self_attn: Attention::load(d, heads, vb.pp("self_attn"))?,
+                    self_attn_norm: layer_norm(d, vb.pp("self_attn_layer_norm"))?,
+                    cross_attn: Attention::load(d, heads, vb.pp("encoder_attn"))?,
+                    cross_attn_norm: layer_norm(d, vb.pp("encoder_attn_layer_norm"))?,
+                    ffn: FeedForward::load(
+                        d,
+                        config.decoder_ffn_dim,
+                        config.activation_function,
+                        &vb,
+                    )?,
+                    final_norm: layer_norm(d, vb.pp("final_layer_norm"))?,
+                })
+            })
+            .collect::<candle_core::Result<Vec<_>>>()?;
+        let lm_head = if config.tie_word_embeddings || !vb.contains_tensor("lm_head.weight") {
+            shared.embeddings().clone()
+        } else {
+            vb.get((config.vocab_size, d), "lm_head.weight")?
+        };
+        let final_logits_bias = if vb.contains_tensor("final_logits_bias") {
+            vb.get((1, config.vocab_size), "final_logits_bias")?
+        } else {
+            Tensor::zeros((1, config.vocab_size), options.dtype, &options.device)?
+        };
+        let embed_scale = if config.scale_embedding {
+            (d as f64).sqrt()
+        } else {
+            1.0
+        };
+        Ok(Bart {
+            name: name.to_string(),
+            encoder_embed: embeddings(enc)?,
+            decoder_embed: embeddings(dec)?,
+            config,
+            special,
+            tokenizer,
+            shared,
+            embed_scale,
+            encoder_layers,
+            decoder_layers,
+            lm_head: lm_head.t()?.contiguous()?,
+            final_logits_bias,
+            options,
+        })
+    }
+
+    /// The configuration read from `config.json`.
+    pub fn config(&self) -> &BartConfig {
+        &self.config
+    }
+
+    /// The special tokens decoding uses (`generation_config.json` over `config.json`).
+    pub fn special_tokens(&self) -> SpecialTokens {
+        self.special
+    }
+
+    /// The tokenizer.
+    pub fn tokenizer(&self) -> &Tokenizer {
+        &self.tokenizer
+    }
+
+    fn model_err(&self, message: impl std::fmt::Display) -> Error {
+        Error::Model {
+            model: self.name.clone(),
+            message: message.to_string(),
+        }
+    }
+
+    /// Token ids of each text (special tokens added, truncated to `max_position_embeddings`).
+    ///
+    /// # Errors
+    /// [`Error::Model`] naming the input when tokenization fails.
+    pub fn tokenize(&self, texts: &[&str]) -> Result<Vec<Vec<u32>>> {
+        texts
+            .iter()
+            .enumerate()
+            .map(|(i, text)| {
+                self.tokenizer
+                    .encode(*text, true)
+                    .map(|e| e.get_ids().to_vec())
+                    .map_err(|e| self.model_err(format!("input {i}: tokenization failed: {e}")))
+            })
+            .collect()
+    }
+
+    fn embed(&self, ids: &Tensor, embed: &Embeddings, past: usize) -> candle_core::Result<Tensor> {
+        let (_, t) = ids.dims2()?;
+        let tokens = (self.shared.forward(ids)? * self.embed_scale)?;
+        let positions = embed
+            .positions
+            .embeddings()
+            .narrow(0, past + POSITION_OFFSET, t)?;
+        embed.norm.forward(&tokens.broadcast_add(&positions)?)
+    }
+
+    /// Runs the encoder over `inputs` (token ids, right-padded with `pad` into one batch).
+    ///
+    /// # Errors
+    /// [`Error::Model`] when an input is empty, longer than `max_position_embeddings`, holds an
+    /// id outside the vocabulary, or the forward pass fails.
+    pub fn encode(&self, inputs: &[Vec<u32>]) -> Result<Encoded> {
+        for (i, ids) in inputs.iter().enumerate() {
+            if ids.is_empty() || ids.len() > self.config.max_position_embeddings {
+                return Err(self.model_err(format!(
+                    "input {i} has {} tokens; BART takes 1 to {}",
+                    ids.len(),
+                    self.config.max_position_embeddings
+                )));
+            }
+            if let Some(bad) = ids.iter().find(|&&t| t as usize >= self.config.vocab_size) {
+                return Err(self.model_err(format!(
+                    "input {i} holds token id {bad}, outside the vocabulary of {}",
+                    self.config.vocab_size
+                )));
+            }
+        }
+        self.encode_unchecked(inputs)
+            .map_err(|e| self.model_err(format!("encoder failed: {e}")))
+    }
+
+    fn encode_unchecked(&self, inputs: &[Vec<u32>]) -> candle_core::Result<Encoded> {
+        let device = &self.options.device;
+        let width = inputs.iter().map(Vec::len).max().unwrap_or(0);
+        let mut ids = Vec::with_capacity(inputs.len() * width);
+        let mut mask = Vec::with_capacity(inputs.len() * width);
+        for row in inputs {
+            ids.extend_from_slice(row);
+            ids.extend(std::iter::repeat_n(self.special.pad, width - row.len()));
+            mask.extend(std::iter::repeat_n(0f32, row.len()));
+            mask.extend(std::iter::repeat_n(f32::MIN, width - row.len()));
+        }
+        let ids = Tensor::from_vec(ids, (inputs.len(), width), device)?;
+        let mask = Tensor::from_vec(mask, (inputs.len(), 1, 1, width), device)?
+            .to_dtype(self.options.dtype)?;
+        let mut h = self.embed(&ids, &self.encoder_embed, 0)?;
+        for layer in &self.encoder_layers {
+            h = layer.forward(&h, &mask)?;
+        }
+        Ok(Encoded { hidden: h, mask })
+    }
+
+    /// A decoding session over `encoded`, each input's row repeated `beams` times.
+    ///
+    /// # Errors
+    /// [`Error::Model`] when computing the cross-attention keys and values fails.
+    pub fn session(&self, encoded: &Encoded, beams: usize) -> Result<BartSession<'_>> {
+        let build = || -> candle_core::Result<BartSession<'_>> {
+            let (b, s, d) = encoded.hidden.dims3()?;
+            let hidden = encoded
+                .hidden
+                .unsqueeze(1)?
+                .broadcast_as((b, beams, s, d))?
+                .reshape((b * beams, s, d))?;
+            let mask = encoded
+                .mask
+                .unsqueeze(1)?
+                .broadcast_as((b, beams, 1, 1, s))?
+                .reshape((b * beams, 1, 1, s))?;
+            let caches = self
+                .decoder_layers
+                .iter()
+                .map(|layer| {
+                    Ok(LayerCache {
+                        self_kv: None,
+                        cross_kv: layer.cross_attn.keys_values(&hidden)?,
+                    })
+                })
+                .collect::<candle_core::Result<Vec<_>>>()?;
+            Ok(BartSession {
+                model: self,
+                caches,
+                encoder_mask: mask,
+                past: 0,
+            })
+        };
+        build().map_err(|e| self.model_err(format!("cannot start decoding: {e}")))
+    }
+
+    /// Generates from token ids, returning what `transformers`' `generate()` returns: per input
+    /// the decoder start token, the generated ids and `pad` up to the batch's longest output.
+    ///
+    /// # Errors
+    /// [`Error::Config`] for invalid options (also `max_new_tokens` beyond the decoder's
+    /// positions); [`Error::Model`] for bad inputs or failures.
+    pub fn generate_ids(
+        &self,
+        inputs: &[Vec<u32>],
+        options: &DecodingOptions,
+    ) -> Result<Vec<Vec<u32>>> {
+        decoding::validate(options)?;
+        // The decoder reads one learned position per token, the start token included.
+        if options.max_new_tokens + 1 > self.config.max_position_embeddings {
+            return Err(Error::Config(format!(
+                "model `{}`: max_new_tokens {} needs {} decoder positions; the model has {}",
+                self.name,
+                options.max_new_tokens,
+                options.max_new_tokens + 1,
+                self.config.max_position_embeddings
+            )));
+        }
+        if inputs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let encoded = self.encode(inputs)?;
+        let mut session = self.session(&encoded, options.num_beams)?;
+        decoding::generate(
+            &mut session,
+            inputs.len(),
+            self.config.vocab_size,
+            self.special,
+            options,
+        )
+    }
+}
+
+/// Decoder state over a batch: per-layer caches and the encoder mask, one row per beam.
+pub struct BartSession<'a> {
+    model: &'a Bart,
+    caches: Vec<LayerCache>,
+    encoder_mask: Tensor,
+    past: usize,
+}
+
+impl BartSession<'_> {
+    /// Feeds `tokens` (`rows × t`, the same `t` for every row) and returns the logits of every
+    /// position, `(rows, t, vocab)` in `f32`. More than one token per row uses a causal mask.
+    ///
+    /// # Errors
+    /// [`Error::Model`] when the forward pass fails or positions run past
+    /// `max_position_embeddings`.
+    pub fn forward(&mut self, tokens: &Tensor) -> Result<Tensor> {
+        let model = self.model;
+        let (_, t) = tokens
+            .dims2()
+            .map_err(|e| model.model_err(format!("decoder input: {e}")))?;
+        if self.past + t > model.config.max_position_embeddings {
+            return Err(model.model_err(format!(
+                "decoder position {} is past max_position_embeddings {}",
+                self.past + t,
+                model.config.max_position_embeddings
+            )));
+        }
+        let run = |s: &mut Self| -> candle_core::Result<Tensor> {
+            let mut h = model.embed(tokens, &model.decoder_embed, s.past)?;
+            let causal = if t > 1 {
+                let past = s.past;
+                let total = past + t;
+                let mask: Vec<f32> = (0..t)
+                    .flat_map(|i| {
+                        (0..total).map(move |j| if j <= past + i { 0.0 } else { f32::MIN })
+                    })
+                    .collect();
+                Some(
+                    Tensor::from_vec(mask, (1, 1, t, total), &model.options.device)?
+                        .to_dtype(model.options.dtype)?,
+                )
+            } else {
+                None
+            };
+            for (layer, cache) in model.decoder_layers.iter().zip(s.caches.iter_mut()) {
+                h = layer.forward(&h, cache, causal.as_ref(), &s.encoder_mask)?;
+            }
+            s.past += t;
+            let (rows, t, d) = h.dims3()?;
+            let logits = h
+                .reshape((rows * t, d))?
+                .matmul(&model.lm_head)?
+                .broadcast_add(&model.final_logits_bias)?;
+            logits.reshape((rows, t, ()))?.to_dtype(DType::F32)
+        };
+        run(self).map_err(|e| model.model_err(format!("decoder failed: {e}")))
+    }
+}
+
+impl StepDecoder for BartSession<'_> {
+    fn step(&mut self, tokens: &[u32]) -> Result<Vec<f32>> {
+        let model = self.model;
+        let input = Tensor::from_vec(tokens.to_vec(), (tokens.len(), 1), &model.options.device)
+            .map_err(|e| model.model_err(format!("decoder input: {e}")))?;
+        let logits = self.forward(&input)?;
+        logits
+            .flatten_all()
+            .and_then(|l| l.to_vec1::<f32>())
+            .map_err(|e| model.model_err(format!("reading logits: {e}")))
+    }
+
+    fn reorder(&mut self, rows: &[usize]) -> Result<()> {
+        let model = self.model;
+        if rows.iter().enumerate().all(|(r, &from)| r == from) {
+            return Ok(());
+        }
+        let index: Vec<u32> = rows.iter().map(|&r| r as u32).collect();
+        let index = Tensor::new(index.as_slice(), &model.options.device)
+            .map_err(|e| model.model_err(format!("beam reorder: {e}")))?;
+        for cache in &mut self.caches {
+            if let Some((k, v)) = &cache.self_kv {
+                let reordered = k
+                    .index_select(&index, 0)
+                    .and_then(|k| Ok((k, v.index_select(&index, 0)?)))
+                    .map_err(|e| model.model_err(format!("beam reorder: {e}")))?;
+                cache.self_kv = Some(reordered);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Seq2Seq for Bart {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn generate(&self, inputs: &[&str], options: &DecodingOptions) -> Result<Vec<String>> {
+        let ids = self.tokenize(inputs)?;
+        let outputs = self.generate_ids(&ids, options)?;
+        outputs
+            .iter()
+            .enumerate()
+            .map(|(i, ids)| {
+                self.tokenizer.decode(ids, true).map_err(|e| {
+                    self.model_err(format!("input {i}: cannot decode the output: {e}"))
+                })
+            })
+            .collect()
+    }
+}

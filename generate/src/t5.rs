@@ -1,0 +1,777 @@
+//! T5 conditional generation (`T5ForConditionalGeneration`) on candle.
+//!
+//! candle-transformers' `t5` cannot serve here: its encoder takes no attention mask (inputs of
+//! different lengths cannot share a batch) and its decoder keeps a private key/value cache that
+//! cannot be reordered between beams. This module follows `transformers`' `modeling_t5.py`:
+//! shared token embeddings (not scaled), pre-layer-norm blocks with T5's RMS layer norm,
+//! attention without biases or `1/sqrt(d)` scaling plus a relative position bias (bucketed,
+//! bidirectional in the encoder, causal in the decoder; computed by the first block and reused
+//! by the others), feed-forward `relu`/`gelu` or gated (`gated-gelu` uses the tanh
+//! approximation), a final layer norm per stack, and decoder outputs scaled by
+//! `d_model^-0.5` before the LM head when the checkpoint ties it to the embeddings
+//! (`scale_decoder_outputs`, or `tie_word_embeddings` not false in older configs).
+
+use std::path::Path;
+
+use candle_core::{DType, Module, Tensor};
+use candle_nn::{Activation, Embedding, Linear, RmsNorm, VarBuilder};
+use metamorph_data::assets::{resolve, safetensors_files, HubOptions, ModelSource};
+use metamorph_data::{Error, Result};
+use serde::Deserialize;
+use tokenizers::{Tokenizer, TruncationParams};
+
+use crate::checkpoint::{asset_err, special_tokens, ModelOptions, GENERATION_CONFIG};
+use crate::decoding::{self, SpecialTokens, StepDecoder};
+use crate::{DecodingOptions, Seq2Seq};
+
+/// The keys of a T5 `config.json` the model reads.
+#[derive(Clone, Debug, Deserialize)]
+pub struct T5Config {
+    /// `"t5"`.
+    #[serde(default)]
+    pub model_type: Option<String>,
+    /// Vocabulary size.
+    pub vocab_size: usize,
+    /// Hidden width.
+    pub d_model: usize,
+    /// Width of one attention head.
+    pub d_kv: usize,
+    /// Feed-forward width.
+    pub d_ff: usize,
+    /// Encoder blocks.
+    pub num_layers: usize,
+    /// Decoder blocks (default: `num_layers`).
+    #[serde(default)]
+    pub num_decoder_layers: Option<usize>,
+    /// Attention heads.
+    pub num_heads: usize,
+    /// Relative position buckets.
+    #[serde(default = "buckets")]
+    pub relative_attention_num_buckets: usize,
+    /// Distance from which all relative positions share a bucket.
+    #[serde(default = "max_distance")]
+    pub relative_attention_max_distance: usize,
+    /// RMS norm epsilon.
+    #[serde(default = "epsilon")]
+    pub layer_norm_epsilon: f64,
+    /// `relu`, `gelu`, `gated-gelu`, `gated-silu`, …
+    #[serde(default = "relu")]
+    pub feed_forward_proj: String,
+    /// Whether the LM head is tied (older configs: decides the output scaling).
+    #[serde(default)]
+    pub tie_word_embeddings: Option<bool>,
+    /// Scale decoder outputs by `d_model^-0.5` (newer configs state it).
+    #[serde(default)]
+    pub scale_decoder_outputs: Option<bool>,
+    /// Padding token (also the decoder start token).
+    #[serde(default)]
+    pub pad_token_id: u32,
+    /// End of sequence.
+    #[serde(default = "one")]
+    pub eos_token_id: u32,
+    /// First decoder input (default: `pad_token_id`).
+    #[serde(default)]
+    pub decoder_start_token_id: Option<u32>,
+    /// Positions to truncate inputs to (T5 has no position table; default 512).
+    #[serde(default)]
+    pub n_positions: Option<usize>,
+}
+
+fn buckets() -> usize {
+    32
+}
+fn max_distance() -> usize {
+    128
+}
+fn epsilon() -> f64 {
+    1e-6
+}
+fn relu() -> String {
+    "relu".into()
+}
+fn one() -> u32 {
+    1
+}
+
+impl T5Config {
+    /// Whether the feed-forward block is gated, and its activation (as `transformers` maps
+    /// `feed_forward_proj`).
+    fn activation(&self) -> std::result::Result<(bool, Activation), String> {
+        let parts: Vec<&str> = self.feed_forward_proj.split('-').collect();
+        let (gated, name) = match parts.as_slice() {
+            [name] => (false, *name),
+            ["gated", name] => (true, *name),
+            _ => return Err(format!("feed_forward_proj {:?}", self.feed_forward_proj)),
+        };
+        let name = if self.feed_forward_proj == "gated-gelu" {
+            "gelu_new"
+        } else {
+            name
+        };
+        let activation = serde_json::from_value(serde_json::Value::String(name.into()))
+            .map_err(|_| format!("unsupported activation {name:?}"))?;
+        Ok((gated, activation))
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Attention {
+    q: Linear,
+    k: Linear,
+    v: Linear,
+    o: Linear,
+    heads: usize,
+    d_kv: usize,
+    /// The first block's relative position table, `(buckets, heads)`.
+    relative_bias: Option<Embedding>,
+}
+
+impl Attention {
+    fn load(c: &T5Config, relative: bool, vb: VarBuilder) -> candle_core::Result<Self> {
+        let inner = c.num_heads * c.d_kv;
+        Ok(Attention {
+            q: candle_nn::linear_no_bias(c.d_model, inner, vb.pp("q"))?,
+            k: candle_nn::linear_no_bias(c.d_model, inner, vb.pp("k"))?,
+            v: candle_nn::linear_no_bias(c.d_model, inner, vb.pp("v"))?,
+            o: candle_nn::linear_no_bias(inner, c.d_model, vb.pp("o"))?,
+            heads: c.num_heads,
+            d_kv: c.d_kv,
+            relative_bias: if relative {
+                Some(candle_nn::embedding(
+                    c.relative_attention_num_buckets,
+                    c.num_heads,
+                    vb.pp("relative_attention_bias"),
+                )?)
+            } else {
+                None
+            },
+        })
+    }
+
+    fn split(&self, x: &Tensor) -> candle_core::Result<Tensor> {
+        let (b, t, _) = x.dims3()?;
+        x.reshape((b, t, self.heads, self.d_kv))?
+            .transpose(1, 2)?
+            .contiguous()
+    }
+
+    fn keys_values(&self, x: &Tensor) -> candle_core::Result<(Tensor, Tensor)> {
+        Ok((
+            self.split(&self.k.forward(x)?)?,
+            self.split(&self.v.forward(x)?)?,
+        ))
+    }
+
+    /// Attends from `x` to `(k, v)` with an additive `bias` (position bias and masks).
+    fn attend(
+        &self,
+        x: &Tensor,
+        k: &Tensor,
+        v: &Tensor,
+        bias: &Tensor,
+    ) -> candle_core::Result<Tensor> {
+        let (b, t, _) = x.dims3()?;
+        let q = self.split(&self.q.forward(x)?)?;
+        let scores = q.matmul(&k.t()?)?.broadcast_add(bias)?;
+        let probs = candle_nn::ops::softmax_last_dim(&scores)?;
+        let context = probs.matmul(v)?.transpose(1, 2)?.contiguous()?.reshape((
+            b,
+            t,
+            self.heads * self.d_kv,
+        ))?;
+        self.o.forward(&context)
+    }
+}
+
+/// `transformers`' `_relative_position_bucket` for one relative position (`key − query`),
+/// with its `float32` logarithm.
+pub fn relative_bucket(
+    relative: i64,
+    bidirectional: bool,
+    buckets: usize,
+    max_distance: usize,
+) -> u32 {
+    let mut num_buckets = buckets as i64;
+    let mut bucket = 0i64;
+    let distance = if bidirectional {
+        num_buckets /= 2;
+        if relative > 0 {
+            bucket += num_buckets;
+        }
+        relative.abs()
+    } else {
+        -relative.min(0)
+    };
+    let max_exact = num_buckets / 2;
+    if distance < max_exact {
+        bucket += distance;
+    } else {
+        let ratio = (distance as f32 / max_exact as f32).ln()
+            / (max_distance as f32 / max_exact as f32).ln()
+            * (num_buckets - max_exact) as f32;
+        bucket += (max_exact + ratio as i64).min(num_buckets - 1);
+    }
+    bucket as u32
+}
+
+#[derive(Clone, Debug)]
+struct FeedForward {
+    wi: Linear,
+    wi_gate: Option<Linear>,
+    wo: Linear,
+    activation: Activation,
+}
+
+impl FeedForward {
+    fn load(
+        c: &T5Config,
+        gated: bool,
+        activation: Activation,
+        vb: VarBuilder,
+    ) -> candle_core::Result<Self> {
+        let vb = vb.pp("DenseReluDense");
+        let (wi, wi_gate) = if gated {
+            (
+                candle_nn::linear_no_bias(c.d_model, c.d_ff, vb.pp("wi_0"))?,
+                Some(candle_nn::linear_no_bias(c.d_model, c.d_ff, vb.pp("wi_1"))?),
+            )
+        } else {
+            (
+                candle_nn::linear_no_bias(c.d_model, c.d_ff, vb.pp("wi"))?,
+                None,
+            )
+        };
+        Ok(FeedForward {
+            wi,
+            wi_gate,
+            wo: candle_nn::linear_no_bias(c.d_ff, c.d_model, vb.pp("wo"))?,
+            activation,
+        })
+    }
+
+    fn forward(&self, x: &Tensor) -> candle_core::Result<Tensor> {
+        let mut h = self.activation.forward(&self.wi.forward(x)?)?;
+        if let Some(gate) = &self.wi_gate {
+            h = (h * gate.forward(x)?)?;
+        }
+        self.wo.forward(&h)
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Block {
+    self_attn: Attention,
+    self_norm: RmsNorm,
+    cross: Option<(Attention, RmsNorm)>,
+    ffn: FeedForward,
+    ffn_norm: RmsNorm,
+}
+
+#[derive(Clone, Debug)]
+struct LayerCache {
+    self_kv: Option<(Tensor, Tensor)>,
+    cross_kv: (Tensor, Tensor),
+}
+
+/// A loaded T5 checkpoint with its tokenizer.
+pub struct T5 {
+    name: String,
+    config: T5Config,
+    special: SpecialTokens,
+    tokenizer: Tokenizer,
+    shared: Embedding,
+    encoder: Vec<Block>,
+    encoder_norm: RmsNorm,
+    decoder: Vec<Block>,
+    decoder_norm: RmsNorm,
+    lm_head: Tensor,
+    output_scale: f64,
+    options: ModelOptions,
+}
+
+impl std::fmt::Debug for T5 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("T5")
+            .field("name", &self.name)
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The encoder's output for a batch.
+#[derive(Clone, Debug)]
+pub struct T5Encoded {
+    /// `(batch, source_len, d_model)`.
+    pub hidden: Tensor,
+    /// `(batch, 1, 1, source_len)`: 0 for tokens, a large negative number for padding.
+    pub mask: Tensor,
+}
+
+impl T5 {
+    /// Loads a checkpoint from `source` (local directory, `asset:NAME` or `hf:ORG/NAME@REV`).
+    ///
+    /// # Errors
+    /// [`Error::Asset`] naming the source or file that is missing or does not fit.
+    pub fn from_source(
+        source: &ModelSource,
+        hub: &HubOptions,
+        options: ModelOptions,
+    ) -> Result<Self> {
+        let dir = match resolve(
+            source,
+            &["config.json", "tokenizer.json", "model.safetensors"],
+            hub,
+        ) {
+            Ok(dir) => dir,
+            Err(first) => resolve(
+                source,
+                &[
+                    "config.json",
+                    "tokenizer.json",
+                    "model.safetensors.index.json",
+                ],
+                hub,
+            )
+            .map_err(|_| first)?,
+        };
+        Self::load(&dir, &source.to_string(), options)
+    }
+
+    /// Loads the checkpoint in `dir` and names it `name`.
+    ///
+    /// # Errors
+    /// [`Error::Asset`] naming the file when one is missing, invalid, of another architecture,
+    /// or weights do not fit the config; [`Error::Io`] when a file cannot be read.
+    pub fn load(dir: &Path, name: &str, options: ModelOptions) -> Result<Self> {
+        let config_path = dir.join("config.json");
+        let text = std::fs::read_to_string(&config_path).map_err(|e| Error::io(&config_path, e))?;
+        let config: T5Config = serde_json::from_str(&text)
+            .map_err(|e| asset_err(&config_path, format!("not a T5 config: {e}")))?;
+        if config.model_type.as_deref() != Some("t5") {
+            return Err(asset_err(
+                &config_path,
+                format!(
+                    "model_type is {:?}, not \"t5\"",
+                    config.model_type.as_deref().unwrap_or("missing")
+                ),
+            ));
+        }
+        let (gated, activation) = config
+            .activation()
+            .map_err(|e| asset_err(&config_path, format!("unsupported {e}")))?;
+        let defaults = SpecialTokens {
+            decoder_start: config.decoder_start_token_id.unwrap_or(config.pad_token_id),
+            eos: config.eos_token_id,
+            pad: config.pad_token_id,
+            forced_bos: None,
+            forced_eos: None,
+        };
+        let special = special_tokens(defaults, config.vocab_size, &dir.join(GENERATION_CONFIG))?;
+        let tokenizer_path = dir.join("tokenizer.json");
+        let mut tokenizer = Tokenizer::from_file(&tokenizer_path)
+            .map_err(|e| asset_err(&tokenizer_path, format!("cannot load the tokenizer: {e}")))?;
+        tokenizer.with_padding(None);
+        tokenizer
+            .with_truncation(Some(TruncationParams {
+                max_length: config.n_positions.unwrap_or(512),
+                ..Default::default()
+            }))
+            .map_err(|e| asset_err(&tokenizer_path, format!("cannot set truncation: {e}")))?;
+        let weights = safetensors_files(dir)?;
+        // SAFETY: the files are memory-mapped read-only; like every safetensors loader this
+        // assumes nobody rewrites them while the model is loaded.
+        let vb = unsafe {
+            VarBuilder::from_mmaped_safetensors(&weights, options.dtype, &options.device)
+        }
+        .map_err(|e| {
+            asset_err(
+                &weights[0],
+                format!("cannot read the safetensors weights: {e}"),
+            )
+        })?;
+        let build = || -> candle_core::Result<T5> {
+            let c = &config;
+            let shared = candle_nn::embedding(c.vocab_size, c.d_model, vb.pp("shared"))?;
+            let norm = |vb: VarBuilder| candle_nn::rms_norm(c.d_model, c.layer_norm_epsilon, vb);
+            let stack = |prefix: &str,
+                         layers: usize,
+                         decoder: bool|
+             -> candle_core::Result<(Vec<Block>, RmsNorm)> {
+                let vb = vb.pp(prefix);
+                let blocks = (0..layers)
+                    .map(|i| {
+                        let layer = vb.pp("block").pp(i).pp("layer");
+                        let ffn_index = if decoder { 2 } else { 1 };
+                        Ok(Block {
+                            self_attn: Attention::load(c, i == 0, layer.pp(0).pp("SelfAttention"))?,
+                            self_norm: norm(layer.pp(0).pp("layer_norm"))?,
+                            cross: if decoder {
+                                Some((
+                                    Attention::load(c, false, layer.pp(1).pp("EncDecAttention"))?,
+                                    norm(layer.pp(1).pp("layer_norm"))?,
+                                ))
+                            } else {
+                                None
+                            },
+                            ffn: FeedForward::load(c, gated, activation, layer.pp(ffn_index))?,
+                            ffn_norm: norm(layer.pp(ffn_index).pp("layer_norm"))?,
+                        })
+                    })
+                    .collect::<candle_core::Result<Vec<_>>>()?;
+                Ok((blocks, norm(vb.pp("final_layer_norm"))?))
+            };
+            let (encoder, encoder_norm) = stack("encoder", c.num_layers, false)?;
+            let (decoder, decoder_norm) = stack(
+                "decoder",
+                c.num_decoder_layers.unwrap_or(c.num_layers),
+                true,
+            )?;
+            let lm_head = if vb.contains_tensor("lm_head.weight") {
+                vb.get((c.vocab_size, c.d_model), "lm_head.weight")?
+            } else {
+                shared.embeddings().clone()
+            };
+            let scale = c
+                .scale_decoder_outputs
+                .unwrap_or(c.tie_word_embeddings != Some(false));
+            Ok(T5 {
+                name: name.to_string(),
+                special,
+                tokenizer: tokenizer.clone(),
+                shared,
+                encoder,
+                encoder_norm,
+                decoder,
+                decoder_norm,
+                lm_head: lm_head.t()?.contiguous()?,
+                output_scale: if scale {
+                    (c.d_model as f64).powf(-0.5)
+                } else {
+                    1.0
+                },
+                options: options.clone(),
+                config: config.clone(),
+            })
+        };
+        build().map_err(|e| {
+            asset_err(
+                &weights[0],
+                format!("weights do not fit {}: {e}", config_path.display()),
+            )
+        })
+    }
+
+    /// The configuration read from `config.json`.
+    pub fn config(&self) -> &T5Config {
+        &self.config
+    }
+
+    /// The tokenizer.
+    pub fn tokenizer(&self) -> &Tokenizer {
+        &self.tokenizer
+    }
+
+    fn model_err(&self, message: impl std::fmt::Display) -> Error {
+        Error::Model {
+            model: self.name.clone(),
+            message: message.to_string(),
+        }
+    }
+
+    /// Token ids of each text (special tokens added, truncated to `n_positions`, default 512).
+    ///
+    /// # Errors
+    /// [`Error::Model`] naming the input when tokenization fails.
+    pub fn tokenize(&self, texts: &[&str]) -> Result<Vec<Vec<u32>>> {
+        texts
+            .iter()
+            .enumerate()
+            .map(|(i, text)| {
+                self.tokenizer
+                    .encode(*text, true)
+                    .map(|e| e.get_ids().to_vec())
+                    .map_err(|e| self.model_err(format!("input {i}: tokenization failed: {e}")))
+            })
+            .collect()
+    }
+
+    /// The relative position bias `(1, heads, t_q, t_k)` of queries at `past..past+t_q`.
+    fn position_bias(
+        &self,
+        table: &Embedding,
+        queries: usize,
+        keys: usize,
+        past: usize,
+        bidirectional: bool,
+    ) -> candle_core::Result<Tensor> {
+        let c = &self.config;
+        let buckets: Vec<u32> = (0..queries)
+            .flat_map(|i| {
+                (0..keys).map(move |j| {
+                    relative_bucket(
+                        j as i64 - (past + i) as i64,
+                        bidirectional,
+                        c.relative_attention_num_buckets,
+                        c.relative_attention_max_distance,
+                    )
+                })
+            })
+            .collect();
+        let buckets = Tensor::from_vec(buckets, (queries, keys), &self.options.device)?;
+        table.forward(&buckets)?.permute((2, 0, 1))?.unsqueeze(0)
+    }
+
+    /// Runs the encoder over `inputs` (right-padded with `pad` into one batch).
+    ///
+    /// # Errors
+    /// [`Error::Model`] when an input is empty, holds an id outside the vocabulary, or the
+    /// forward pass fails.
+    pub fn encode(&self, inputs: &[Vec<u32>]) -> Result<T5Encoded> {
+        for (i, ids) in inputs.iter().enumerate() {
+            if ids.is_empty() {
+                return Err(self.model_err(format!("input {i} is empty")));
+            }
+            if let Some(bad) = ids.iter().find(|&&t| t as usize >= self.config.vocab_size) {
+                return Err(self.model_err(format!(
+                    "input {i} holds token id {bad}, outside the vocabulary of {}",
+                    self.config.vocab_size
+                )));
+            }
+        }
+        let run = || -> candle_core::Result<T5Encoded> {
+            let device = &self.options.device;
+            let width = inputs.iter().map(Vec::len).max().unwrap_or(0);
+            let mut ids = Vec::with_capacity(inputs.len() * width);
+            let mut mask = Vec::with_capacity(inputs.len() * width);
+            for row in inputs {
+                ids.extend_from_slice(row);
+                ids.extend(std::iter::repeat_n(self.special.pad, width - row.len()));
+                mask.extend(std::iter::repeat_n(0f32, row.len()));
+                mask.extend(std::iter::repeat_n(f32::MIN, width - row.len()));
+            }
+            let ids = Tensor::from_vec(ids, (inputs.len(), width), device)?;
+            let mask = Tensor::from_vec(mask, (inputs.len(), 1, 1, width), device)?
+                .to_dtype(self.options.dtype)?;
+            let table = self.encoder[0]
+                .self_attn
+                .relative_bias
+                .as_ref()
+                .ok_or_else(|| candle_core::Error::Msg("no relative attention bias".into()))?;
+            let bias = self
+                .position_bias(table, width, width, 0, true)?
+                .broadcast_add(&mask)?;
+            let mut h = self.shared.forward(&ids)?;
+            for block in &self.encoder {
+                let n = block.self_norm.forward(&h)?;
+                let (k, v) = block.self_attn.keys_values(&n)?;
+                h = (h + block.self_attn.attend(&n, &k, &v, &bias)?)?;
+                let n = block.ffn_norm.forward(&h)?;
+                h = (&h + block.ffn.forward(&n)?)?;
+            }
+            Ok(T5Encoded {
+                hidden: self.encoder_norm.forward(&h)?,
+                mask,
+            })
+        };
+        run().map_err(|e| self.model_err(format!("encoder failed: {e}")))
+    }
+
+    /// A decoding session over `encoded`, each input's row repeated `beams` times.
+    ///
+    /// # Errors
+    /// [`Error::Model`] when computing the cross-attention keys and values fails.
+    pub fn session(&self, encoded: &T5Encoded, beams: usize) -> Result<T5Session<'_>> {
+        let build = || -> candle_core::Result<T5Session<'_>> {
+            let (b, s, d) = encoded.hidden.dims3()?;
+            let hidden = encoded
+                .hidden
+                .unsqueeze(1)?
+                .broadcast_as((b, beams, s, d))?
+                .reshape((b * beams, s, d))?;
+            let mask = encoded
+                .mask
+                .unsqueeze(1)?
+                .broadcast_as((b, beams, 1, 1, s))?
+                .reshape((b * beams, 1, 1, s))?;
+            let caches = self
+                .decoder
+                .iter()
+                .map(|block| {
+                    let (attn, _) = block.cross.as_ref().ok_or_else(|| {
+                        candle_core::Error::Msg("decoder block without cross-attention".into())
+                    })?;
+                    Ok(LayerCache {
+                        self_kv: None,
+                        cross_kv: attn.keys_values(&hidden)?,
+                    })
+                })
+                .collect::<candle_core::Result<Vec<_>>>()?;
+            Ok(T5Session {
+                model: self,
+                caches,
+                encoder_mask: mask,
+                past: 0,
+            })
+        };
+        build().map_err(|e| self.model_err(format!("cannot start decoding: {e}")))
+    }
+
+    /// Generates from token ids, returning what `transformers`' `generate()` returns (decoder
+    /// start token, generated ids, `pad` up to the batch's longest output).
+    ///
+    /// # Errors
+    /// [`Error::Config`] for invalid options; [`Error::Model`] for bad inputs or failures.
+    pub fn generate_ids(
+        &self,
+        inputs: &[Vec<u32>],
+        options: &DecodingOptions,
+    ) -> Result<Vec<Vec<u32>>> {
+        decoding::validate(options)?;
+        if inputs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let encoded = self.encode(inputs)?;
+        let mut session = self.session(&encoded, options.num_beams)?;
+        decoding::generate(
+            &mut session,
+            inputs.len(),
+            self.config.vocab_size,
+            self.special,
+            options,
+        )
+    }
+}
+
+/// Decoder state over a batch: per-block caches and the encoder mask, one row per beam.
+pub struct T5Session<'a> {
+    model: &'a T5,
+    caches: Vec<LayerCache>,
+    encoder_mask: Tensor,
+    past: usize,
+}
+
+impl T5Session<'_> {
+    /// Feeds `tokens` (`rows × t`) and returns the logits of every position, `(rows, t, vocab)`
+    /// in `f32`. More than one token per row uses a causal mask.
+    ///
+    /// # Errors
+    /// [`Error::Model`] when the forward pass fails.
+    pub fn forward(&mut self, tokens: &Tensor) -> Result<Tensor> {
+        let model = self.model;
+        let run = |s: &mut Self| -> candle_core::Result<Tensor> {
+            let (_, t) = tokens.dims2()?;
+            let past = s.past;
+            let total = past + t;
+            let table = model.decoder[0]
+                .self_attn
+                .relative_bias
+                .as_ref()
+                .ok_or_else(|| candle_core::Error::Msg("no relative attention bias".into()))?;
+            let mut bias = model.position_bias(table, t, total, past, false)?;
+            if t > 1 {
+                let mask: Vec<f32> = (0..t)
+                    .flat_map(|i| {
+                        (0..total).map(move |j| if j <= past + i { 0.0 } else { f32::MIN })
+                    })
+                    .collect();
+                let mask = Tensor::from_vec(mask, (1, 1, t, total), &model.options.device)?
+                    .to_dtype(model.options.dtype)?;
+                bias = bias.broadcast_add(&mask)?;
+            }
+            let mut h = model.shared.forward(tokens)?;
+            for (block, cache) in model.decoder.iter().zip(s.caches.iter_mut()) {
+                let n = block.self_norm.forward(&h)?;
+                let (k, v) = block.self_attn.keys_values(&n)?;
+                let (k, v) = match &cache.self_kv {
+                    Some((pk, pv)) => (Tensor::cat(&[pk, &k], 2)?, Tensor::cat(&[pv, &v], 2)?),
+                    None => (k, v),
+                };
+                h = (h + block.self_attn.attend(&n, &k, &v, &bias)?)?;
+                cache.self_kv = Some((k, v));
+                if let Some((attn, norm)) = &block.cross {
+                    let n = norm.forward(&h)?;
+                    let (ck, cv) = &cache.cross_kv;
+                    h = (&h + attn.attend(&n, ck, cv, &s.encoder_mask)?)?;
+                }
+                let n = block.ffn_norm.forward(&h)?;
+                h = (&h + block.ffn.forward(&n)?)?;
+            }
+            s.past = total;
+            let h = (model.decoder_norm.forward(&h)? * model.output_scale)?;
+            let (rows, t, d) = h.dims3()?;
+            let logits = h.reshape((rows * t, d))?.matmul(&model.lm_head)?;
+            logits.reshape((rows, t, ()))?.to_dtype(DType::F32)
+        };
+        run(self).map_err(|e| model.model_err(format!("decoder failed: {e}")))
+    }
+}
+
+impl StepDecoder for T5Session<'_> {
+    fn step(&mut self, tokens: &[u32]) -> Result<Vec<f32>> {
+        let model = self.model;
+        let input = Tensor::from_vec(tokens.to_vec(), (tokens.len(), 1), &model.options.device)
+            .map_err(|e| model.model_err(format!("decoder input: {e}")))?;
+        self.forward(&input)?
+            .flatten_all()
+            .and_then(|l| l.to_vec1::<f32>())
+            .map_err(|e| model.model_err(format!("reading logits: {e}")))
+    }
+
+    fn reorder(&mut self, rows: &[usize]) -> Result<()> {
+        let model = self.model;
+        if rows.iter().enumerate().all(|(r, &from)| r == from) {
+            return Ok(());
+        }
+        let index: Vec<u32> = rows.iter().map(|&r| r as u32).collect();
+        let reorder = |caches: &mut Vec<LayerCache>| -> candle_core::Result<()> {
+            let index = Tensor::new(index.as_slice(), &model.options.device)?;
+            for cache in caches.iter_mut() {
+                if let Some((k, v)) = &cache.self_kv {
+                    cache.self_kv = Some((k.index_select(&index, 0)?, v.index_select(&index, 0)?));
+                }
+            }
+            Ok(())
+        };
+        reorder(&mut self.caches).map_err(|e| model.model_err(format!("beam reorder: {e}")))
+    }
+}
+
+impl Seq2Seq for T5 {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn generate(&self, inputs: &[&str], options: &DecodingOptions) -> Result<Vec<String>> {
+        let ids = self.tokenize(inputs)?;
+        self.generate_ids(&ids, options)?
+            .iter()
+            .enumerate()
+            .map(|(i, ids)| {
+                self.tokenizer.decode(ids, true).map_err(|e| {
+                    self.model_err(format!("input {i}: cannot decode the output: {e}"))
+                })
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::relative_bucket;
+
+    #[test]
+    fn relative_buckets_follow_transformers() {
+        // Bidirectional, 32 buckets, distance 128 (T5's defaults): 16 per direction, 8 exact.
+        let b = |r| relative_bucket(r, true, 32, 128);
+        assert_eq!([b(0), b(-1), b(-7), b(1), b(7)], [0, 1, 7, 17, 23]);
+        // Past the exact range: 8 + floor(ln(d/8) / ln(16) · 8).
+        assert_eq!(b(-8), 8);
+        assert_eq!(b(-16), 10);
+        assert_eq!(b(-127), 15);
+        assert_eq!(b(-1000), 15);
+        assert_eq!(b(1000), 31);
+        // Causal: future positions share bucket 0.
+        let c = |r| relative_bucket(r, false, 32, 128);
+        assert_eq!([c(3), c(0), c(-1), c(-15), c(-16)], [0, 0, 1, 15, 16]);
+    }
+}
