@@ -9,6 +9,10 @@
 //! Texts are tokenized without padding, sorted by length and cut into batches of
 //! [`EncoderOptions::with_batch_size`] texts, each padded only to its own longest text (length
 //! buckets), so short texts do not pay for long ones.
+//!
+//! On the CPU in f32 the encoder runs on [`FastBert`] (same hidden states as candle-transformers'
+//! `BertModel` within f32 rounding, several times faster; see `benches/README.md`); any other
+//! device or dtype runs on `BertModel`.
 
 use std::time::Instant;
 
@@ -18,7 +22,7 @@ use candle_transformers::models::bert::{BertModel, Config as BertConfig};
 use metamorph_data::{Error, Result};
 use tokenizers::{Tokenizer, TruncationParams};
 
-use super::{model_error, Architecture, Checkpoint};
+use super::{model_error, Architecture, Checkpoint, FastBert};
 
 /// How a [`SentenceEncoder`] runs.
 #[derive(Clone, Debug)]
@@ -69,10 +73,16 @@ impl EncoderOptions {
     }
 }
 
+/// The encoder behind a [`SentenceEncoder`]: the fast CPU path or candle-transformers' model.
+enum Backbone {
+    Fast(FastBert),
+    Candle(BertModel),
+}
+
 /// A BERT-family encoder that turns texts into unit-length sentence embeddings.
 pub struct SentenceEncoder {
     name: String,
-    model: BertModel,
+    model: Backbone,
     tokenizer: Tokenizer,
     pad_id: u32,
     hidden_size: usize,
@@ -131,7 +141,13 @@ impl SentenceEncoder {
                 format!("cannot read the safetensors weights: {e}"),
             )
         })?;
-        let model = BertModel::load(vb, &config).map_err(|e| {
+        let fast = options.device.is_cpu() && options.dtype == DType::F32;
+        let model = if fast {
+            FastBert::load(vb, &config).map(Backbone::Fast)
+        } else {
+            BertModel::load(vb, &config).map(Backbone::Candle)
+        }
+        .map_err(|e| {
             asset_err(
                 &checkpoint.weights[0],
                 format!("weights do not fit {config_path:?}: {e}"),
@@ -213,14 +229,23 @@ impl SentenceEncoder {
         width: usize,
     ) -> candle_core::Result<Vec<Vec<f32>>> {
         let device = &self.options.device;
-        let ids = Tensor::from_slice(ids, (rows, width), device)?;
-        let mask = Tensor::from_slice(mask, (rows, width), device)?;
-        let token_types = ids.zeros_like()?;
-        let hidden = self
-            .model
-            .forward(&ids, &token_types, Some(&mask))?
-            .to_dtype(DType::F32)?;
-        let mask = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
+        let hidden = match &self.model {
+            Backbone::Fast(model) => {
+                let types = vec![0u32; ids.len()];
+                let hidden = model.forward_slices(ids, &types, mask, rows, width)?;
+                Tensor::from_vec(hidden, (rows, width, self.hidden_size), device)?
+            }
+            Backbone::Candle(model) => {
+                let ids = Tensor::from_slice(ids, (rows, width), device)?;
+                let mask = Tensor::from_slice(mask, (rows, width), device)?;
+                model
+                    .forward(&ids, &ids.zeros_like()?, Some(&mask))?
+                    .to_dtype(DType::F32)?
+            }
+        };
+        let mask = Tensor::from_slice(mask, (rows, width), device)?
+            .to_dtype(DType::F32)?
+            .unsqueeze(2)?;
         let summed = hidden.broadcast_mul(&mask)?.sum(1)?;
         let counts = mask.sum(1)?.clamp(1e-9f32, f32::MAX)?;
         let mean = summed.broadcast_div(&counts)?;
