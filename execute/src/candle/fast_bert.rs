@@ -16,7 +16,10 @@
 //!   on rayon, each with its own `width × width` scratch. Scores are scaled inside the GEMM.
 //! * **Vectorized elementwise kernels** (exp for the softmax, erf/tanh for GELU, layer norm):
 //!   branch-free polynomials that the compiler vectorizes, compiled for AVX2 and AVX-512 and
-//!   chosen at run time by `pulp`, so the build stays portable.
+//!   chosen at run time (`simd_kernel!`), so the build stays portable.
+//! * **Buffers reused** between calls: the activations (for BERT-base at 64 × 384 tokens, about
+//!   0.6 GB) stay allocated after a call, trading memory for not faulting in fresh pages each
+//!   forward pass (which cost about a tenth of the time).
 //! * Matrix products are the `gemm` crate's (candle's own CPU GEMM) with its AVX-512 kernels
 //!   enabled (workspace feature `x86-v4`, runtime-detected).
 //!
@@ -34,6 +37,44 @@ use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{Config, HiddenAct, PositionEmbeddingType};
 use gemm::Parallelism;
 use rayon::prelude::*;
+use std::sync::Mutex;
+
+/// Defines `fn $name` that runs its body compiled for AVX-512 or AVX2+FMA when the CPU has
+/// them (runtime detection, cached by std), and as plain code otherwise: the loops are written
+/// branch-free so that the compiler vectorizes them for whichever target it compiles for.
+macro_rules! simd_kernel {
+    ($(#[$meta:meta])* fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $body:block) => {
+        $(#[$meta])*
+        fn $name($($arg: $ty),*) {
+            #[inline(always)]
+            fn generic($($arg: $ty),*) $body
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
+                fn v4($($arg: $ty),*) {
+                    generic($($arg),*)
+                }
+                #[target_feature(enable = "avx2,fma")]
+                fn v3($($arg: $ty),*) {
+                    generic($($arg),*)
+                }
+                if std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("avx512vl")
+                {
+                    // SAFETY: the CPU has the features `v4` is compiled for.
+                    return unsafe { v4($($arg),*) };
+                }
+                if std::arch::is_x86_feature_detected!("avx2")
+                    && std::arch::is_x86_feature_detected!("fma")
+                {
+                    // SAFETY: the CPU has the features `v3` is compiled for.
+                    return unsafe { v3($($arg),*) };
+                }
+            }
+            generic($($arg),*)
+        }
+    };
+}
 
 /// A BERT encoder (embeddings + transformer layers, no pooler) on the CPU in f32.
 pub struct FastBert {
@@ -49,6 +90,19 @@ pub struct FastBert {
     type_vocab: usize,
     max_positions: usize,
     act: HiddenAct,
+    /// Activation buffers kept between calls (one set per concurrent caller), so that a forward
+    /// pass does not fault in tens of megabytes of fresh zeroed pages every time.
+    scratch: Mutex<Vec<Buffers>>,
+}
+
+/// The activations of one forward pass, grown on demand and reused.
+#[derive(Default)]
+struct Buffers {
+    x: Vec<f32>,
+    qkv: Vec<f32>,
+    context: Vec<f32>,
+    attended: Vec<f32>,
+    inner: Vec<f32>,
 }
 
 /// `y = x Wᵀ + b` with `W` stored as the checkpoint has it, `[out, in]` row-major.
@@ -164,31 +218,7 @@ impl Norm {
         let rows = x.len() / width;
         let chunk = rows.div_ceil(rayon::current_num_threads()).max(16) * width;
         let run = |x: &mut [f32], residual: Option<&[f32]>| {
-            pulp::Arch::new().dispatch(|| {
-                if let Some(residual) = residual {
-                    for (a, b) in x.iter_mut().zip(residual) {
-                        *a += b;
-                    }
-                }
-                for row in x.chunks_exact_mut(width) {
-                    let mean = sum(row) / width as f32;
-                    let mut var = 0.0f32;
-                    let mut lanes = [0.0f32; 16];
-                    for block in row.chunks(16) {
-                        for (l, v) in lanes.iter_mut().zip(block) {
-                            let c = v - mean;
-                            *l += c * c;
-                        }
-                    }
-                    for l in lanes {
-                        var += l;
-                    }
-                    let inv = 1.0 / (var / width as f32 + self.eps).sqrt();
-                    for ((v, g), b) in row.iter_mut().zip(&self.gamma).zip(&self.beta) {
-                        *v = (*v - mean) * inv * g + b;
-                    }
-                }
-            })
+            layer_norm_rows(x, residual, &self.gamma, &self.beta, self.eps)
         };
         match residual {
             Some(residual) => x
@@ -284,31 +314,77 @@ fn tanh(x: f32) -> f32 {
 /// The hidden activation applied in place, in parallel chunks.
 fn activate(act: HiddenAct, xs: &mut [f32]) {
     let chunk = xs.len().div_ceil(rayon::current_num_threads()).max(4096);
-    xs.par_chunks_mut(chunk).for_each(|xs| {
-        pulp::Arch::new().dispatch(|| match act {
-            HiddenAct::Gelu => {
-                for x in xs.iter_mut() {
-                    *x = 0.5 * *x * (1.0 + erf(*x * std::f32::consts::FRAC_1_SQRT_2));
-                }
-            }
-            HiddenAct::GeluApproximate => {
-                const K: f32 = 0.797_884_6; // sqrt(2/π)
-                for x in xs.iter_mut() {
-                    let v = *x;
-                    *x = 0.5 * v * (1.0 + tanh(K * (v + 0.044_715 * v * v * v)));
-                }
-            }
-            HiddenAct::Relu => {
-                for x in xs.iter_mut() {
-                    *x = x.max(0.0);
-                }
-            }
-        })
+    xs.par_chunks_mut(chunk).for_each(|xs| match act {
+        HiddenAct::Gelu => gelu_erf(xs),
+        HiddenAct::GeluApproximate => gelu_tanh(xs),
+        HiddenAct::Relu => relu(xs),
     });
 }
 
+simd_kernel! {
+    /// Residual add then layer norm of every `gamma.len()`-wide row of `x`, in place.
+    fn layer_norm_rows(
+        x: &mut [f32],
+        residual: Option<&[f32]>,
+        gamma: &[f32],
+        beta: &[f32],
+        eps: f32
+    ) {
+        let width = gamma.len();
+        if let Some(residual) = residual {
+            for (a, b) in x.iter_mut().zip(residual) {
+                *a += b;
+            }
+        }
+        for row in x.chunks_exact_mut(width) {
+            let mean = sum(row) / width as f32;
+            let mut lanes = [0.0f32; 16];
+            for block in row.chunks(16) {
+                for (l, v) in lanes.iter_mut().zip(block) {
+                    let c = v - mean;
+                    *l += c * c;
+                }
+            }
+            let var = lanes.iter().sum::<f32>();
+            let inv = 1.0 / (var / width as f32 + eps).sqrt();
+            for ((v, g), b) in row.iter_mut().zip(gamma).zip(beta) {
+                *v = (*v - mean) * inv * g + b;
+            }
+        }
+    }
+}
+
+simd_kernel! {
+    /// GELU with the exact erf, in place.
+    fn gelu_erf(xs: &mut [f32]) {
+        for x in xs.iter_mut() {
+            *x = 0.5 * *x * (1.0 + erf(*x * std::f32::consts::FRAC_1_SQRT_2));
+        }
+    }
+}
+
+simd_kernel! {
+    /// GELU with the tanh approximation, in place.
+    fn gelu_tanh(xs: &mut [f32]) {
+        const K: f32 = 0.797_884_6; // sqrt(2/π)
+        for x in xs.iter_mut() {
+            let v = *x;
+            *x = 0.5 * v * (1.0 + tanh(K * (v + 0.044_715 * v * v * v)));
+        }
+    }
+}
+
+simd_kernel! {
+    /// ReLU, in place.
+    fn relu(xs: &mut [f32]) {
+        for x in xs.iter_mut() {
+            *x = x.max(0.0);
+        }
+    }
+}
+
+simd_kernel! {
 /// Softmax of every row of `scores` (`width` wide) after adding `bias` to each row.
-#[inline(always)]
 fn softmax_rows(scores: &mut [f32], bias: &[f32]) {
     let width = bias.len();
     for row in scores.chunks_exact_mut(width) {
@@ -324,6 +400,7 @@ fn softmax_rows(scores: &mut [f32], bias: &[f32]) {
             *s *= inv;
         }
     }
+}
 }
 
 /// The GEMM parallelism for the dense layers: all of rayon's threads.
@@ -437,6 +514,7 @@ impl FastBert {
             type_vocab: config.type_vocab_size,
             max_positions: config.max_position_embeddings,
             act: config.hidden_act,
+            scratch: Mutex::new(Vec::new()),
         })
     }
 
@@ -520,7 +598,33 @@ impl FastBert {
             );
         }
         let h = self.hidden;
-        let mut x = vec![0.0f32; tokens * h];
+        let mut buffers = self
+            .scratch
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pop()
+            .unwrap_or_default();
+        let Buffers {
+            x,
+            qkv,
+            context,
+            attended,
+            inner,
+        } = &mut buffers;
+        // Every element of these is written before it is read (embeddings, bias-initialised
+        // dense outputs, the context blocks of every head), so stale contents do not matter.
+        x.resize(tokens * h, 0.0);
+        qkv.resize(tokens * 3 * h, 0.0);
+        context.resize(tokens * h, 0.0);
+        attended.resize(tokens * h, 0.0);
+        inner.resize(tokens * self.intermediate, 0.0);
+        let (x, qkv, context, attended, inner) = (
+            &mut x[..tokens * h],
+            &mut qkv[..tokens * 3 * h],
+            &mut context[..tokens * h],
+            &mut attended[..tokens * h],
+            &mut inner[..tokens * self.intermediate],
+        );
         for (t, row) in x.chunks_exact_mut(h).enumerate() {
             let w = &self.word[ids[t] as usize * h..][..h];
             let p = &self.position[(t % width) * h..][..h];
@@ -529,26 +633,25 @@ impl FastBert {
                 *o = (w + y) + p;
             }
         }
-        self.embedding_norm.forward(&mut x, None);
+        self.embedding_norm.forward(x, None);
         // BertModel's extended mask: (1 − m) · f32::MIN added to the scores of key positions.
         let bias: Vec<f32> = mask.iter().map(|&m| (1.0 - m as f32) * f32::MIN).collect();
-        let mut qkv = vec![0.0f32; tokens * 3 * h];
-        let mut context = vec![0.0f32; tokens * h];
-        let mut attended = vec![0.0f32; tokens * h];
-        let mut inner = vec![0.0f32; tokens * self.intermediate];
         for layer in &self.layers {
-            layer.qkv.forward(&x, &mut qkv, tokens);
-            self.attention(&qkv, &bias, &mut context, rows, width);
-            layer
-                .attention_output
-                .forward(&context, &mut attended, tokens);
-            layer.attention_norm.forward(&mut attended, Some(&x));
-            layer.intermediate.forward(&attended, &mut inner, tokens);
-            activate(self.act, &mut inner);
-            layer.output.forward(&inner, &mut x, tokens);
-            layer.output_norm.forward(&mut x, Some(&attended));
+            layer.qkv.forward(x, qkv, tokens);
+            self.attention(qkv, &bias, context, rows, width);
+            layer.attention_output.forward(context, attended, tokens);
+            layer.attention_norm.forward(attended, Some(x));
+            layer.intermediate.forward(attended, inner, tokens);
+            activate(self.act, inner);
+            layer.output.forward(inner, x, tokens);
+            layer.output_norm.forward(x, Some(attended));
         }
-        Ok(x)
+        let hidden = x.to_vec();
+        self.scratch
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(buffers);
+        Ok(hidden)
     }
 
     /// Scaled dot-product attention of every (sequence, head) pair, read in place from the
@@ -596,8 +699,7 @@ impl FastBert {
                         Parallelism::None,
                     );
                 }
-                pulp::Arch::new()
-                    .dispatch(|| softmax_rows(scores, &bias[b * width..(b + 1) * width]));
+                softmax_rows(scores, &bias[b * width..(b + 1) * width]);
                 // SAFETY: see above.
                 unsafe {
                     gemm::gemm(
