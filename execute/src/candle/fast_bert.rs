@@ -25,8 +25,7 @@
 //!
 //! Accuracy: `exp` and `erf` are the Cephes/Eigen single-precision approximations (within a few
 //! ulp of libm, tested below); hidden states match `BertModel` within 1e-4 (tested, BERT-base heads
-//! included) and
-//! the MiniLM golden within 1e-4 (tests in `execute/tests/fast_bert.rs` and `minilm.rs`).
+//! included) and the MiniLM golden within 1e-4 (tests in `execute/tests/fast_bert.rs` and `minilm.rs`).
 //!
 //! Scope: absolute position embeddings (the only kind candle-transformers' config has), hidden
 //! activations `gelu` (erf), `gelu_approximate` (tanh) and `relu`. Weights are copied out of the
