@@ -1,6 +1,7 @@
 //! Benchmark helpers shared by the criterion benches in `benches/` (see `benches/README.md`).
 #![deny(missing_docs)]
 
+pub mod encoder;
 pub mod parse_corpus;
 
 use metamorph_data::{Example, Task};

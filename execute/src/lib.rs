@@ -48,6 +48,10 @@
 //!   and the heads. Where candle's code disagreed with `transformers` it is replaced by our own
 //!   module: DistilBERT (candle runs the tanh GELU), ModernBERT (f32 masks break f16/bf16) and
 //!   BERT's embeddings and mask (candle's give NaN in f16/bf16). DeBERTa-v2 runs in f32 only.
+//! * **Speed on the CPU**: BERT in f32 on the CPU runs on [`candle::FastBert`], our own forward
+//!   pass written for throughput (fused QKV, copy-free attention, vectorized softmax, GELU and
+//!   layer norm, gemm's AVX-512 kernels) with the same outputs; GPUs and half precision use
+//!   candle's layers.
 //! * **Logits are the boundary**: [`TaskEncoder::logits`] takes padded id/type/mask rows and
 //!   returns f32 logits on the CPU whatever the device and dtype; tokenization policy
 //!   (pairs, QA windows), batching and post-processing live in the models built on it.

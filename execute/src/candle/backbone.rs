@@ -32,18 +32,22 @@
 //! * **RoBERTa positions**: candle's `xlm_roberta` numbers positions from `padding_idx + 1`
 //!   over the non-padding tokens, as `transformers` does, so RoBERTa runs on it too.
 
-use candle_core::Tensor;
+use candle_core::{DType, Tensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::{bert, debertav2, xlm_roberta};
 use serde::Deserialize;
 
 use super::heads::Activation;
-use super::{bert as own_bert, distilbert, modernbert, Architecture};
+use super::{bert as own_bert, distilbert, modernbert, Architecture, FastBert};
 
 /// A loaded encoder (boxed: one per model, the enum itself moves around at load time).
 pub(crate) enum Backbone {
-    /// candle's BERT layers under our embeddings and mask (see [`super::bert`]).
+    /// candle's BERT layers under our embeddings and mask (see [`super::bert`]): GPUs and
+    /// half precision.
     Bert(Box<own_bert::Bert>),
+    /// Our throughput-oriented BERT forward (see [`super::fast_bert`]): CPU in f32, the same
+    /// outputs as [`Backbone::Bert`].
+    FastBert(Box<FastBert>),
     /// Our own DistilBERT (see [`super::distilbert`]).
     DistilBert(Box<distilbert::DistilBert>),
     /// RoBERTa and XLM-R share one layout.
@@ -260,10 +264,12 @@ impl Backbone {
                     pad_id: u32::try_from(config.pad_token_id).unwrap_or(0),
                     token_types: config.type_vocab_size > 1,
                 };
-                Ok((
-                    Backbone::Bert(Box::new(own_bert::Bert::load(root, &config)?)),
-                    info,
-                ))
+                let backbone = if root.device().is_cpu() && root.dtype() == DType::F32 {
+                    Backbone::FastBert(Box::new(FastBert::load(root, &config)?))
+                } else {
+                    Backbone::Bert(Box::new(own_bert::Bert::load(root, &config)?))
+                };
+                Ok((backbone, info))
             }
             Architecture::DistilBert => {
                 let config: distilbert::Config = parse(config_json, "DistilBERT")?;
@@ -415,6 +421,7 @@ impl Backbone {
     ) -> candle_core::Result<Tensor> {
         match self {
             Backbone::Bert(model) => model.forward(ids, type_ids, mask),
+            Backbone::FastBert(model) => model.forward(ids, type_ids, Some(mask)),
             Backbone::DistilBert(model) => model.forward(ids, mask),
             Backbone::XlmRoberta(model) => model.forward(ids, mask, type_ids, None, None, None),
             Backbone::DebertaV2(model) => {

@@ -10,6 +10,9 @@
 //!   XLM-R, DeBERTa-v2, ModernBERT; candle-transformers' backbones) with its task [`Head`]
 //!   (extractive QA, sequence or token classification) as `transformers` lays them out,
 //!   returning logits for padded batches.
+//! * [`FastBert`]: a BERT forward pass for the CPU in f32 with candle-transformers' semantics,
+//!   written for throughput (fused QKV, copy-free attention, vectorized softmax/GELU/layer norm;
+//!   see its module doc); `SentenceEncoder` runs on it for CPU f32 and on `BertModel` otherwise.
 //! * [`SentenceSimilarityModel`]: the paraphrase model under test built on it: cosine of the
 //!   two texts' embeddings ≥ threshold ⇒ label `1`.
 
@@ -21,6 +24,7 @@ mod classification;
 mod device;
 mod distilbert;
 mod encoder;
+mod fast_bert;
 mod heads;
 pub mod labels;
 mod modernbert;
@@ -35,6 +39,7 @@ pub use classification::{
 };
 pub use device::{device, parse_dtype};
 pub use encoder::{EncoderOptions, SentenceEncoder};
+pub use fast_bert::FastBert;
 pub use heads::Head;
 pub use question_answering::{QaOptions, QuestionAnsweringModel};
 pub use similarity::{SentenceSimilarityModel, SimilarityOptions};
