@@ -6,6 +6,7 @@
 //! `MR1-3` is found in `mrc_boolq/mr1_3_order_change.rs`:
 //! * [`mrc_boolq`]: MT4MRC (seed-000) on BoolQ yes/no reading comprehension.
 //! * [`relation_extraction`]: SIT4RE (seed-001) on TACRED-style and FewRel relation extraction.
+//! * [`coreference`]: CREST (seed-004) coreference-preserving one-word mutations.
 //!
 //! The [`PerturbStage`] runs every enabled relation over `example` batches (joined with their
 //! `parsed` rows by id, for relations that read syntax) and emits `case`
@@ -18,6 +19,7 @@
 //! [`Case`]: metamorph_data::Case
 #![deny(missing_docs)]
 
+pub mod coreference;
 pub mod edit;
 pub mod lexicon;
 pub mod mrc_boolq;
@@ -111,6 +113,9 @@ const REGISTRY: &[(&str, &str, Constructor)] = &[
     }),
     (relation_extraction::FAMILY, "MR-C2", |_| {
         Ok(Box::new(relation_extraction::SharedTailCombination))
+    }),
+    (coreference::FAMILY, coreference::mutation::NAME, |r| {
+        Ok(Box::new(coreference::CorefPreservingMutation::new(r)?))
     }),
 ];
 
