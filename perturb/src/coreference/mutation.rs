@@ -119,8 +119,7 @@ impl CorefPreservingMutation {
     fn sentence_mutations(
         &self,
         parsed: &ParsedText,
-        text_chars: &[(usize, char)],
-        text: &str,
+        (text, text_chars): (&str, &[(usize, char)]),
         sentence: Range<usize>,
         words: &ProtectedWords,
         dataset_tokens: Option<&[CharSpan]>,
@@ -277,8 +276,7 @@ impl MetamorphicRelation for CorefPreservingMutation {
             }
             let mutations = self.sentence_mutations(
                 parsed,
-                &text_chars,
-                text,
+                (text, &text_chars),
                 sentence,
                 &words,
                 dataset_tokens.as_deref(),

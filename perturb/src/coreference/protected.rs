@@ -102,7 +102,7 @@ pub fn token_range(parsed: &ParsedText, span: CharSpan) -> Option<Range<usize>> 
         .filter(|(_, t)| t.start < span.end && t.end > span.start)
         .map(|(i, _)| i);
     let first = overlapping.next()?;
-    let last = overlapping.last().unwrap_or(first);
+    let last = overlapping.next_back().unwrap_or(first);
     Some(first..last + 1)
 }
 
