@@ -2,7 +2,8 @@
 //!
 //! Per sentence of the source's parse (seed-004 Algorithm 1):
 //! 1. the protected words ([`ProtectedWords`]) are left alone; every other word that CREST
-//!    mutates gets its candidates ([`candidates`]);
+//!    mutates gets its candidates ([`candidates`]), except verbs with a particle (phrasal verbs)
+//!    and candidates that would need the preceding "a"/"an" to change (one word changes);
 //! 2. the (word, candidate) pairs are put in a seeded random order (the seed derived from the
 //!    case's source id, so a case is reproducible whatever the sharding). The paper caps "at most
 //!    M follow-ups" without saying which; capping in sentence order would favour its first words
@@ -141,6 +142,18 @@ impl CorefPreservingMutation {
                     continue;
                 }
             }
+            // A verb with a particle is a phrasal verb ("breaking down", "turned out"): its
+            // synonyms do not take the particle.
+            if tokens
+                .iter()
+                .any(|t| t.head as usize == i && t.dep == "prt")
+            {
+                continue;
+            }
+            let article = i
+                .checked_sub(1)
+                .map(|p| tokens[p].text.to_lowercase())
+                .filter(|a| a == "a" || a == "an");
             for (word, _) in candidates(
                 &self.wordnet,
                 &self.inflections,
@@ -149,6 +162,14 @@ impl CorefPreservingMutation {
             )
             .words
             {
+                // One word changes, so the article before it must already fit ("an issue" →
+                // "an topic" is refused).
+                if article
+                    .as_deref()
+                    .is_some_and(|a| a != indefinite_article(&word))
+                {
+                    continue;
+                }
                 pool.push(Mutation { token: i, word });
             }
         }
@@ -351,6 +372,14 @@ fn locate_tokens(example: &Example, text: &str, tokens: &[String]) -> Result<Vec
     Ok(spans)
 }
 
+/// The indefinite article before `word` by its first letter (vowel letters take "an").
+fn indefinite_article(word: &str) -> &'static str {
+    match word.chars().next().map(|c| c.to_ascii_lowercase()) {
+        Some('a' | 'e' | 'i' | 'o' | 'u') => "an",
+        _ => "a",
+    }
+}
+
 /// Fisher–Yates with splitmix64 from `seed` (deterministic, dependency-free).
 fn shuffle<T>(items: &mut [T], seed: u64) {
     let mut state = seed;
@@ -372,7 +401,9 @@ mod tests {
     use super::*;
     use crate::testing::{pipeline, resources};
 
-    const FIGURE_1: &str = "The fish in the clean lake ate the worm because it is tasty.";
+    /// Figure 1 with "dirty" for "clean": en_core_web_sm reads "the clean lake" as a name
+    /// (NNP), which CREST does not mutate, and "ate" has no synonym in its first sense.
+    const FIGURE_1: &str = "The fish in the dirty lake ate the worm because it is tasty.";
 
     fn span(text: &str, word: &str) -> CharSpan {
         let byte = text.find(word).unwrap();
@@ -477,7 +508,7 @@ mod tests {
 
     #[test]
     fn dataset_tokens_follow_the_replacement() {
-        let text = "The fish in the clean lake ate the worm because it is tasty .";
+        let text = "The fish in the dirty lake ate the worm because it is tasty .";
         let (mut ex, _) = example(text, vec![vec![span(text, "the worm"), span(text, "it")]]);
         ex.tokens = Some(text.split(' ').map(str::to_string).collect());
         let parses =
