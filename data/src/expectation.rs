@@ -53,6 +53,19 @@ pub enum Expectation {
         /// The least score that counts as the same answer (1.0 for exact match).
         threshold: f32,
     },
+    /// The follow-up's coreference clusters are the source's (CREST, seed-004): the follow-up's
+    /// character spans are mapped back to the source text through the case's edits, then the
+    /// BLANC-style link precision `|L_s ∩ L_f| / |L_f|` and recall `|L_s ∩ L_f| / |L_s|` over
+    /// coreference links (unordered pairs of mentions in one cluster; singletons have none)
+    /// must reach the thresholds. At 1.0 and 1.0 (the paper's default) this is equality of the
+    /// non-singleton clusters; lowering `min_precision` tolerates extra links in the follow-up,
+    /// lowering `min_recall` missing ones. Two outputs without links are consistent.
+    SameClusters {
+        /// The least link precision of the follow-up against the source.
+        min_precision: f32,
+        /// The least link recall of the follow-up against the source.
+        min_recall: f32,
+    },
 }
 
 /// How two extractive answers are compared (SQuAD's official normalisation: lower case, strip

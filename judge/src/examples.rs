@@ -392,6 +392,13 @@ pub fn describe(expectation: &Expectation, precondition: Option<&Precondition>) 
                 format!("the follow-up's answer matches the source's (token F1 ≥ {threshold})")
             }
         },
+        Expectation::SameClusters {
+            min_precision,
+            min_recall,
+        } => format!(
+            "the follow-up's coreference clusters are the source's (link precision ≥ \
+             {min_precision}, recall ≥ {min_recall}, after aligning offsets through the edit)"
+        ),
         other => format!("{other:?}"),
     };
     match precondition {

@@ -24,6 +24,7 @@
 #![deny(missing_docs)]
 
 mod consistency;
+mod coref_links;
 mod diff;
 mod examples;
 mod oracle;
@@ -34,6 +35,7 @@ mod stats;
 mod summary;
 
 pub use consistency::{consistency, Consistency, CONSISTENCY_FAMILIES};
+pub use coref_links::{link_scores, LinkScores};
 pub use diff::{Change, RateChange, RunDiff, DEFAULT_MAX_REGRESSION};
 pub use examples::{
     case_rank, choose_violations, describe, read_cases, scan_cases, select_examples, violated_ids,

@@ -3,6 +3,7 @@
 
 use metamorph_data::{AnswerMetric, Case, Expectation, Precondition, Prediction, Result, Verdict};
 
+use crate::coref_links::link_scores;
 use crate::squad_metric::{exact_match, token_f1};
 
 /// Judges `case` for the model that produced `sources` (in `source_ids` order) and `followup`.
@@ -136,6 +137,36 @@ pub fn judge_case(case: &Case, sources: &[&Prediction], followup: &Prediction) -
                 ),
             )
         }
+        Expectation::SameClusters {
+            min_precision,
+            min_recall,
+        } => {
+            let s = source
+                .clusters
+                .as_deref()
+                .ok_or_else(|| missing("clusters", source))?;
+            let f = followup
+                .clusters
+                .as_deref()
+                .ok_or_else(|| missing("clusters", followup))?;
+            // Clusters are spans of `text`, the only field a coreference example has.
+            let edits: Vec<&metamorph_data::Edit> =
+                case.edits.iter().filter(|e| e.field == "text").collect();
+            let scores = link_scores(s, f, &edits);
+            (
+                scores.precision >= f64::from(*min_precision)
+                    && scores.recall >= f64::from(*min_recall),
+                format!(
+                    "link precision {:.3} (threshold {min_precision}), recall {:.3} (threshold \
+                     {min_recall}): {} of the source's {} links, {} follow-up links",
+                    scores.precision,
+                    scores.recall,
+                    scores.common,
+                    scores.source_links,
+                    scores.followup_links
+                ),
+            )
+        }
         _ => {
             return Err(metamorph_data::Error::Schema {
                 context: format!("case `{}`", case.case_id),
@@ -243,6 +274,58 @@ mod tests {
             source: 0,
             label: "yes".into(),
         })
+    }
+
+    #[test]
+    fn same_clusters_aligns_through_the_edit_and_applies_thresholds() {
+        use metamorph_data::{CharSpan, Edit};
+        let span = |start, end| CharSpan { start, end };
+        // "The fish ate the worm because it was tasty" → "The fish devoured the worm …":
+        // +5 characters after "ate".
+        let edit = Edit {
+            field: "text".into(),
+            start: 9,
+            end: 12,
+            before: "ate".into(),
+            after: "devoured".into(),
+        };
+        let strict = Expectation::SameClusters {
+            min_precision: 1.0,
+            min_recall: 1.0,
+        };
+        let c = case(strict, None).with_edits(vec![edit.clone()]);
+        let clusters = |id: &str, clusters: Vec<Vec<CharSpan>>| Prediction {
+            clusters: Some(clusters),
+            ..Prediction::new(id, "m", Task::Coref)
+        };
+        let source = clusters("s", vec![vec![span(13, 21), span(30, 32)]]);
+        let shifted = clusters("s:MR:0", vec![vec![span(35, 37), span(18, 26)]]);
+        let v = judge_case(&c, &[&source], &shifted).unwrap();
+        assert_eq!(v.holds, Some(true), "{}", v.detail);
+        // Unshifted offsets in the follow-up point elsewhere: the link is lost.
+        let unshifted = clusters("s:MR:0", vec![vec![span(13, 21), span(30, 32)]]);
+        let v = judge_case(&c, &[&source], &unshifted).unwrap();
+        assert_eq!(v.holds, Some(false));
+        assert!(v.detail.contains("recall 0.000"), "{}", v.detail);
+        // An extra mention: precision 1/3; a threshold of 0.3 tolerates it, 1.0 does not.
+        let extra = clusters("s:MR:0", vec![vec![span(35, 37), span(18, 26), span(0, 8)]]);
+        assert_eq!(
+            judge_case(&c, &[&source], &extra).unwrap().holds,
+            Some(false)
+        );
+        let lenient = case(
+            Expectation::SameClusters {
+                min_precision: 0.3,
+                min_recall: 1.0,
+            },
+            None,
+        )
+        .with_edits(vec![edit]);
+        let v = judge_case(&lenient, &[&source], &extra).unwrap();
+        assert_eq!(v.holds, Some(true), "{}", v.detail);
+        // A prediction without clusters is an error naming the case.
+        let err = judge_case(&c, &[&label("s", "x")], &shifted).unwrap_err();
+        assert!(err.to_string().contains("clusters"), "{err}");
     }
 
     #[test]

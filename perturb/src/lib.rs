@@ -8,6 +8,7 @@
 //! * [`relation_extraction`]: SIT4RE (seed-001) on TACRED-style and FewRel relation extraction.
 //! * [`break_perturb_build`]: Break-Perturb-Build (seed-002): QDMR operators, the six
 //!   perturbations, answer rules and constraints (a library API until the Build stage exists).
+//! * [`coreference`]: CREST (seed-004) coreference-preserving one-word mutations.
 //!
 //! The [`PerturbStage`] runs every enabled relation over `example` batches (joined with their
 //! `parsed` rows by id, for relations that read syntax) and emits `case`
@@ -21,6 +22,7 @@
 #![deny(missing_docs)]
 
 pub mod break_perturb_build;
+pub mod coreference;
 pub mod edit;
 pub mod lexicon;
 pub mod mrc_boolq;
@@ -114,6 +116,9 @@ const REGISTRY: &[(&str, &str, Constructor)] = &[
     }),
     (relation_extraction::FAMILY, "MR-C2", |_| {
         Ok(Box::new(relation_extraction::SharedTailCombination))
+    }),
+    (coreference::FAMILY, coreference::mutation::NAME, |r| {
+        Ok(Box::new(coreference::CorefPreservingMutation::new(r)?))
     }),
 ];
 

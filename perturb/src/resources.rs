@@ -28,6 +28,20 @@ struct Caches {
     wordnet: Mutex<Option<Arc<WordNet>>>,
     inflections: Mutex<Option<Arc<Inflections>>>,
     entity_pools: Mutex<HashMap<PathBuf, Arc<EntityPool>>>,
+    parser: ParserSlot,
+}
+
+/// The cached spaCy pipeline (which has no `Debug` of its own).
+#[derive(Default)]
+struct ParserSlot(Mutex<Option<Arc<metamorph_parse::spacy::pipeline::Pipeline>>>);
+
+impl std::fmt::Debug for ParserSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let loaded = self.0.lock().map(|p| p.is_some()).unwrap_or(false);
+        f.debug_struct("ParserSlot")
+            .field("loaded", &loaded)
+            .finish()
+    }
 }
 
 /// Returns the cached value, or loads, caches and returns it (a failed load is retried).
@@ -74,6 +88,24 @@ impl Resources {
     /// As [`Inflections::from_assets`].
     pub fn inflections(&self) -> Result<Arc<Inflections>> {
         cached(&self.caches.inflections, Inflections::from_assets)
+    }
+
+    /// The spaCy pipeline `en_core_web_sm` (the `parse` stage's model) from the asset cache,
+    /// for relations that must parse the follow-ups they build (CREST's selection re-parses
+    /// each mutated sentence); loaded on first use, once per run.
+    ///
+    /// # Errors
+    /// [`metamorph_data::Error::Model`] when the pipeline cannot be fetched or loaded.
+    pub fn parser(&self) -> Result<Arc<metamorph_parse::spacy::pipeline::Pipeline>> {
+        cached(&self.caches.parser.0, || {
+            let dir = metamorph_data::assets::ensure("en_core_web_sm")?;
+            metamorph_parse::spacy::pipeline::Pipeline::load(&dir).map_err(|e| {
+                metamorph_data::Error::Model {
+                    model: "en_core_web_sm".into(),
+                    message: format!("loading {}: {e}", dir.display()),
+                }
+            })
+        })
     }
 
     /// The GeoNames gazetteer (process-wide, fetched on first use).

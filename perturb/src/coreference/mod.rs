@@ -1,0 +1,21 @@
+//! CREST (seed-004, Cao et al., ESEC/FSE 2023): coreference-preserving mutations. A follow-up
+//! changes exactly one word outside every gold mention; a coreference system must then give the
+//! same clusters for source and follow-up (after aligning the offsets through the edit).
+//!
+//! One file per concept:
+//! * [`protected`]: the words that must not change (mentions, and words linked to a pronoun
+//!   mention by `nsubj`/`amod`);
+//! * [`generation`]: the replacement candidates of one word (WordNet synonyms and antonyms,
+//!   inflected to the original's tag; the masked-LM seam);
+//! * [`selection`]: the re-parse checks (constituent label, mention depths);
+//! * [`mutation`]: the relation, which puts them together ([`CorefPreservingMutation`]).
+
+pub mod generation;
+pub mod mutation;
+pub mod protected;
+pub mod selection;
+
+pub use mutation::{CorefPreservingMutation, DEFAULT_MAX_PER_SENTENCE};
+
+/// The family name.
+pub const FAMILY: &str = "crest";

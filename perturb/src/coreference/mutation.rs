@@ -1,0 +1,529 @@
+//! The CREST relation: one follow-up per kept one-word mutation of a coreference example.
+//!
+//! Per sentence of the source's parse (seed-004 Algorithm 1):
+//! 1. the protected words ([`ProtectedWords`]) are left alone; every other word that CREST
+//!    mutates gets its candidates ([`candidates`]), except verbs with a particle (phrasal verbs)
+//!    and candidates that would need the preceding "a"/"an" to change (one word changes);
+//! 2. the (word, candidate) pairs are put in a seeded random order (the seed derived from the
+//!    case's source id, so a case is reproducible whatever the sharding). The paper caps "at most
+//!    M follow-ups" without saying which; capping in sentence order would favour its first words
+//!    (seed G3), the artifact's cap favours failing pairs (G4);
+//! 3. in that order, each follow-up sentence is re-parsed and kept when the replaced word's
+//!    constituent label and every mention's depth are unchanged ([`check`]), until
+//!    [`DEFAULT_MAX_PER_SENTENCE`] (the paper's M = 20, configurable with
+//!    [`CorefPreservingMutation::with_max_per_sentence`]) are kept.
+//!
+//! **Re-parsing.** The selection needs parses of texts that do not exist before the relation
+//! runs, so the relation holds the spaCy pipeline ([`Resources::parser`], the same
+//! `en_core_web_sm` port the `parse` stage runs, loaded once per process). The sentence is
+//! parsed *alone*, source and follow-up alike, so both parses see the same context and a long
+//! document is not re-parsed per candidate (spaCy's encoder window is a few tokens; sentences do
+//! not influence each other's trees). A sentence whose isolated parse does not reproduce the
+//! document's tokens is skipped; a follow-up that does not tokenize into the source's tokens with
+//! one word replaced is rejected (so the edit is one token for one token, seed G6).
+//!
+//! **Eligibility.** A `coref` example with `text`, a parse of `text`, and at least one gold
+//! cluster of two or more mentions (GAP's singleton "other name" clusters are protected but do
+//! not make a source eligible). The source's gold clusters decide what is protected (seed G1).
+//! When the example has dataset `tokens` (CoNLL, LitBank), only words that are exactly one
+//! dataset token are replaced, and the follow-up's tokens carry the replacement.
+//!
+//! **Expectation.** [`Expectation::SameClusters`] at thresholds 1.0: the follow-up's predicted
+//! clusters, mapped back through the edit, have the source's links (BLANC-style link precision
+//! and recall both 1). The follow-up carries no gold clusters or label: they are what the
+//! relation presumes, not annotations.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use metamorph_data::{Case, CharSpan, Example, Expectation, ParsedText, Result, Task};
+use metamorph_parse::spacy::pipeline::Pipeline;
+
+use super::generation::candidates;
+use super::protected::ProtectedWords;
+use super::selection::check;
+use super::FAMILY;
+use crate::edit::{apply, Replacement};
+use crate::lexicon::inflect::Inflections;
+use crate::lexicon::wordnet::WordNet;
+use crate::{case_id, source_seed, MetamorphicRelation, Resources, Source};
+
+/// The relation's name.
+pub const NAME: &str = "CREST";
+
+/// At most this many follow-ups per source sentence (the paper's M = 20).
+pub const DEFAULT_MAX_PER_SENTENCE: usize = 20;
+
+/// CREST's coreference-preserving one-word mutation (see the module docs).
+pub struct CorefPreservingMutation {
+    wordnet: Arc<WordNet>,
+    inflections: Arc<Inflections>,
+    parser: Arc<Pipeline>,
+    max_per_sentence: usize,
+    base_seed: u64,
+}
+
+impl std::fmt::Debug for CorefPreservingMutation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CorefPreservingMutation")
+            .field("parser", &self.parser.name())
+            .field("max_per_sentence", &self.max_per_sentence)
+            .field("base_seed", &self.base_seed)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One candidate mutation: replace document token `token` by `word`.
+struct Mutation {
+    token: usize,
+    word: String,
+}
+
+impl CorefPreservingMutation {
+    /// The relation over the shared WordNet, inflection tables and parser.
+    ///
+    /// # Errors
+    /// When one of them cannot be loaded.
+    pub fn new(resources: &Resources) -> Result<Self> {
+        Ok(CorefPreservingMutation {
+            wordnet: resources.wordnet()?,
+            inflections: resources.inflections()?,
+            parser: resources.parser()?,
+            max_per_sentence: DEFAULT_MAX_PER_SENTENCE,
+            base_seed: resources.seed(),
+        })
+    }
+
+    /// The same relation keeping at most `max` follow-ups per sentence.
+    pub fn with_max_per_sentence(mut self, max: usize) -> Self {
+        self.max_per_sentence = max;
+        self
+    }
+
+    /// Parses `texts` (sentences) alone.
+    fn parse(&self, texts: &[&str]) -> Result<Vec<ParsedText>> {
+        let docs = self
+            .parser
+            .process(texts)
+            .map_err(|e| metamorph_data::Error::Model {
+                model: self.parser.name().to_string(),
+                message: format!("CREST re-parse: {e}"),
+            })?;
+        Ok(docs
+            .iter()
+            .map(|d| metamorph_parse::to_parsed_text("", "text", d))
+            .collect())
+    }
+
+    /// The kept mutations of the sentence over document tokens `sentence`, at most
+    /// `self.max_per_sentence`, in the seeded order.
+    fn sentence_mutations(
+        &self,
+        parsed: &ParsedText,
+        (text, text_chars): (&str, &[(usize, char)]),
+        sentence: Range<usize>,
+        words: &ProtectedWords,
+        dataset_tokens: Option<&[CharSpan]>,
+        seed: u64,
+    ) -> Result<Vec<Mutation>> {
+        let tokens = &parsed.tokens;
+        let mut pool = Vec::new();
+        for i in sentence.clone() {
+            if words.is_protected(i) {
+                continue;
+            }
+            let token = &tokens[i];
+            if let Some(spans) = dataset_tokens {
+                let own = CharSpan {
+                    start: token.start,
+                    end: token.end,
+                };
+                if !spans.contains(&own) {
+                    continue;
+                }
+            }
+            // A verb with a particle is a phrasal verb ("breaking down", "turned out"): its
+            // synonyms do not take the particle.
+            if tokens
+                .iter()
+                .any(|t| t.head as usize == i && t.dep == "prt")
+            {
+                continue;
+            }
+            let article = i
+                .checked_sub(1)
+                .map(|p| tokens[p].text.to_lowercase())
+                .filter(|a| a == "a" || a == "an");
+            for (word, _) in candidates(
+                &self.wordnet,
+                &self.inflections,
+                token,
+                &words.mention_words,
+            )
+            .words
+            {
+                // One word changes, so the article before it must already fit ("an issue" →
+                // "an topic" is refused).
+                if article
+                    .as_deref()
+                    .is_some_and(|a| a != indefinite_article(&word))
+                {
+                    continue;
+                }
+                pool.push(Mutation { token: i, word });
+            }
+        }
+        if pool.is_empty() || self.max_per_sentence == 0 {
+            return Ok(Vec::new());
+        }
+        shuffle(&mut pool, seed);
+
+        // The sentence alone: its text, and the mentions inside it in sentence-local indices.
+        let byte = |c: u32| text_chars.get(c as usize).map_or(text.len(), |(b, _)| *b);
+        let first = &tokens[sentence.start];
+        let (start, end) = (first.start, tokens[sentence.end - 1].end);
+        let sentence_text = &text[byte(start)..byte(end)];
+        let source = self.parse(&[sentence_text])?.remove(0);
+        let aligned = source.tokens.len() == sentence.len()
+            && source
+                .tokens
+                .iter()
+                .zip(&tokens[sentence.clone()])
+                .all(|(a, b)| a.text == b.text);
+        if !aligned {
+            return Ok(Vec::new());
+        }
+        let mentions: Vec<Range<usize>> = words
+            .mentions
+            .iter()
+            .filter(|m| sentence.start <= m.start && m.end <= sentence.end)
+            .map(|m| m.start - sentence.start..m.end - sentence.start)
+            .collect();
+
+        let mut kept = Vec::new();
+        let mut queue = pool.into_iter().peekable();
+        while kept.len() < self.max_per_sentence && queue.peek().is_some() {
+            let batch: Vec<Mutation> = queue
+                .by_ref()
+                .take(self.max_per_sentence - kept.len())
+                .collect();
+            let texts: Vec<String> = batch
+                .iter()
+                .map(|m| {
+                    let t = &tokens[m.token];
+                    format!(
+                        "{}{}{}",
+                        &text[byte(start)..byte(t.start)],
+                        m.word,
+                        &text[byte(t.end)..byte(end)]
+                    )
+                })
+                .collect();
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let parses = self.parse(&refs)?;
+            for (mutation, followup) in batch.into_iter().zip(&parses) {
+                let local = mutation.token - sentence.start;
+                let same_word = followup
+                    .tokens
+                    .get(local)
+                    .is_some_and(|t| t.text == mutation.word);
+                if same_word && check(&source, followup, local, &mentions).is_ok() {
+                    kept.push(mutation);
+                }
+            }
+        }
+        Ok(kept)
+    }
+}
+
+impl MetamorphicRelation for CorefPreservingMutation {
+    fn family(&self) -> &'static str {
+        FAMILY
+    }
+
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn tasks(&self) -> &'static [Task] {
+        &[Task::Coref]
+    }
+
+    fn parsed_fields(&self) -> &'static [&'static str] {
+        &["text"]
+    }
+
+    fn follow_ups(&self, source: &Source<'_>) -> Result<Vec<Case>> {
+        let example = source.example;
+        let (Some(text), Some(clusters), Some(parsed)) = (
+            example.text.as_deref(),
+            example.clusters.as_deref(),
+            source.parse("text"),
+        ) else {
+            return Ok(Vec::new());
+        };
+        if example.task != Task::Coref || !clusters.iter().any(|c| c.len() >= 2) {
+            return Ok(Vec::new());
+        }
+        let text_chars: Vec<(usize, char)> = text.char_indices().collect();
+        for span in clusters.iter().flatten() {
+            if span.start >= span.end || span.end as usize > text_chars.len() {
+                return Err(schema_error(
+                    example,
+                    format!(
+                        "cluster span {}..{} is empty or outside the text ({} characters)",
+                        span.start,
+                        span.end,
+                        text_chars.len()
+                    ),
+                ));
+            }
+        }
+        let dataset_tokens = match &example.tokens {
+            Some(tokens) => Some(locate_tokens(example, text, tokens)?),
+            None => None,
+        };
+        let words = ProtectedWords::new(parsed, clusters);
+        let seed = source_seed(self.base_seed, &example.id, NAME);
+        let expectation = Expectation::SameClusters {
+            min_precision: 1.0,
+            min_recall: 1.0,
+        };
+        let mut cases = Vec::new();
+        for (k, sentence) in parsed.sentences.iter().enumerate() {
+            let sentence = sentence.start as usize..sentence.end as usize;
+            if sentence.is_empty() || sentence.end > parsed.tokens.len() {
+                continue;
+            }
+            let mutations = self.sentence_mutations(
+                parsed,
+                (text, &text_chars),
+                sentence,
+                &words,
+                dataset_tokens.as_deref(),
+                seed ^ (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            )?;
+            for mutation in mutations {
+                let token = &parsed.tokens[mutation.token];
+                let replacement = Replacement::new(
+                    token.start as usize,
+                    token.end as usize,
+                    mutation.word.clone(),
+                );
+                let Some((new_text, edits)) = apply("text", text, vec![replacement]) else {
+                    continue;
+                };
+                let mut followup = example.clone();
+                followup.id = case_id(&example.id, NAME, cases.len());
+                followup.text = Some(new_text);
+                followup.label = None;
+                followup.clusters = None;
+                if let (Some(tokens), Some(spans)) = (&mut followup.tokens, &dataset_tokens) {
+                    let own = CharSpan {
+                        start: token.start,
+                        end: token.end,
+                    };
+                    if let Some(at) = spans.iter().position(|s| *s == own) {
+                        tokens[at] = mutation.word.clone();
+                    }
+                }
+                cases.push(
+                    Case::new(FAMILY, NAME, vec![example.clone()], followup, &expectation)
+                        .with_edits(edits)
+                        .with_seed(seed),
+                );
+            }
+        }
+        Ok(cases)
+    }
+}
+
+fn schema_error(example: &Example, message: String) -> metamorph_data::Error {
+    metamorph_data::Error::Schema {
+        context: format!("coref example `{}`", example.id),
+        message,
+    }
+}
+
+/// The character spans of the dataset `tokens` in `text`, which they make up in order,
+/// separated by whitespace only (how the CoNLL reader builds `text`).
+///
+/// # Errors
+/// [`metamorph_data::Error::Schema`] naming the example and token when a token is not found.
+fn locate_tokens(example: &Example, text: &str, tokens: &[String]) -> Result<Vec<CharSpan>> {
+    let mut spans = Vec::with_capacity(tokens.len());
+    let (mut byte, mut chars) = (0usize, 0u32);
+    for (k, token) in tokens.iter().enumerate() {
+        let rest = &text[byte..];
+        let gap = rest.len() - rest.trim_start().len();
+        let start_byte = byte + gap;
+        if token.is_empty() || !text[start_byte..].starts_with(token.as_str()) {
+            return Err(schema_error(
+                example,
+                format!("token {k} {token:?} is not where `text` continues"),
+            ));
+        }
+        let start = chars + rest[..gap].chars().count() as u32;
+        let end = start + token.chars().count() as u32;
+        spans.push(CharSpan { start, end });
+        byte = start_byte + token.len();
+        chars = end;
+    }
+    Ok(spans)
+}
+
+/// The indefinite article before `word` by its first letter (vowel letters take "an").
+fn indefinite_article(word: &str) -> &'static str {
+    match word.chars().next().map(|c| c.to_ascii_lowercase()) {
+        Some('a' | 'e' | 'i' | 'o' | 'u') => "an",
+        _ => "a",
+    }
+}
+
+/// Fisher–Yates with splitmix64 from `seed` (deterministic, dependency-free).
+fn shuffle<T>(items: &mut [T], seed: u64) {
+    let mut state = seed;
+    let mut next = || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    for i in (1..items.len()).rev() {
+        let j = (next() % (i as u64 + 1)) as usize;
+        items.swap(i, j);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{pipeline, resources};
+
+    /// Figure 1 with "dirty" for "clean": en_core_web_sm reads "the clean lake" as a name
+    /// (NNP), which CREST does not mutate, and "ate" has no synonym in its first sense.
+    const FIGURE_1: &str = "The fish in the dirty lake ate the worm because it is tasty.";
+
+    fn span(text: &str, word: &str) -> CharSpan {
+        let byte = text.find(word).unwrap();
+        let start = text[..byte].chars().count() as u32;
+        CharSpan {
+            start,
+            end: start + word.chars().count() as u32,
+        }
+    }
+
+    fn example(text: &str, clusters: Vec<Vec<CharSpan>>) -> (Example, Vec<ParsedText>) {
+        let mut example = Example::new("fig1", Task::Coref);
+        example.text = Some(text.into());
+        example.clusters = Some(clusters);
+        let parses =
+            crate::source::parse_examples(pipeline(), std::slice::from_ref(&example), &["text"])
+                .unwrap();
+        (example, parses)
+    }
+
+    fn relation() -> CorefPreservingMutation {
+        CorefPreservingMutation::new(resources()).unwrap()
+    }
+
+    #[test]
+    fn figure_1_follow_ups_change_one_unprotected_word() {
+        let (ex, parses) = example(
+            FIGURE_1,
+            vec![vec![span(FIGURE_1, "the worm"), span(FIGURE_1, "it")]],
+        );
+        let cases = relation().follow_ups(&Source::new(&ex, &parses)).unwrap();
+        assert!(!cases.is_empty() && cases.len() <= DEFAULT_MAX_PER_SENTENCE);
+        let protected = ["the worm", "it", "tasty"];
+        for case in &cases {
+            case.validate().unwrap();
+            assert_eq!(case.edits.len(), 1);
+            let edit = &case.edits[0];
+            let chars: Vec<char> = FIGURE_1.chars().collect();
+            let before: String = chars[edit.start as usize..edit.end as usize]
+                .iter()
+                .collect();
+            assert_eq!(before, edit.before);
+            assert!(!edit.after.contains(' ') && edit.after != edit.before);
+            let followup = case.followup.text.as_deref().unwrap();
+            for word in protected {
+                assert!(followup.contains(word), "{followup}");
+            }
+            assert!(!["The", "the", "worm", "it", "tasty"].contains(&edit.before.as_str()));
+            assert_eq!(
+                case.expectation().unwrap(),
+                Expectation::SameClusters {
+                    min_precision: 1.0,
+                    min_recall: 1.0
+                }
+            );
+            assert_eq!(case.followup.clusters, None);
+        }
+        // Deterministic, and the cap holds.
+        let again = relation().follow_ups(&Source::new(&ex, &parses)).unwrap();
+        assert_eq!(cases, again);
+        let two = relation()
+            .with_max_per_sentence(2)
+            .follow_ups(&Source::new(&ex, &parses))
+            .unwrap();
+        assert!(two.len() <= 2 && !two.is_empty());
+    }
+
+    #[test]
+    fn sources_without_a_coreference_link_or_parse_yield_nothing() {
+        let (ex, parses) = example(FIGURE_1, vec![vec![span(FIGURE_1, "the worm")]]);
+        assert!(relation()
+            .follow_ups(&Source::new(&ex, &parses))
+            .unwrap()
+            .is_empty());
+        let (ex, _) = example(
+            FIGURE_1,
+            vec![vec![span(FIGURE_1, "the worm"), span(FIGURE_1, "it")]],
+        );
+        assert!(relation()
+            .follow_ups(&Source::unparsed(&ex))
+            .unwrap()
+            .is_empty());
+    }
+
+    #[test]
+    fn a_span_outside_the_text_is_an_error_naming_the_example() {
+        let (ex, parses) = example(
+            FIGURE_1,
+            vec![vec![
+                span(FIGURE_1, "the worm"),
+                CharSpan {
+                    start: 500,
+                    end: 502,
+                },
+            ]],
+        );
+        let err = relation()
+            .follow_ups(&Source::new(&ex, &parses))
+            .unwrap_err();
+        assert!(err.to_string().contains("fig1"), "{err}");
+    }
+
+    #[test]
+    fn dataset_tokens_follow_the_replacement() {
+        let text = "The fish in the dirty lake ate the worm because it is tasty .";
+        let (mut ex, _) = example(text, vec![vec![span(text, "the worm"), span(text, "it")]]);
+        ex.tokens = Some(text.split(' ').map(str::to_string).collect());
+        let parses =
+            crate::source::parse_examples(pipeline(), std::slice::from_ref(&ex), &["text"])
+                .unwrap();
+        let cases = relation().follow_ups(&Source::new(&ex, &parses)).unwrap();
+        assert!(!cases.is_empty());
+        for case in cases {
+            let tokens = case.followup.tokens.as_ref().unwrap();
+            assert_eq!(&tokens.join(" "), case.followup.text.as_ref().unwrap());
+        }
+        ex.tokens = Some(vec!["Nope".into()]);
+        let err = relation()
+            .follow_ups(&Source::new(&ex, &parses))
+            .unwrap_err();
+        assert!(err.to_string().contains("Nope"), "{err}");
+    }
+}
