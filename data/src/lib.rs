@@ -33,6 +33,7 @@ pub mod readers;
 pub mod record;
 pub mod runner;
 mod shard;
+pub mod shared_data;
 
 pub use cli::{init_logging, load_config, report_error, run_stage, stage_main, StageArgs};
 pub use config::ConfigFile;

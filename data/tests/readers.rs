@@ -4,22 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use metamorph_data::{DatasetFormat, DatasetReader, Error, Example, ReadOptions, RecordKind, Task};
-
-fn shared(relative: &str) -> Option<PathBuf> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/data")
-        .join(relative);
-    if path.is_file() {
-        Some(path)
-    } else {
-        eprintln!(
-            "skipped: {} is not present (../shared/data exists only beside the project checkout)",
-            path.display()
-        );
-        None
-    }
-}
+use metamorph_data::{
+    shared_data, DatasetFormat, DatasetReader, Error, Example, ReadOptions, RecordKind, Task,
+};
 
 fn sample(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -44,7 +31,7 @@ fn count_label(examples: &[Example], label: &str) -> usize {
 
 #[test]
 fn boolq_superglue_copy_with_string_labels() {
-    let Some(path) = shared("boolq/superglue_boolq_val_first1000.jsonl") else {
+    let Some(path) = shared_data::sample("boolq/superglue_boolq_val_first1000.jsonl") else {
         return;
     };
     let examples = read_all(&path, DatasetFormat::Boolq);
@@ -69,7 +56,7 @@ fn boolq_bundled_sample_with_boolean_labels() {
 
 #[test]
 fn squad_v2_normans_rhine() {
-    let Some(path) = shared("squad_v2/dev-v2.0_Normans_Rhine.json") else {
+    let Some(path) = shared_data::sample("squad_v2/dev-v2.0_Normans_Rhine.json") else {
         return;
     };
     let examples = read_all(&path, DatasetFormat::Squad);
@@ -100,7 +87,7 @@ fn squad_v2_normans_rhine() {
 
 #[test]
 fn drop_sample() {
-    let Some(path) = shared("drop/drop_dataset_dev_sample.json") else {
+    let Some(path) = shared_data::sample("drop/drop_dataset_dev_sample.json") else {
         return;
     };
     let examples = read_all(&path, DatasetFormat::Drop);
@@ -116,7 +103,7 @@ fn drop_sample() {
 
 #[test]
 fn break_qdmr_sample() {
-    let Some(path) = shared("break/break_qdmr_high_level_dev_sample.csv") else {
+    let Some(path) = shared_data::sample("break/break_qdmr_high_level_dev_sample.csv") else {
         return;
     };
     let examples = read_all(&path, DatasetFormat::Break);
@@ -140,7 +127,7 @@ fn break_qdmr_sample() {
 
 #[test]
 fn fewrel_sample() {
-    let Some(path) = shared("fewrel/fewrel_val_wiki_first62_per_relation.json") else {
+    let Some(path) = shared_data::sample("fewrel/fewrel_val_wiki_first62_per_relation.json") else {
         return;
     };
     let examples = read_all(&path, DatasetFormat::Fewrel);
@@ -178,7 +165,8 @@ fn tacred_bundled_sample() {
 
 #[test]
 fn dynasent_round2_dev() {
-    let Some(path) = shared("sentiment/dynasent-v1.1-round02-dynabench-dev.jsonl") else {
+    let Some(path) = shared_data::sample("sentiment/dynasent-v1.1-round02-dynabench-dev.jsonl")
+    else {
         return;
     };
     let examples = read_all(&path, DatasetFormat::SentimentJsonl);
@@ -201,7 +189,8 @@ fn sst_and_qqp_bundled_samples() {
 
 #[test]
 fn paws_sample() {
-    let Some(path) = shared("paraphrase/paws_wiki_labeled_final_dev_first1000.tsv") else {
+    let Some(path) = shared_data::sample("paraphrase/paws_wiki_labeled_final_dev_first1000.tsv")
+    else {
         return;
     };
     let examples = read_all(&path, DatasetFormat::ParaphraseTsv);
@@ -212,7 +201,7 @@ fn paws_sample() {
 
 #[test]
 fn gap_validation() {
-    let Some(path) = shared("coref/gap/gap-validation.tsv") else {
+    let Some(path) = shared_data::sample("coref/gap/gap-validation.tsv") else {
         return;
     };
     let examples = read_all(&path, DatasetFormat::Gap);
@@ -233,7 +222,7 @@ fn litbank_conll() {
         ("158_emma_brat.conll", 2063),
         ("1342_pride_and_prejudice_brat.conll", 2021),
     ] {
-        let Some(path) = shared(&format!("coref/litbank/{file}")) else {
+        let Some(path) = shared_data::sample(&format!("coref/litbank/{file}")) else {
             return;
         };
         // Sentences as the file marks them: a token line whose in-sentence index is 0.

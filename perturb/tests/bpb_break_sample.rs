@@ -6,32 +6,14 @@
 //! over generated decompositions.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use metamorph_data::{DatasetFormat, DatasetReader, Example, ReadOptions};
+use metamorph_data::{shared_data, DatasetFormat, DatasetReader, Example, ReadOptions};
 use metamorph_perturb::break_perturb_build::{
     identify_with, perturb, BpbConfig, Dataset, Operator, Part, PerturbInput, Perturbation,
     PerturbationKind, Qdmr, Rules, Step, Variant,
 };
 use proptest::prelude::*;
-
-/// `../shared/data/<relative>` beside the checkout (`$METAMORPH_SHARED_DATA` overrides the
-/// folder), or `None` with a `skipped:` message.
-fn shared(relative: &str) -> Option<PathBuf> {
-    let root = std::env::var_os("METAMORPH_SHARED_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data"));
-    let path = root.join(relative);
-    if path.is_file() {
-        Some(path)
-    } else {
-        eprintln!(
-            "skipped: {} is not present (../shared/data exists only beside the project checkout)",
-            path.display()
-        );
-        None
-    }
-}
 
 fn read(path: &Path) -> Vec<Example> {
     DatasetReader::open(path, DatasetFormat::Break, ReadOptions::default())
@@ -49,7 +31,7 @@ const SAMPLE: &str = "break/break_qdmr_high_level_dev_sample.csv";
 
 #[test]
 fn operator_agreement_with_break() {
-    let Some(path) = shared(SAMPLE) else {
+    let Some(path) = shared_data::sample(SAMPLE) else {
         return;
     };
     let examples = read(&path);
@@ -176,7 +158,7 @@ fn configs() -> Vec<BpbConfig> {
 #[test]
 fn perturbations_over_the_samples_are_well_formed_and_counted() {
     let mut sets = vec![("bundled", bundled())];
-    if let Some(path) = shared(SAMPLE) {
+    if let Some(path) = shared_data::sample(SAMPLE) {
         sets.push(("shared", read(&path)));
     }
     for (name, examples) in sets {

@@ -5,27 +5,11 @@
 //! its text. The sources and cases are printed; with `CREST_REVIEW=<n>` it also prints `n`
 //! seeded-random follow-ups of the real samples (source and follow-up sentence) for review.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use metamorph_data::{Case, DatasetFormat, DatasetReader, Example, ReadOptions};
+use metamorph_data::{shared_data, Case, DatasetFormat, DatasetReader, Example, ReadOptions};
 use metamorph_perturb::coreference::protected::ProtectedWords;
 use metamorph_perturb::{parse_examples, relations_by_name, PerturbConfig, Resources, Source};
-
-fn shared(relative: &str) -> Option<PathBuf> {
-    let root = std::env::var_os("METAMORPH_SHARED_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data"));
-    let path = root.join(relative);
-    if path.is_file() {
-        Some(path)
-    } else {
-        eprintln!(
-            "skipped: {} is not present (../shared/data exists only beside the project checkout)",
-            path.display()
-        );
-        None
-    }
-}
 
 fn read(path: &Path, format: DatasetFormat, limit: usize) -> Vec<Example> {
     DatasetReader::open(path, format, ReadOptions::default())
@@ -141,14 +125,14 @@ fn bundled_samples() {
 #[test]
 fn real_samples() {
     let mut all = Vec::new();
-    if let Some(path) = shared("coref/gap/gap-validation.tsv") {
+    if let Some(path) = shared_data::sample("coref/gap/gap-validation.tsv") {
         all.extend(run(
             "GAP validation",
             &read(&path, DatasetFormat::Gap, usize::MAX),
         ));
     }
     for book in ["1342_pride_and_prejudice_brat", "158_emma_brat"] {
-        if let Some(path) = shared(&format!("coref/litbank/{book}.conll")) {
+        if let Some(path) = shared_data::sample(&format!("coref/litbank/{book}.conll")) {
             all.extend(run(
                 &format!("LitBank {book}"),
                 &read(&path, DatasetFormat::Conll2012, usize::MAX),

@@ -1,10 +1,10 @@
 //! Entity pools from the project's NER over the bundled and real samples, from TACRED's gold
 //! spans, and the pool's ordering, sampling and JSON round trip.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::OnceLock;
 
-use metamorph_data::{DatasetFormat, DatasetReader, Example, ReadOptions};
+use metamorph_data::{shared_data, DatasetFormat, DatasetReader, Example, ReadOptions};
 use metamorph_parse::spacy::pipeline::Pipeline;
 use metamorph_perturb::lexicon::entity_pool::{EntityPool, EntityPoolBuilder, SplitMix64};
 
@@ -27,24 +27,6 @@ fn read(path: &Path, format: DatasetFormat) -> Vec<Example> {
 fn tacred_sample() -> Vec<Example> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/samples/tacred.json");
     read(&path, DatasetFormat::Tacred)
-}
-
-/// `../shared/data/<relative>` beside the checkout (`$METAMORPH_SHARED_DATA` overrides the
-/// folder, for worktrees that sit elsewhere), or `None` with a `skipped:` message.
-fn shared(relative: &str) -> Option<PathBuf> {
-    let root = std::env::var_os("METAMORPH_SHARED_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data"));
-    let path = root.join(relative);
-    if path.is_file() {
-        Some(path)
-    } else {
-        eprintln!(
-            "skipped: {} is not present (../shared/data exists only beside the project checkout)",
-            path.display()
-        );
-        None
-    }
 }
 
 fn assert_sorted(pool: &EntityPool) {
@@ -102,7 +84,7 @@ fn counts_follow_mentions_and_repeated_texts_count_once() {
 
 #[test]
 fn ner_pool_from_real_fewrel_sentences() {
-    let Some(path) = shared("fewrel/fewrel_val_wiki_first62_per_relation.json") else {
+    let Some(path) = shared_data::sample("fewrel/fewrel_val_wiki_first62_per_relation.json") else {
         return;
     };
     let examples = read(&path, DatasetFormat::Fewrel);

@@ -4,31 +4,14 @@
 //! and each edited question or passage sentence re-parses with the same root lemma.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
 
-use metamorph_data::{Case, DatasetFormat, DatasetReader, Example, ParsedText, ReadOptions};
+use metamorph_data::{
+    shared_data, Case, DatasetFormat, DatasetReader, Example, ParsedText, ReadOptions,
+};
 use metamorph_parse::spacy::pipeline::Pipeline;
 use metamorph_perturb::edit::{apply, Replacement};
 use metamorph_perturb::syntax::Tree;
 use metamorph_perturb::{parse_examples, relations_by_name, PerturbConfig, Resources, Source};
-
-/// `../shared/data/<relative>` beside the checkout (`$METAMORPH_SHARED_DATA` overrides the
-/// folder), or `None` with a `skipped:` message.
-fn shared(relative: &str) -> Option<PathBuf> {
-    let root = std::env::var_os("METAMORPH_SHARED_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data"));
-    let path = root.join(relative);
-    if path.is_file() {
-        Some(path)
-    } else {
-        eprintln!(
-            "skipped: {} is not present (../shared/data exists only beside the project checkout)",
-            path.display()
-        );
-        None
-    }
-}
 
 fn pipeline() -> Pipeline {
     let dir = metamorph_data::assets::ensure("en_core_web_sm").expect("fetch en_core_web_sm");
@@ -137,7 +120,7 @@ fn check_edits(case: &Case) -> Vec<String> {
 
 #[test]
 fn every_relation_on_the_boolq_sample() {
-    let Some(path) = shared("boolq/superglue_boolq_val_first1000.jsonl") else {
+    let Some(path) = shared_data::sample("boolq/superglue_boolq_val_first1000.jsonl") else {
         return;
     };
     let examples: Vec<Example> =

@@ -7,30 +7,12 @@
 //! gives the follow-up's text). The eligible sources and cases per relation are printed.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use metamorph_data::{Case, DatasetFormat, DatasetReader, Example, ReadOptions};
+use metamorph_data::{shared_data, Case, DatasetFormat, DatasetReader, Example, ReadOptions};
 use metamorph_parse::spacy::pipeline::Pipeline;
 use metamorph_perturb::lexicon::entity_pool::EntityPool;
 use metamorph_perturb::{parse_examples, relations_by_name, PerturbConfig, Resources, Source};
-
-/// `../shared/data/<relative>` beside the checkout (`$METAMORPH_SHARED_DATA` overrides the
-/// folder), or `None` with a `skipped:` message.
-fn shared(relative: &str) -> Option<PathBuf> {
-    let root = std::env::var_os("METAMORPH_SHARED_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data"));
-    let path = root.join(relative);
-    if path.is_file() {
-        Some(path)
-    } else {
-        eprintln!(
-            "skipped: {} is not present (../shared/data exists only beside the project checkout)",
-            path.display()
-        );
-        None
-    }
-}
 
 fn pipeline() -> Pipeline {
     let dir = metamorph_data::assets::ensure("en_core_web_sm").expect("fetch en_core_web_sm");
@@ -176,7 +158,7 @@ fn run_all(name: &str, examples: &[Example]) -> BTreeMap<String, Vec<Case>> {
 
 #[test]
 fn every_relation_over_the_fewrel_sample() {
-    let Some(path) = shared("fewrel/fewrel_val_wiki_first62_per_relation.json") else {
+    let Some(path) = shared_data::sample("fewrel/fewrel_val_wiki_first62_per_relation.json") else {
         return;
     };
     let examples = read(&path, DatasetFormat::Fewrel);
