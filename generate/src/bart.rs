@@ -21,7 +21,7 @@ use metamorph_data::{Error, Result};
 use serde::Deserialize;
 use tokenizers::{Tokenizer, TruncationParams};
 
-use crate::checkpoint::{asset_err, special_tokens, ModelOptions, GENERATION_CONFIG};
+use crate::checkpoint::{self, asset_err, special_tokens, ModelOptions, GENERATION_CONFIG};
 use crate::decoding::{self, SpecialTokens, StepDecoder};
 use crate::{DecodingOptions, Seq2Seq};
 
@@ -492,10 +492,7 @@ impl Bart {
     }
 
     fn model_err(&self, message: impl std::fmt::Display) -> Error {
-        Error::Model {
-            model: self.name.clone(),
-            message: message.to_string(),
-        }
+        checkpoint::model_err(&self.name, message)
     }
 
     /// Token ids of each text (special tokens added, truncated to `max_position_embeddings`).
@@ -503,16 +500,7 @@ impl Bart {
     /// # Errors
     /// [`Error::Model`] naming the input when tokenization fails.
     pub fn tokenize(&self, texts: &[&str]) -> Result<Vec<Vec<u32>>> {
-        texts
-            .iter()
-            .enumerate()
-            .map(|(i, text)| {
-                self.tokenizer
-                    .encode(*text, true)
-                    .map(|e| e.get_ids().to_vec())
-                    .map_err(|e| self.model_err(format!("input {i}: tokenization failed: {e}")))
-            })
-            .collect()
+        checkpoint::tokenize(&self.tokenizer, &self.name, texts)
     }
 
     fn embed(&self, ids: &Tensor, embed: &Embeddings, past: usize) -> candle_core::Result<Tensor> {
@@ -743,16 +731,7 @@ impl Seq2Seq for Bart {
     }
 
     fn generate(&self, inputs: &[&str], options: &DecodingOptions) -> Result<Vec<String>> {
-        let ids = self.tokenize(inputs)?;
-        let outputs = self.generate_ids(&ids, options)?;
-        outputs
-            .iter()
-            .enumerate()
-            .map(|(i, ids)| {
-                self.tokenizer.decode(ids, true).map_err(|e| {
-                    self.model_err(format!("input {i}: cannot decode the output: {e}"))
-                })
-            })
-            .collect()
+        let outputs = self.generate_ids(&self.tokenize(inputs)?, options)?;
+        checkpoint::decode(&self.tokenizer, &self.name, &outputs)
     }
 }

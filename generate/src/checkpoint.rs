@@ -1,11 +1,13 @@
-//! What the candle models of this crate share when loading a checkpoint: device and float type,
-//! special tokens from `config.json` overridden by `generation_config.json`.
+//! What the candle models of this crate share: device and float type, special tokens from
+//! `config.json` overridden by `generation_config.json`, and text in and out through
+//! `tokenizer.json` with errors naming the model and the input.
 
 use std::path::Path;
 
 use candle_core::{DType, Device};
 use metamorph_data::{Error, Result};
 use serde::Deserialize;
+use tokenizers::Tokenizer;
 
 use crate::decoding::SpecialTokens;
 
@@ -109,4 +111,43 @@ pub(crate) fn special_tokens(
         ));
     }
     Ok(special)
+}
+
+/// A run-time error of the model `name`.
+pub(crate) fn model_err(name: &str, message: impl std::fmt::Display) -> Error {
+    Error::Model {
+        model: name.to_string(),
+        message: message.to_string(),
+    }
+}
+
+/// Token ids of each text (special tokens added, truncation as `tokenizer` is set up).
+pub(crate) fn tokenize(tokenizer: &Tokenizer, name: &str, texts: &[&str]) -> Result<Vec<Vec<u32>>> {
+    texts
+        .iter()
+        .enumerate()
+        .map(|(i, text)| {
+            tokenizer
+                .encode(*text, true)
+                .map(|e| e.get_ids().to_vec())
+                .map_err(|e| model_err(name, format!("input {i}: tokenization failed: {e}")))
+        })
+        .collect()
+}
+
+/// The text of each output's token ids, special tokens skipped.
+pub(crate) fn decode(
+    tokenizer: &Tokenizer,
+    name: &str,
+    outputs: &[Vec<u32>],
+) -> Result<Vec<String>> {
+    outputs
+        .iter()
+        .enumerate()
+        .map(|(i, ids)| {
+            tokenizer
+                .decode(ids, true)
+                .map_err(|e| model_err(name, format!("input {i}: cannot decode the output: {e}")))
+        })
+        .collect()
 }

@@ -20,7 +20,7 @@ use metamorph_data::{Error, Result};
 use serde::Deserialize;
 use tokenizers::{Tokenizer, TruncationParams};
 
-use crate::checkpoint::{asset_err, special_tokens, ModelOptions, GENERATION_CONFIG};
+use crate::checkpoint::{self, asset_err, special_tokens, ModelOptions, GENERATION_CONFIG};
 use crate::decoding::{self, SpecialTokens, StepDecoder};
 use crate::{DecodingOptions, Seq2Seq};
 
@@ -472,10 +472,7 @@ impl T5 {
     }
 
     fn model_err(&self, message: impl std::fmt::Display) -> Error {
-        Error::Model {
-            model: self.name.clone(),
-            message: message.to_string(),
-        }
+        checkpoint::model_err(&self.name, message)
     }
 
     /// Token ids of each text (special tokens added, truncated to `n_positions`, default 512).
@@ -483,16 +480,7 @@ impl T5 {
     /// # Errors
     /// [`Error::Model`] naming the input when tokenization fails.
     pub fn tokenize(&self, texts: &[&str]) -> Result<Vec<Vec<u32>>> {
-        texts
-            .iter()
-            .enumerate()
-            .map(|(i, text)| {
-                self.tokenizer
-                    .encode(*text, true)
-                    .map(|e| e.get_ids().to_vec())
-                    .map_err(|e| self.model_err(format!("input {i}: tokenization failed: {e}")))
-            })
-            .collect()
+        checkpoint::tokenize(&self.tokenizer, &self.name, texts)
     }
 
     /// The relative position bias `(1, heads, t_q, t_k)` of queries at `past..past+t_q`.
@@ -742,16 +730,8 @@ impl Seq2Seq for T5 {
     }
 
     fn generate(&self, inputs: &[&str], options: &DecodingOptions) -> Result<Vec<String>> {
-        let ids = self.tokenize(inputs)?;
-        self.generate_ids(&ids, options)?
-            .iter()
-            .enumerate()
-            .map(|(i, ids)| {
-                self.tokenizer.decode(ids, true).map_err(|e| {
-                    self.model_err(format!("input {i}: cannot decode the output: {e}"))
-                })
-            })
-            .collect()
+        let outputs = self.generate_ids(&self.tokenize(inputs)?, options)?;
+        checkpoint::decode(&self.tokenizer, &self.name, &outputs)
     }
 }
 
