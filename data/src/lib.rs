@@ -27,6 +27,7 @@ mod cli;
 mod config;
 mod error;
 mod expectation;
+mod generation;
 mod output;
 mod parquet_io;
 pub mod readers;
@@ -39,6 +40,7 @@ pub use cli::{init_logging, load_config, report_error, run_stage, stage_main, St
 pub use config::ConfigFile;
 pub use error::{Error, Result};
 pub use expectation::{AnswerMetric, Expectation, Precondition};
+pub use generation::GenerationRequest;
 pub use output::{completed_shard, Manifest, ManifestFile, ShardOutputs};
 pub use parquet_io::{
     expand_inputs, file_kind, glob_files, keep_shard_rows, read_shard, remove_stale_temporaries,

@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 use serde_arrow::schema::{SchemaLike, TracingOptions};
 
 use crate::expectation::{Expectation, Precondition};
+use crate::generation::GenerationRequest;
 use crate::{Error, Result};
 
 /// Schema metadata key naming the record kind of a batch or Parquet file.
@@ -336,6 +337,10 @@ pub struct Case {
     pub edits: Vec<Edit>,
     /// Seed of any randomness used to build the case.
     pub seed: u64,
+    /// What the `generate` stage must still produce for the follow-up, as tagged JSON; read it
+    /// with [`Case::generation`]. `None` once the follow-up is complete.
+    #[serde(rename = "generation", default)]
+    pub generation_json: Option<String>,
 }
 
 impl Case {
@@ -360,6 +365,7 @@ impl Case {
             precondition_json: None,
             edits: Vec::new(),
             seed: 0,
+            generation_json: None,
         }
     }
 
@@ -379,6 +385,33 @@ impl Case {
     pub fn with_seed(mut self, seed: u64) -> Self {
         self.seed = seed;
         self
+    }
+
+    /// The same case with a follow-up that the `generate` stage must complete.
+    pub fn with_generation(mut self, request: &GenerationRequest) -> Self {
+        self.set_generation(Some(request));
+        self
+    }
+
+    /// Sets (or clears, once the follow-up is complete) the generation request.
+    pub fn set_generation(&mut self, request: Option<&GenerationRequest>) {
+        self.generation_json = request.map(to_json);
+    }
+
+    /// The open generation request, if any.
+    ///
+    /// # Errors
+    /// [`Error::Schema`] naming the case when the stored JSON is not a known request.
+    pub fn generation(&self) -> Result<Option<GenerationRequest>> {
+        self.generation_json
+            .as_deref()
+            .map(|json| {
+                serde_json::from_str(json).map_err(|e| Error::Schema {
+                    context: format!("case `{}`", self.case_id),
+                    message: format!("field `generation`: {e}"),
+                })
+            })
+            .transpose()
     }
 
     /// Sets the expectation (stored as tagged JSON).
@@ -659,7 +692,8 @@ impl FromStr for RecordKind {
 }
 
 fn to_json<T: Serialize>(value: &T) -> String {
-    // Expectation and Precondition are plain data enums: serialising them cannot fail.
+    // Expectations, preconditions and generation requests are plain data enums: serialising
+    // them cannot fail.
     serde_json::to_string(value).expect("expectations serialise to JSON")
 }
 

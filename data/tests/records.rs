@@ -3,8 +3,8 @@
 
 use metamorph_data::{
     from_batch, read_shard, to_batch, Answer, AnswerSpan, Case, CharSpan, Edit, EntitySpan,
-    Example, Expectation, LabelProb, ParquetShardWriter, ParsedText, Phrase, Precondition,
-    Prediction, Record, RecordKind, ShardSpec, Task, Token, TokenSpan, Verdict,
+    Example, Expectation, GenerationRequest, LabelProb, ParquetShardWriter, ParsedText, Phrase,
+    Precondition, Prediction, Record, RecordKind, ShardSpec, Task, Token, TokenSpan, Verdict,
 };
 use proptest::collection::vec;
 use proptest::option;
@@ -135,8 +135,16 @@ fn case() -> impl Strategy<Value = Case> {
                         })
                         .collect(),
                     seed,
+                    generation_json: None,
                 };
                 case.set_expectation(&expectation);
+                // Half the cases still wait for the generate stage.
+                if seed % 2 == 0 {
+                    case.set_generation(Some(&GenerationRequest::Question {
+                        steps: vec!["return touchdowns".into(), "return number of #1".into()],
+                        field: "question".into(),
+                    }));
+                }
                 case.set_precondition(
                     pre_label
                         .map(|label| Precondition::SourceLabelIs { source: 0, label })
