@@ -19,27 +19,13 @@ pub fn bert_base(layers: usize) -> Config {
     }
 }
 
-/// Seeded uniform values in `[-scale, scale]` (splitmix64).
-fn values(seed: &mut u64, n: usize, scale: f32) -> Vec<f32> {
-    (0..n)
-        .map(|_| {
-            *seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = *seed;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^= z >> 31;
-            ((z >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0) * scale
-        })
-        .collect()
-}
-
 /// Random f32 weights named as in a transformers `BertModel` checkpoint, on the CPU.
 pub fn random_weights(config: &Config, seed: u64) -> VarBuilder<'static> {
     let mut seed = seed;
     let mut map = HashMap::new();
     let (h, i) = (config.hidden_size, config.intermediate_size);
     let mut put = |name: String, shape: &[usize], center: f32, scale: f32| {
-        let v: Vec<f32> = values(&mut seed, shape.iter().product(), scale)
+        let v: Vec<f32> = crate::uniform(&mut seed, shape.iter().product(), scale)
             .into_iter()
             .map(|x| x + center)
             .collect();
@@ -105,7 +91,7 @@ pub fn random_weights(config: &Config, seed: u64) -> VarBuilder<'static> {
 /// `[batch, seq]` random token ids (1000..30000, as the PyTorch script), type ids 0, mask 1.
 pub fn inputs(batch: usize, seq: usize, seed: u64) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
     let mut seed = seed;
-    let ids = values(&mut seed, batch * seq, 1.0)
+    let ids = crate::uniform(&mut seed, batch * seq, 1.0)
         .into_iter()
         .map(|x| 1000 + ((x + 1.0) * 14_499.0) as u32)
         .collect();

@@ -1,10 +1,25 @@
 //! Benchmark helpers shared by the criterion benches in `benches/` (see `benches/README.md`).
 #![deny(missing_docs)]
 
+pub mod bart;
 pub mod encoder;
 pub mod parse_corpus;
 
 use metamorph_data::{Example, Task};
+
+/// Seeded uniform values in `[-scale, scale]` (splitmix64).
+pub(crate) fn uniform(seed: &mut u64, n: usize, scale: f32) -> Vec<f32> {
+    (0..n)
+        .map(|_| {
+            *seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = *seed;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            ((z >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0) * scale
+        })
+        .collect()
+}
 
 /// `n` BoolQ examples shaped like the bundled sample: every fourth question has a "before".
 pub fn boolq_examples(n: usize) -> Vec<Example> {

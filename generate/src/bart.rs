@@ -15,7 +15,7 @@
 use std::path::{Path, PathBuf};
 
 use candle_core::{DType, Module, Tensor};
-use candle_nn::{Activation, Embedding, LayerNorm, Linear, VarBuilder};
+use candle_nn::{Activation, Embedding, LayerNorm, VarBuilder};
 use metamorph_data::assets::{resolve, safetensors_files, HubOptions, ModelSource};
 use metamorph_data::{Error, Result};
 use serde::Deserialize;
@@ -23,6 +23,7 @@ use tokenizers::{Tokenizer, TruncationParams};
 
 use crate::checkpoint::{self, asset_err, special_tokens, ModelOptions, GENERATION_CONFIG};
 use crate::decoding::{self, SpecialTokens, StepDecoder};
+use crate::linear::{linear, Linear};
 use crate::{DecodingOptions, Seq2Seq};
 
 const CONFIG: &str = "config.json";
@@ -96,10 +97,6 @@ fn two() -> u32 {
 }
 fn yes() -> bool {
     true
-}
-
-fn linear(input: usize, output: usize, vb: VarBuilder) -> candle_core::Result<Linear> {
-    candle_nn::linear(input, output, vb)
 }
 
 fn layer_norm(size: usize, vb: VarBuilder) -> candle_core::Result<LayerNorm> {
@@ -277,8 +274,8 @@ pub struct Bart {
     encoder_layers: Vec<EncoderLayer>,
     decoder_embed: Embeddings,
     decoder_layers: Vec<DecoderLayer>,
-    lm_head: Tensor,
-    final_logits_bias: Tensor,
+    /// Tied to `shared` unless the checkpoint has its own; `final_logits_bias` is its bias.
+    lm_head: Linear,
     options: ModelOptions,
 }
 
@@ -451,8 +448,9 @@ impl Bart {
         };
         let final_logits_bias = if vb.contains_tensor("final_logits_bias") {
             vb.get((1, config.vocab_size), "final_logits_bias")?
+                .reshape(config.vocab_size)?
         } else {
-            Tensor::zeros((1, config.vocab_size), options.dtype, &options.device)?
+            Tensor::zeros(config.vocab_size, options.dtype, &options.device)?
         };
         let embed_scale = if config.scale_embedding {
             (d as f64).sqrt()
@@ -470,8 +468,7 @@ impl Bart {
             embed_scale,
             encoder_layers,
             decoder_layers,
-            lm_head: lm_head.t()?.contiguous()?,
-            final_logits_bias,
+            lm_head: Linear::new(lm_head, Some(final_logits_bias)),
             options,
         })
     }
@@ -682,10 +679,7 @@ impl BartSession<'_> {
             }
             s.past += t;
             let (rows, t, d) = h.dims3()?;
-            let logits = h
-                .reshape((rows * t, d))?
-                .matmul(&model.lm_head)?
-                .broadcast_add(&model.final_logits_bias)?;
+            let logits = model.lm_head.forward(&h.reshape((rows * t, d))?)?;
             logits.reshape((rows, t, ()))?.to_dtype(DType::F32)
         };
         run(self).map_err(|e| model.model_err(format!("decoder failed: {e}")))

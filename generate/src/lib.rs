@@ -30,6 +30,7 @@
 pub mod bart;
 mod checkpoint;
 pub mod decoding;
+mod linear;
 pub mod t5;
 
 pub use checkpoint::ModelOptions;

@@ -14,7 +14,7 @@
 use std::path::Path;
 
 use candle_core::{DType, Module, Tensor};
-use candle_nn::{Activation, Embedding, Linear, RmsNorm, VarBuilder};
+use candle_nn::{Activation, Embedding, RmsNorm, VarBuilder};
 use metamorph_data::assets::{resolve, safetensors_files, HubOptions, ModelSource};
 use metamorph_data::{Error, Result};
 use serde::Deserialize;
@@ -22,6 +22,7 @@ use tokenizers::{Tokenizer, TruncationParams};
 
 use crate::checkpoint::{self, asset_err, special_tokens, ModelOptions, GENERATION_CONFIG};
 use crate::decoding::{self, SpecialTokens, StepDecoder};
+use crate::linear::{linear_no_bias, Linear};
 use crate::{DecodingOptions, Seq2Seq};
 
 /// The keys of a T5 `config.json` the model reads.
@@ -130,10 +131,10 @@ impl Attention {
     fn load(c: &T5Config, relative: bool, vb: VarBuilder) -> candle_core::Result<Self> {
         let inner = c.num_heads * c.d_kv;
         Ok(Attention {
-            q: candle_nn::linear_no_bias(c.d_model, inner, vb.pp("q"))?,
-            k: candle_nn::linear_no_bias(c.d_model, inner, vb.pp("k"))?,
-            v: candle_nn::linear_no_bias(c.d_model, inner, vb.pp("v"))?,
-            o: candle_nn::linear_no_bias(inner, c.d_model, vb.pp("o"))?,
+            q: linear_no_bias(c.d_model, inner, vb.pp("q"))?,
+            k: linear_no_bias(c.d_model, inner, vb.pp("k"))?,
+            v: linear_no_bias(c.d_model, inner, vb.pp("v"))?,
+            o: linear_no_bias(inner, c.d_model, vb.pp("o"))?,
             heads: c.num_heads,
             d_kv: c.d_kv,
             relative_bias: if relative {
@@ -232,19 +233,16 @@ impl FeedForward {
         let vb = vb.pp("DenseReluDense");
         let (wi, wi_gate) = if gated {
             (
-                candle_nn::linear_no_bias(c.d_model, c.d_ff, vb.pp("wi_0"))?,
-                Some(candle_nn::linear_no_bias(c.d_model, c.d_ff, vb.pp("wi_1"))?),
+                linear_no_bias(c.d_model, c.d_ff, vb.pp("wi_0"))?,
+                Some(linear_no_bias(c.d_model, c.d_ff, vb.pp("wi_1"))?),
             )
         } else {
-            (
-                candle_nn::linear_no_bias(c.d_model, c.d_ff, vb.pp("wi"))?,
-                None,
-            )
+            (linear_no_bias(c.d_model, c.d_ff, vb.pp("wi"))?, None)
         };
         Ok(FeedForward {
             wi,
             wi_gate,
-            wo: candle_nn::linear_no_bias(c.d_ff, c.d_model, vb.pp("wo"))?,
+            wo: linear_no_bias(c.d_ff, c.d_model, vb.pp("wo"))?,
             activation,
         })
     }
@@ -284,7 +282,7 @@ pub struct T5 {
     encoder_norm: RmsNorm,
     decoder: Vec<Block>,
     decoder_norm: RmsNorm,
-    lm_head: Tensor,
+    lm_head: Linear,
     output_scale: f64,
     options: ModelOptions,
 }
@@ -443,7 +441,7 @@ impl T5 {
                 encoder_norm,
                 decoder,
                 decoder_norm,
-                lm_head: lm_head.t()?.contiguous()?,
+                lm_head: Linear::new(lm_head, None),
                 output_scale: if scale {
                     (c.d_model as f64).powf(-0.5)
                 } else {
@@ -687,7 +685,7 @@ impl T5Session<'_> {
             s.past = total;
             let h = (model.decoder_norm.forward(&h)? * model.output_scale)?;
             let (rows, t, d) = h.dims3()?;
-            let logits = h.reshape((rows * t, d))?.matmul(&model.lm_head)?;
+            let logits = model.lm_head.forward(&h.reshape((rows * t, d))?)?;
             logits.reshape((rows, t, ()))?.to_dtype(DType::F32)
         };
         run(self).map_err(|e| model.model_err(format!("decoder failed: {e}")))

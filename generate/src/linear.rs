@@ -1,0 +1,365 @@
+//! A linear layer (`y = x·Wᵀ + b`, weights in `transformers`' `[out, in]` layout) with a fast
+//! path for the few-row products of step-by-step decoding.
+//!
+//! Why: each decoding step multiplies only `rows = inputs × beams` vectors by every weight
+//! matrix. candle hands that to `gemm`, which first packs the whole weight matrix into panels
+//! for its micro-kernel — for a handful of rows the packing costs more than the product, and
+//! decoding a random bart-base ran at under half of `transformers`' speed. With few rows on the
+//! CPU in `f32`, this module instead streams each weight row once and takes its dot products
+//! with all input rows (the rows stay in cache), split over output rows on rayon's threads and
+//! vectorized through `target_feature` functions picked at run time (AVX-512, AVX2+FMA, or
+//! plain code). Larger products (the encoder, prompt-sized inputs), other devices and other
+//! float types go through candle's `matmul` as `candle_nn::Linear` does.
+
+use candle_core::{DType, Device, Module, Result, Storage, Tensor};
+use candle_nn::VarBuilder;
+use rayon::prelude::*;
+
+/// Products with at most this many rows take the streaming path; above it `gemm`'s packing is
+/// paid back (measured on bart-base shapes, see benches/README.md).
+const STREAMING_MAX_ROWS: usize = 32;
+/// Output rows per rayon task.
+const OUTPUTS_PER_TASK: usize = 64;
+/// Lanes per accumulator: one AVX-512 register, two AVX2 registers.
+const LANES: usize = 16;
+
+/// `y = x·Wᵀ + b` over the last dimension of `x`.
+#[derive(Clone, Debug)]
+pub(crate) struct Linear {
+    /// `[out, in]`.
+    weight: Tensor,
+    /// `[out]`.
+    bias: Option<Tensor>,
+}
+
+impl Linear {
+    /// A layer from its weight `[out, in]` and optional bias `[out]`.
+    pub(crate) fn new(weight: Tensor, bias: Option<Tensor>) -> Self {
+        Linear { weight, bias }
+    }
+}
+
+/// Loads `weight` `[out, in]` and `bias` `[out]` under `vb`.
+pub(crate) fn linear(input: usize, output: usize, vb: VarBuilder) -> Result<Linear> {
+    let weight = vb.get((output, input), "weight")?;
+    let bias = vb.get(output, "bias")?;
+    Ok(Linear::new(weight, Some(bias)))
+}
+
+/// Loads `weight` `[out, in]` under `vb`, without a bias.
+pub(crate) fn linear_no_bias(input: usize, output: usize, vb: VarBuilder) -> Result<Linear> {
+    Ok(Linear::new(vb.get((output, input), "weight")?, None))
+}
+
+impl Module for Linear {
+    fn forward(&self, x: &Tensor) -> Result<Tensor> {
+        let (out_dim, in_dim) = self.weight.dims2()?;
+        let dims = x.dims();
+        let rows = x.elem_count() / in_dim.max(1);
+        let streaming = matches!(x.device(), Device::Cpu)
+            && x.dtype() == DType::F32
+            && self.weight.dtype() == DType::F32
+            && rows <= STREAMING_MAX_ROWS
+            && dims.last() == Some(&in_dim);
+        if streaming {
+            let mut shape = dims.to_vec();
+            *shape.last_mut().expect("x has a last dimension") = out_dim;
+            let input = x.flatten_all()?.to_vec1::<f32>()?;
+            let weight = self.weight.contiguous()?;
+            let bias = match &self.bias {
+                Some(b) => Some(b.to_dtype(DType::F32)?.to_vec1::<f32>()?),
+                None => None,
+            };
+            let out = with_cpu_f32(&weight, |w| {
+                streaming_product(&input, rows, in_dim, w, out_dim, bias.as_deref())
+            })?;
+            return Tensor::from_vec(out, shape, &Device::Cpu);
+        }
+        let w = match *dims {
+            [b1, b2, _, _] => self.weight.broadcast_left((b1, b2))?.t()?,
+            [b, _, _] => self.weight.broadcast_left(b)?.t()?,
+            _ => self.weight.t()?,
+        };
+        let y = x.matmul(&w)?;
+        match &self.bias {
+            Some(bias) => y.broadcast_add(bias),
+            None => Ok(y),
+        }
+    }
+}
+
+/// Runs `f` on the `f32` values of the contiguous CPU tensor `t`.
+fn with_cpu_f32<R>(t: &Tensor, f: impl FnOnce(&[f32]) -> R) -> Result<R> {
+    let (storage, layout) = t.storage_and_layout();
+    let Storage::Cpu(cpu) = &*storage else {
+        candle_core::bail!("streaming product on a non-CPU tensor");
+    };
+    let values = cpu.as_slice::<f32>()?;
+    let start = layout.start_offset();
+    Ok(f(&values[start..start + t.elem_count()]))
+}
+
+/// `x` `[rows, k]` times `wᵀ` (`w` `[n, k]`) plus `bias`, as `[rows, n]`.
+fn streaming_product(
+    x: &[f32],
+    rows: usize,
+    k: usize,
+    w: &[f32],
+    n: usize,
+    bias: Option<&[f32]>,
+) -> Vec<f32> {
+    // Each task fills `[outputs, rows]` for its slice of output rows; transposed afterwards.
+    let mut transposed = vec![0f32; n * rows];
+    transposed
+        .par_chunks_mut(OUTPUTS_PER_TASK * rows)
+        .enumerate()
+        .for_each(|(task, chunk)| {
+            let first = task * OUTPUTS_PER_TASK;
+            let outputs = chunk.len() / rows.max(1);
+            dot_rows(x, rows, k, &w[first * k..(first + outputs) * k], chunk);
+        });
+    let mut out = vec![0f32; rows * n];
+    for (o, column) in transposed.chunks_exact(rows.max(1)).enumerate() {
+        let b = bias.map_or(0.0, |b| b[o]);
+        for (r, v) in column.iter().enumerate() {
+            out[r * n + o] = v + b;
+        }
+    }
+    out
+}
+
+/// `out[o * rows + r] = x[r]·w[o]` for the weight rows `w` (`[outputs, k]`), with the widest
+/// vector unit the CPU has.
+fn dot_rows(x: &[f32], rows: usize, k: usize, w: &[f32], out: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU supports AVX-512F, checked just above.
+            return unsafe { dot_rows_avx512(x, rows, k, w, out) };
+        }
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            // SAFETY: the CPU supports AVX2 and FMA, checked just above.
+            return unsafe { dot_rows_avx2(x, rows, k, w, out) };
+        }
+    }
+    dot_rows_generic::<false>(x, rows, k, w, out)
+}
+
+/// AVX-512: tiles of up to 4 input rows × 4 weight rows with explicit intrinsics, sixteen
+/// accumulators in registers, so that every 16-float chunk loaded feeds four multiply-adds and
+/// sixteen independent chains hide their latency (compute-bound once there are many rows).
+///
+/// # Safety
+/// The CPU must support AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn dot_rows_avx512(x: &[f32], rows: usize, k: usize, w: &[f32], out: &mut [f32]) {
+    let outputs = w.len() / k.max(1);
+    let mut o = 0;
+    while o < outputs {
+        let o_take = (outputs - o).min(4);
+        let mut r = 0;
+        while r < rows {
+            let r_take = (rows - r).min(4);
+            // SAFETY: AVX-512F is enabled for this function; the tile stays inside x and w.
+            unsafe {
+                match r_take {
+                    1 => tile_avx512::<1>(x, rows, k, w, out, r, o, o_take),
+                    2 => tile_avx512::<2>(x, rows, k, w, out, r, o, o_take),
+                    3 => tile_avx512::<3>(x, rows, k, w, out, r, o, o_take),
+                    _ => tile_avx512::<4>(x, rows, k, w, out, r, o, o_take),
+                }
+            }
+            r += r_take;
+        }
+        o += o_take;
+    }
+}
+
+/// Input rows `r..r + R` against weight rows `o..o + o_take` (`o_take` ≤ 4; a short group
+/// repeats its last weight row and drops the copies' results, keeping the loop branch-free).
+///
+/// # Safety
+/// The CPU must support AVX-512F; `r + R ≤ rows` and `o + o_take` weight rows exist.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn tile_avx512<const R: usize>(
+    x: &[f32],
+    rows: usize,
+    k: usize,
+    w: &[f32],
+    out: &mut [f32],
+    r: usize,
+    o: usize,
+    o_take: usize,
+) {
+    use std::arch::x86_64::*;
+    let full = k / 16 * 16;
+    let xs: [&[f32]; R] = std::array::from_fn(|t| &x[(r + t) * k..(r + t + 1) * k]);
+    let ws: [&[f32]; 4] = std::array::from_fn(|u| {
+        let u = (o + u.min(o_take - 1)) * k;
+        &w[u..u + k]
+    });
+    let mut acc = [[_mm512_setzero_ps(); 4]; R];
+    let mut c = 0;
+    while c < full {
+        // SAFETY: c + 16 ≤ full ≤ k, the length of every row slice.
+        unsafe {
+            let wv: [__m512; 4] = std::array::from_fn(|u| _mm512_loadu_ps(ws[u].as_ptr().add(c)));
+            for t in 0..R {
+                let xv = _mm512_loadu_ps(xs[t].as_ptr().add(c));
+                for u in 0..4 {
+                    acc[t][u] = _mm512_fmadd_ps(xv, wv[u], acc[t][u]);
+                }
+            }
+        }
+        c += 16;
+    }
+    for t in 0..R {
+        for u in 0..o_take {
+            let tail: f32 = (full..k).map(|i| xs[t][i] * ws[u][i]).sum();
+            out[(o + u) * rows + r + t] = _mm512_reduce_add_ps(acc[t][u]) + tail;
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn dot_rows_avx2(x: &[f32], rows: usize, k: usize, w: &[f32], out: &mut [f32]) {
+    dot_rows_generic::<true>(x, rows, k, w, out)
+}
+
+/// The portable kernel (compiled plain and inside the AVX2 wrapper): per-lane accumulators that
+/// the compiler turns into vector registers, four input rows per pass over a weight row so that
+/// each weight chunk loaded feeds four multiply-adds, two accumulators per row (even and odd
+/// chunks) to keep two chains in flight. `FMA` uses fused multiply-add (only where the CPU has
+/// it: without hardware FMA `mul_add` is a slow library call).
+#[inline(always)]
+fn dot_rows_generic<const FMA: bool>(x: &[f32], rows: usize, k: usize, w: &[f32], out: &mut [f32]) {
+    let step = 2 * LANES;
+    let full = k / step * step;
+    let fma = |a: f32, b: f32, c: f32| if FMA { a.mul_add(b, c) } else { c + a * b };
+    for (o, w_row) in w.chunks_exact(k).enumerate() {
+        let out_row = &mut out[o * rows..(o + 1) * rows];
+        let mut r = 0;
+        while r < rows {
+            let take = (rows - r).min(4);
+            let mut even = [[0f32; LANES]; 4];
+            let mut odd = [[0f32; LANES]; 4];
+            for c in (0..full).step_by(step) {
+                let w0: &[f32; LANES] = w_row[c..c + LANES].try_into().expect("LANES values");
+                let w1: &[f32; LANES] = w_row[c + LANES..c + step].try_into().expect("LANES");
+                for t in 0..take {
+                    let start = (r + t) * k + c;
+                    let x0: &[f32; LANES] = x[start..start + LANES].try_into().expect("LANES");
+                    let x1: &[f32; LANES] = x[start + LANES..start + step]
+                        .try_into()
+                        .expect("LANES values");
+                    for l in 0..LANES {
+                        even[t][l] = fma(x0[l], w0[l], even[t][l]);
+                        odd[t][l] = fma(x1[l], w1[l], odd[t][l]);
+                    }
+                }
+            }
+            for t in 0..take {
+                let x_row = &x[(r + t) * k..(r + t + 1) * k];
+                let tail: f32 = (full..k).map(|i| x_row[i] * w_row[i]).sum();
+                let lanes: f32 = even[t].iter().zip(&odd[t]).map(|(a, b)| a + b).sum();
+                out_row[r + t] = lanes + tail;
+            }
+            r += take;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reference(x: &[f32], rows: usize, k: usize, w: &[f32], n: usize, b: &[f32]) -> Vec<f32> {
+        let mut out = vec![0f32; rows * n];
+        for r in 0..rows {
+            for o in 0..n {
+                let dot: f64 = (0..k)
+                    .map(|i| x[r * k + i] as f64 * w[o * k + i] as f64)
+                    .sum();
+                out[r * n + o] = dot as f32 + b[o];
+            }
+        }
+        out
+    }
+
+    fn values(n: usize, seed: u32) -> Vec<f32> {
+        (0..n)
+            .map(|i| ((i as u32).wrapping_mul(2_654_435_761).wrapping_add(seed) % 1000) as f32)
+            .map(|v| v / 500.0 - 1.0)
+            .collect()
+    }
+
+    #[test]
+    fn streaming_product_matches_the_definition_at_awkward_sizes() {
+        // Row counts around the 4-row tiles, widths around the 16 lanes, outputs around a task.
+        for (rows, k, n) in [
+            (1, 5, 3),
+            (3, 16, 70),
+            (4, 33, 64),
+            (7, 100, 129),
+            (32, 48, 65),
+        ] {
+            let (x, w, b) = (values(rows * k, 1), values(n * k, 2), values(n, 3));
+            let fast = streaming_product(&x, rows, k, &w, n, Some(&b));
+            let slow = reference(&x, rows, k, &w, n, &b);
+            for (i, (f, s)) in fast.iter().zip(&slow).enumerate() {
+                assert!((f - s).abs() < 1e-4, "{rows}x{k}x{n} at {i}: {f} vs {s}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_kernel_matches_the_definition() {
+        // The dispatcher picks one kernel per CPU; check the portable one (both forms) too.
+        let (rows, k, n) = (6, 70, 9);
+        let (x, w) = (values(rows * k, 1), values(n * k, 2));
+        let zeros = vec![0f32; n];
+        let expected = reference(&x, rows, k, &w, n, &zeros);
+        type Kernel = fn(&[f32], usize, usize, &[f32], &mut [f32]);
+        let kernels: [(&str, Kernel); 2] = [
+            ("plain", dot_rows_generic::<false>),
+            ("mul_add", dot_rows_generic::<true>),
+        ];
+        for (name, kernel) in kernels {
+            let mut transposed = vec![0f32; n * rows];
+            kernel(&x, rows, k, &w, &mut transposed);
+            for o in 0..n {
+                for r in 0..rows {
+                    let (got, want) = (transposed[o * rows + r], expected[r * n + o]);
+                    assert!(
+                        (got - want).abs() < 1e-4,
+                        "{name} ({r}, {o}): {got} vs {want}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_layer_agrees_with_candle_matmul_on_both_paths() -> Result<()> {
+        let (k, n) = (40, 24);
+        let weight = Tensor::from_vec(values(n * k, 5), (n, k), &Device::Cpu)?;
+        let bias = Tensor::from_vec(values(n, 6), n, &Device::Cpu)?;
+        let layer = Linear::new(weight.clone(), Some(bias.clone()));
+        let reference = candle_nn::Linear::new(weight, Some(bias));
+        // 2×3 rows stream; 4×20 rows go through candle.
+        for (b, t) in [(2, 3), (4, 20)] {
+            let x = Tensor::from_vec(values(b * t * k, 7), (b, t, k), &Device::Cpu)?;
+            let ours = layer.forward(&x)?;
+            let theirs = reference.forward(&x)?;
+            assert_eq!(ours.dims(), theirs.dims());
+            let diff = (ours - theirs)?.abs()?.max_all()?.to_scalar::<f32>()?;
+            assert!(diff < 1e-4, "{b}x{t}: {diff}");
+        }
+        Ok(())
+    }
+}
