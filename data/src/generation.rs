@@ -36,9 +36,9 @@ pub enum GenerationRequest {
     Substitution {
         /// The follow-up text field to edit.
         field: String,
-        /// Byte offset where the replaced word starts.
+        /// Character offset where the replaced word starts (as in [`crate::Edit`]).
         start: usize,
-        /// Byte offset where it ends (exclusive).
+        /// Character offset where it ends (exclusive).
         end: usize,
         /// How many candidates to consider.
         top_k: usize,

@@ -16,14 +16,19 @@
 //! {"id": "…", "label": "yes", "probabilities": {"yes": 0.91, "no": 0.09}}
 //! {"id": "…", "answer": {"text": "the Volga", "start": 52}}
 //! {"id": "…", "generated": "return …"}
+//! {"id": "…", "clusters": [[[0, 12], [67, 70]], [[25, 40]]]}
 //! {"id": "…", "error": "what went wrong"}
 //! ```
+//! `clusters` (coreference) lists the predicted entities, each as its mentions' `[start, end)`
+//! character offsets (Unicode scalar values, as Python indexes strings) into the request's
+//! `text`; singleton clusters may be given or left out (links are judged, see
+//! `judge/src/coref_links.rs`).
 //! For BoolQ the label may be `yes`/`no`, `true`/`false` or `1`/`0` (any case) and is normalised
 //! to `yes`/`no`.
 
 use std::collections::BTreeMap;
 
-use metamorph_data::{AnswerSpan, EntitySpan, Example, LabelProb, Prediction, Task};
+use metamorph_data::{AnswerSpan, CharSpan, EntitySpan, Example, LabelProb, Prediction, Task};
 use serde::{Deserialize, Serialize};
 
 /// One request line.
@@ -98,6 +103,9 @@ pub struct Response {
     /// Generated text.
     #[serde(default)]
     pub generated: Option<String>,
+    /// Coreference clusters: mentions as `[start, end)` character offsets into `text`.
+    #[serde(default)]
+    pub clusters: Option<Vec<Vec<[u32; 2]>>>,
     /// The model's own error for this request.
     #[serde(default)]
     pub error: Option<String>,
@@ -196,9 +204,34 @@ pub fn to_prediction(
             score: None,
         },
     });
-    if label.is_none() && answer.is_none() && response.generated.is_none() {
+    let clusters = match response.clusters {
+        Some(clusters) => Some(
+            clusters
+                .into_iter()
+                .enumerate()
+                .map(|(c, mentions)| {
+                    mentions
+                        .into_iter()
+                        .map(|[start, end]| {
+                            if start < end {
+                                Ok(CharSpan { start, end })
+                            } else {
+                                Err(format!(
+                                    "field `clusters` of `{}`: mention [{start}, {end}] of \
+                                     cluster {c} is empty or reversed",
+                                    response.id
+                                ))
+                            }
+                        })
+                        .collect::<Result<Vec<_>, String>>()
+                })
+                .collect::<Result<Vec<_>, String>>()?,
+        ),
+        None => None,
+    };
+    if label.is_none() && answer.is_none() && response.generated.is_none() && clusters.is_none() {
         return Err(format!(
-            "response for `{}` has no `label`, `answer` or `generated` field",
+            "response for `{}` has no `label`, `answer`, `generated` or `clusters` field",
             response.id
         ));
     }
@@ -209,7 +242,7 @@ pub fn to_prediction(
         label,
         probabilities,
         answer,
-        clusters: None,
+        clusters,
         generated: response.generated,
         latency_ms,
     })
@@ -247,6 +280,26 @@ mod tests {
         assert!(to_prediction(r, Task::BoolQ, "m", 1.0)
             .unwrap_err()
             .contains("unknown BoolQ label"));
+    }
+
+    #[test]
+    fn coreference_clusters_are_character_spans() {
+        let r = response(r#"{"id": "a", "clusters": [[[0, 12], [67, 70]], [[25, 40]]]}"#);
+        let clusters = to_prediction(r, Task::Coref, "m", 1.0)
+            .unwrap()
+            .clusters
+            .unwrap();
+        assert_eq!(clusters.len(), 2);
+        assert_eq!(clusters[0][1], CharSpan { start: 67, end: 70 });
+        let r = response(r#"{"id": "a", "clusters": [[[5, 5]]]}"#);
+        let err = to_prediction(r, Task::Coref, "m", 1.0).unwrap_err();
+        assert!(
+            err.contains("field `clusters` of `a`") && err.contains("[5, 5]"),
+            "{err}"
+        );
+        assert!(
+            serde_json::from_str::<Response>(r#"{"id": "a", "clusters": [[[1, 2, 3]]]}"#).is_err()
+        );
     }
 
     #[test]
