@@ -129,3 +129,39 @@ fn a_missing_program_is_a_clear_error() {
         "{message}"
     );
 }
+
+/// The bundled coreference baseline (`examples/models/coref_string_match.py`) answers `coref`
+/// requests with clusters of character spans that the adapter turns into predictions.
+#[test]
+fn the_bundled_coreference_baseline_returns_clusters() {
+    let script =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/models/coref_string_match.py");
+    let m = SubprocessModel::spawn(
+        "coref-baseline",
+        SubprocessConfig {
+            command: vec!["python3".into(), script.display().to_string()],
+            timeout_secs: 30.0,
+            batch_size: 8,
+            workdir: None,
+            env: Default::default(),
+        },
+    )
+    .expect("python3 starts");
+    let text = "Mr. Darcy looked at Elizabeth. He smiled, and she laughed. Darcy left.";
+    let mut ex = Example::new("doc-1", Task::Coref);
+    ex.text = Some(text.into());
+    let predictions = m.predict(&[&ex]).unwrap();
+    let clusters = predictions[0].clusters.as_ref().expect("clusters");
+    let words: Vec<Vec<&str>> = clusters
+        .iter()
+        .map(|c| {
+            c.iter()
+                .map(|s| &text[s.start as usize..s.end as usize])
+                .collect()
+        })
+        .collect();
+    assert_eq!(
+        words,
+        vec![vec!["Darcy", "He", "Darcy"], vec!["Elizabeth", "she"]]
+    );
+}
