@@ -108,24 +108,46 @@ fn streaming_product(
     n: usize,
     bias: Option<&[f32]>,
 ) -> Vec<f32> {
-    // Each task fills `[outputs, rows]` for its slice of output rows; transposed afterwards.
-    let mut transposed = vec![0f32; n * rows];
-    transposed
-        .par_chunks_mut(OUTPUTS_PER_TASK * rows)
-        .enumerate()
-        .for_each(|(task, chunk)| {
-            let first = task * OUTPUTS_PER_TASK;
-            let outputs = chunk.len() / rows.max(1);
-            dot_rows(x, rows, k, &w[first * k..(first + outputs) * k], chunk);
-        });
     let mut out = vec![0f32; rows * n];
-    for (o, column) in transposed.chunks_exact(rows.max(1)).enumerate() {
-        let b = bias.map_or(0.0, |b| b[o]);
-        for (r, v) in column.iter().enumerate() {
-            out[r * n + o] = v + b;
+    let tasks = n.div_ceil(OUTPUTS_PER_TASK);
+    let dst = SharedOut(out.as_mut_ptr());
+    (0..tasks).into_par_iter().for_each(|task| {
+        let first = task * OUTPUTS_PER_TASK;
+        let outputs = OUTPUTS_PER_TASK.min(n - first);
+        // Each task computes `[outputs, rows]` in a small buffer and writes its own columns
+        // `first..first + outputs` of every output row.
+        let mut block = [0f32; OUTPUTS_PER_TASK * STREAMING_MAX_ROWS];
+        let block = &mut block[..outputs * rows];
+        dot_rows(x, rows, k, &w[first * k..(first + outputs) * k], block);
+        for r in 0..rows {
+            for o in 0..outputs {
+                let b = bias.map_or(0.0, |b| b[first + o]);
+                // SAFETY: `r * n + first + o < rows * n`, and tasks write disjoint columns.
+                unsafe { *dst.at(r * n + first + o) = block[o * rows + r] + b };
+            }
         }
-    }
+    });
     out
+}
+
+/// The output buffer, written by the tasks of [`streaming_product`] in disjoint columns.
+#[derive(Clone, Copy)]
+struct SharedOut(*mut f32);
+
+// SAFETY: the tasks that share it write disjoint elements, and the buffer outlives them.
+unsafe impl Send for SharedOut {}
+// SAFETY: as above.
+unsafe impl Sync for SharedOut {}
+
+impl SharedOut {
+    /// The element at `i`.
+    ///
+    /// # Safety
+    /// `i` must be inside the buffer, and no other task may access the element.
+    unsafe fn at(self, i: usize) -> *mut f32 {
+        // SAFETY: guaranteed by the caller.
+        unsafe { self.0.add(i) }
+    }
 }
 
 /// `out[o * rows + r] = x[r]·w[o]` for the weight rows `w` (`[outputs, k]`), with the widest
