@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use metamorph_data::Result;
 
+use crate::coreference::CrestConfig;
 use crate::lexicon::entity_pool::EntityPool;
 use crate::lexicon::geography::Gazetteer;
 use crate::lexicon::inflect::Inflections;
@@ -18,6 +19,7 @@ use crate::PerturbConfig;
 pub struct Resources {
     seed: u64,
     entity_pool_path: Option<PathBuf>,
+    crest: CrestConfig,
     caches: Arc<Caches>,
 }
 
@@ -61,8 +63,14 @@ impl Resources {
         Resources {
             seed: config.seed,
             entity_pool_path: config.entity_pool.clone(),
+            crest: config.crest.clone(),
             ..Resources::default()
         }
+    }
+
+    /// CREST's settings (`[perturb.crest]`).
+    pub fn crest_config(&self) -> &CrestConfig {
+        &self.crest
     }
 
     /// The run's base seed (`[perturb] seed`), mixed into every case's seed.
@@ -151,6 +159,7 @@ impl Resources {
         Resources {
             seed: self.seed,
             entity_pool_path: path,
+            crest: self.crest.clone(),
             caches: Arc::clone(&self.caches),
         }
     }

@@ -18,6 +18,7 @@ use metamorph_data::{
 };
 use serde::{Deserialize, Serialize};
 
+use crate::coreference::CrestConfig;
 use crate::{relations_by_name, MetamorphicRelation, Resources, Source};
 
 /// The `[perturb]` table of the config file.
@@ -32,6 +33,8 @@ pub struct PerturbConfig {
     pub seed: u64,
     /// JSON entity pool for the replacement relations (`metamorph-perturb pool` writes one).
     pub entity_pool: Option<PathBuf>,
+    /// CREST's settings (`[perturb.crest]`).
+    pub crest: CrestConfig,
 }
 
 impl Default for PerturbConfig {
@@ -40,6 +43,7 @@ impl Default for PerturbConfig {
             relations: vec!["all".into()],
             seed: 0,
             entity_pool: None,
+            crest: CrestConfig::default(),
         }
     }
 }

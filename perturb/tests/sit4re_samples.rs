@@ -115,6 +115,7 @@ fn run_all(name: &str, examples: &[Example]) -> BTreeMap<String, Vec<Case>> {
         relations: vec!["sit4re".into()],
         seed: 0,
         entity_pool: Some(pool_path),
+        ..PerturbConfig::default()
     };
     let resources = Resources::from_config(&config);
     let relations = relations_by_name(&config.relations, &resources).unwrap();

@@ -17,5 +17,23 @@ pub mod selection;
 
 pub use mutation::{CorefPreservingMutation, DEFAULT_MAX_PER_SENTENCE};
 
+use serde::Deserialize;
+
+/// The `[perturb.crest]` table.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CrestConfig {
+    /// At most this many follow-ups per source sentence (the paper's M; default 20).
+    pub max_per_sentence: usize,
+}
+
+impl Default for CrestConfig {
+    fn default() -> Self {
+        CrestConfig {
+            max_per_sentence: DEFAULT_MAX_PER_SENTENCE,
+        }
+    }
+}
+
 /// The family name.
 pub const FAMILY: &str = "crest";

@@ -83,13 +83,19 @@ impl CorefPreservingMutation {
     /// The relation over the shared WordNet, inflection tables and parser.
     ///
     /// # Errors
-    /// When one of them cannot be loaded.
+    /// When one of them cannot be loaded, or `[perturb.crest] max_per_sentence` is 0.
     pub fn new(resources: &Resources) -> Result<Self> {
+        let max_per_sentence = resources.crest_config().max_per_sentence;
+        if max_per_sentence == 0 {
+            return Err(metamorph_data::Error::Config(
+                "[perturb.crest] max_per_sentence must be at least 1".into(),
+            ));
+        }
         Ok(CorefPreservingMutation {
             wordnet: resources.wordnet()?,
             inflections: resources.inflections()?,
             parser: resources.parser()?,
-            max_per_sentence: DEFAULT_MAX_PER_SENTENCE,
+            max_per_sentence,
             base_seed: resources.seed(),
         })
     }
@@ -469,6 +475,23 @@ mod tests {
             .follow_ups(&Source::new(&ex, &parses))
             .unwrap();
         assert!(two.len() <= 2 && !two.is_empty());
+    }
+
+    #[test]
+    fn the_cap_is_configured_under_perturb_crest() {
+        let config: crate::PerturbConfig =
+            toml::from_str("relations = [\"crest\"]\n[crest]\nmax_per_sentence = 5\n").unwrap();
+        assert_eq!(config.crest.max_per_sentence, 5);
+        let resources = Resources::from_config(&config);
+        assert_eq!(resources.crest_config().max_per_sentence, 5);
+        assert_eq!(
+            crate::PerturbConfig::default().crest.max_per_sentence,
+            DEFAULT_MAX_PER_SENTENCE
+        );
+        let zero: crate::PerturbConfig = toml::from_str("[crest]\nmax_per_sentence = 0\n").unwrap();
+        let err = CorefPreservingMutation::new(&Resources::from_config(&zero)).unwrap_err();
+        assert!(err.to_string().contains("max_per_sentence"), "{err}");
+        assert!(toml::from_str::<crate::PerturbConfig>("[crest]\ncap = 3\n").is_err());
     }
 
     #[test]
