@@ -4,8 +4,10 @@
 //!
 //! Corpora: for `mt4mrc`, the real BoolQ sample in `../shared/data` (1,000 questions and
 //! passages); for `sit4re`, the real FewRel sample there (992 sentences, entity pool built from
-//! it with the NER, as the pipeline does). A clone without `../shared` uses the bundled
-//! `data/samples/boolq.jsonl` and `data/samples/tacred.json` instead (the origin is printed).
+//! it with the NER, as the pipeline does); for `crest`, the first 100 texts of the real GAP
+//! validation sample there (CREST re-parses every candidate follow-up, so its figure includes
+//! those parses). A clone without `../shared` uses the bundled `data/samples/boolq.jsonl`,
+//! `data/samples/tacred.json` and `data/samples/gap.tsv` instead (the origin is printed).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -21,6 +23,9 @@ use metamorph_perturb::lexicon::entity_pool::EntityPool;
 use metamorph_perturb::{parse_examples, PerturbConfig, PerturbStage, Resources};
 
 const BATCH: usize = 256;
+/// CREST texts per iteration: it re-parses every candidate follow-up, so the whole GAP sample
+/// would make a single iteration last minutes.
+const CREST_TEXTS: usize = 100;
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -95,8 +100,17 @@ fn perturb(c: &mut Criterion) {
         .expect("entity pool")
         .save_json(&pool_path)
         .expect("save entity pool");
+    let (mut coref, coref_origin) = read_first(&[
+        (
+            "../shared/data/coref/gap/gap-validation.tsv",
+            DatasetFormat::Gap,
+        ),
+        ("data/samples/gap.tsv", DatasetFormat::Gap),
+    ]);
+    coref.truncate(CREST_TEXTS);
     let families = [
         ("mt4mrc", &boolq, origin, &["question", "context"][..], None),
+        ("crest", &coref, coref_origin, &["text"][..], None),
         (
             "sit4re",
             &relation,
