@@ -36,6 +36,7 @@ pub mod bart;
 mod checkpoint;
 pub mod decoding;
 pub mod device;
+pub mod openai;
 pub mod qdmr;
 pub mod stage;
 pub mod t5;

@@ -30,6 +30,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use arrow::array::{Array, RecordBatch};
 use metamorph_data::assets::{resolve, HubOptions, ModelSource};
@@ -40,6 +41,7 @@ use metamorph_data::{
 use serde::Deserialize;
 
 use crate::bart::Bart;
+use crate::openai::{ChatClient, ChatSettings, FewShot, OpenAiGenerator, ReplyShape};
 use crate::qdmr::{self, Template};
 use crate::t5::T5;
 use crate::{device, DecodingOptions, EarlyStopping, ModelOptions, Seq2Seq};
@@ -79,13 +81,15 @@ pub enum EarlyStoppingSetting {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GeneratorConfig {
-    /// `bart`, `t5`, or `candle` (whichever of the two `config.json`'s `model_type` names).
+    /// `bart`, `t5`, `candle` (whichever of the two `config.json`'s `model_type` names), or
+    /// `openai` (an OpenAI-compatible chat/completions endpoint prompted with few-shot
+    /// `examples`; the decoding options then do not apply: the server decodes).
     pub kind: String,
     /// Name used in logs and errors (default: the request kind).
     #[serde(default)]
     pub name: Option<String>,
     /// The checkpoint: a directory (relative to the config file's folder), `asset:NAME` or
-    /// `hf:ORG/NAME[@REVISION]`.
+    /// `hf:ORG/NAME[@REVISION]`; for `openai` the model id the server knows.
     #[serde(default)]
     pub model: Option<String>,
     /// `cpu` (default), `cuda:N` or `metal` (GPUs need the cargo feature).
@@ -129,9 +133,44 @@ pub struct GeneratorConfig {
     /// for questions, `{question}` for decompositions (the defaults are exactly these).
     #[serde(default)]
     pub template: Option<String>,
-    /// Whether the model reads and writes `@@k@@` for `#k` (default true, as BPB's BARTs).
+    /// Whether the model reads and writes `@@k@@` for `#k` (default true for candle models, as
+    /// BPB's BARTs; false for `openai`). Decomposition outputs are read with either.
     #[serde(default)]
     pub reference_tokens: Option<bool>,
+    /// The API root (`openai`), e.g. `http://127.0.0.1:8000/v1`.
+    #[serde(default)]
+    pub base_url: Option<String>,
+    /// The environment variable holding the API key (`openai`, default `OPENAI_API_KEY`);
+    /// unset or empty: no `Authorization` header.
+    #[serde(default)]
+    pub api_key_env: Option<String>,
+    /// System message (`openai`).
+    #[serde(default)]
+    pub system: Option<String>,
+    /// Few-shot examples (`openai`, `[[generate.question.examples]] input = "…" output = "…"`):
+    /// `input` is the placeholder's value (a BREAK decomposition string, or a question), put
+    /// through `template` like every input; `output` the reply the model should give.
+    #[serde(default)]
+    pub examples: Vec<FewShot>,
+    /// Sampling temperature (`openai`, default 0: greedy).
+    #[serde(default)]
+    pub temperature: Option<f32>,
+    /// Upper bound on a reply's tokens (`openai`, default: the server's).
+    #[serde(default)]
+    pub max_tokens: Option<u32>,
+    /// Seconds to wait for one request (`openai`, default 60).
+    #[serde(default)]
+    pub timeout_secs: Option<f64>,
+    /// Further attempts after a timeout, connection error, 408, 429 or 5xx (`openai`, default 2).
+    #[serde(default)]
+    pub retries: Option<u32>,
+    /// Seconds before the first retry, doubled for each further one, with jitter (`openai`,
+    /// default 0.5); a `Retry-After` header overrides it.
+    #[serde(default)]
+    pub backoff_secs: Option<f64>,
+    /// Requests in flight at most (`openai`, default 4).
+    #[serde(default)]
+    pub concurrency: Option<usize>,
 }
 
 /// The two request kinds a generator serves.
@@ -178,6 +217,16 @@ impl GeneratorConfig {
             early_stopping: None,
             template: None,
             reference_tokens: None,
+            base_url: None,
+            api_key_env: None,
+            system: None,
+            examples: Vec::new(),
+            temperature: None,
+            max_tokens: None,
+            timeout_secs: None,
+            retries: None,
+            backoff_secs: None,
+            concurrency: None,
         }
     }
 
@@ -277,19 +326,21 @@ impl GeneratorConfig {
 
     /// Starts the generator for `purpose`; relative paths are taken from `base_dir`.
     fn start(&self, purpose: Purpose, base_dir: &Path) -> Result<Generator> {
+        self.start_with_env(purpose, base_dir, |var| std::env::var(var).ok())
+    }
+
+    /// [`GeneratorConfig::start`] with `env` reading the API key's variable.
+    fn start_with_env(
+        &self,
+        purpose: Purpose,
+        base_dir: &Path,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<Generator> {
         let what = format!("[generate.{}]", purpose.key());
         let name = self
             .name
             .clone()
             .unwrap_or_else(|| purpose.key().to_string());
-        let model: Arc<dyn Seq2Seq> = match self.kind.as_str() {
-            "bart" | "t5" | "candle" => self.load_candle(&name, base_dir, &what)?,
-            other => {
-                return Err(Error::Config(format!(
-                    "{what}: unknown kind `{other}` (expected bart, t5 or candle)"
-                )))
-            }
-        };
         let options = self.decoding(purpose, &what)?;
         let placeholder = purpose.placeholder();
         let text = self
@@ -304,13 +355,99 @@ impl GeneratorConfig {
                 "{what}: `batch_size` must be positive"
             )));
         }
+        let openai = self.kind == "openai";
+        let reference_tokens = self.reference_tokens.unwrap_or(!openai);
+        let input = |value: &str| {
+            let text = template.render(&[(placeholder, value)]);
+            if reference_tokens {
+                qdmr::to_reference_tokens(&text)
+            } else {
+                text
+            }
+        };
+        let model: Arc<dyn Seq2Seq> = match self.kind.as_str() {
+            "bart" | "t5" | "candle" => self.load_candle(&name, base_dir, &what)?,
+            "openai" => {
+                let examples = self
+                    .examples
+                    .iter()
+                    .map(|e| FewShot {
+                        input: input(&e.input),
+                        output: e.output.clone(),
+                    })
+                    .collect();
+                let shape = match purpose {
+                    Purpose::Question => ReplyShape::Line,
+                    Purpose::Decomposition => ReplyShape::Steps,
+                };
+                let client = self.chat_client(&name, &what, env)?;
+                Arc::new(OpenAiGenerator::new(
+                    name,
+                    client,
+                    self.system.clone(),
+                    examples,
+                    shape,
+                ))
+            }
+            other => {
+                return Err(Error::Config(format!(
+                    "{what}: unknown kind `{other}` (expected bart, t5, candle or openai)"
+                )))
+            }
+        };
         Ok(Generator::new(
             model,
             options,
             batch_size,
             template,
-            self.reference_tokens.unwrap_or(true),
+            reference_tokens,
         ))
+    }
+
+    /// The chat client of an `openai` generator.
+    fn chat_client(
+        &self,
+        name: &str,
+        what: &str,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<ChatClient> {
+        let bad = |message: String| Error::Config(format!("{what}: {message}"));
+        let base_url = self.base_url.clone().ok_or_else(|| {
+            bad("kind `openai` needs `base_url`, e.g. \"http://127.0.0.1:8000/v1\"".into())
+        })?;
+        let model = self.model.clone().ok_or_else(|| {
+            bad("kind `openai` needs `model`: the model id the server knows".into())
+        })?;
+        let mut settings = ChatSettings::new(base_url, model);
+        let var = self.api_key_env.as_deref().unwrap_or("OPENAI_API_KEY");
+        settings.api_key = env(var).filter(|key| !key.trim().is_empty());
+        if settings.api_key.is_none() && self.api_key_env.is_some() {
+            tracing::warn!("{what}: `{var}` (api_key_env) is not set: sending no API key");
+        }
+        let seconds = |value: f64, key: &str| {
+            Duration::try_from_secs_f64(value).map_err(|_| {
+                bad(format!(
+                    "`{key}` must be a number of seconds ≥ 0, found {value}"
+                ))
+            })
+        };
+        if let Some(t) = self.timeout_secs {
+            settings.timeout = seconds(t, "timeout_secs")?;
+        }
+        if let Some(b) = self.backoff_secs {
+            settings.backoff = seconds(b, "backoff_secs")?;
+        }
+        if let Some(t) = self.temperature {
+            settings.temperature = t;
+        }
+        if let Some(r) = self.retries {
+            settings.retries = r;
+        }
+        if let Some(c) = self.concurrency {
+            settings.concurrency = c;
+        }
+        settings.max_tokens = self.max_tokens;
+        ChatClient::try_new(name, settings)
     }
 }
 

@@ -6,10 +6,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use metamorph_data::{
-    from_batch, read_shard, to_batch, Case, Example, Expectation, GenerationRequest,
-    ParquetShardWriter, RecordKind, ShardSpec, Task,
-};
+mod common;
+
+use common::{plain_text, read_cases, write_cases};
+use metamorph_data::{Case, Example, Expectation, GenerationRequest, Task};
 use metamorph_generate::bart::Bart;
 use metamorph_generate::qdmr;
 use metamorph_generate::{DecodingOptions, ModelOptions, Seq2Seq};
@@ -42,29 +42,6 @@ fn question(steps: &[&str]) -> GenerationRequest {
         steps: steps.iter().map(|s| s.to_string()).collect(),
         field: "question".into(),
     }
-}
-
-pub fn write_cases(dir: &Path, cases: &[Case]) {
-    let path = dir.join("in/case/part-00001-of-00001.parquet");
-    let mut w = ParquetShardWriter::try_new(&path, RecordKind::Case).unwrap();
-    w.write(&to_batch(cases).unwrap()).unwrap();
-    w.commit().unwrap();
-}
-
-pub fn read_cases(dir: &Path) -> Vec<Case> {
-    let mut out: Vec<Case> = std::fs::read_dir(dir.join("out/case"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "parquet"))
-        .flat_map(|p| {
-            read_shard(&p, ShardSpec::WHOLE, 64)
-                .unwrap()
-                .flat_map(|b| from_batch::<Case>(&b.unwrap(), "test").unwrap())
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    out.sort_by(|a, b| a.case_id.cmp(&b.case_id));
-    out
 }
 
 fn generate(dir: &Path, config: &Path) -> std::process::Output {
@@ -202,20 +179,6 @@ fn a_substitution_request_is_a_config_error_naming_the_case() {
         "{stderr}"
     );
     assert!(!dir.path().join("out/case").exists() || read_cases(dir.path()).is_empty());
-}
-
-/// Log text without terminal colour codes.
-pub fn plain_text(bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(bytes);
-    let mut out = String::new();
-    let mut rest = text.as_ref();
-    while let Some(at) = rest.find('\x1b') {
-        out.push_str(&rest[..at]);
-        rest = &rest[at..];
-        rest = rest.find('m').map_or("", |m| &rest[m + 1..]);
-    }
-    out.push_str(rest);
-    out
 }
 
 /// `to` relative to `from` (both absolute), with `..` components.
