@@ -1,5 +1,5 @@
-//! `cargo xtask pipeline`: datasets → perturb → execute → judge → summary and report, in one
-//! process.
+//! `cargo xtask pipeline`: datasets → perturb → generate (when `[generate]` is configured) →
+//! execute → judge → summary and report, in one process.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
