@@ -357,14 +357,7 @@ impl GeneratorConfig {
         }
         let openai = self.kind == "openai";
         let reference_tokens = self.reference_tokens.unwrap_or(!openai);
-        let input = |value: &str| {
-            let text = template.render(&[(placeholder, value)]);
-            if reference_tokens {
-                qdmr::to_reference_tokens(&text)
-            } else {
-                text
-            }
-        };
+        let input = |value: &str| model_input(&template, placeholder, value, reference_tokens);
         let model: Arc<dyn Seq2Seq> = match self.kind.as_str() {
             "bart" | "t5" | "candle" => self.load_candle(&name, base_dir, &what)?,
             "openai" => {
@@ -451,6 +444,16 @@ impl GeneratorConfig {
     }
 }
 
+/// `template` filled with `value` for `name`, `#k` written `@@k@@` with `reference_tokens`.
+fn model_input(template: &Template, name: &str, value: &str, reference_tokens: bool) -> String {
+    let text = template.render(&[(name, value)]);
+    if reference_tokens {
+        qdmr::to_reference_tokens(&text)
+    } else {
+        text
+    }
+}
+
 /// `model_type` of a `config.json`.
 fn model_type(path: &Path) -> Result<String> {
     #[derive(Deserialize)]
@@ -498,12 +501,7 @@ impl Generator {
 
     /// The model input for `value` of the template's placeholder `name`.
     pub fn input(&self, name: &str, value: &str) -> String {
-        let text = self.template.render(&[(name, value)]);
-        if self.reference_tokens {
-            qdmr::to_reference_tokens(&text)
-        } else {
-            text
-        }
+        model_input(&self.template, name, value, self.reference_tokens)
     }
 
     /// One output per input; identical inputs run once.
