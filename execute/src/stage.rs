@@ -624,6 +624,22 @@ impl ExecuteStage {
     }
 }
 
+/// A follow-up whose generation request is still open was never completed by the `generate`
+/// stage: running a model under test on it would record a verdict about an unfinished input.
+fn refuse_open_request(case: &Case) -> Result<()> {
+    match case.generation()? {
+        None => Ok(()),
+        Some(request) => Err(Error::Schema {
+            context: format!("case `{}`", case.case_id),
+            message: format!(
+                "its `{}` generation request is still open: run the generate stage \
+                 (metamorph-generate, or [generate] in the pipeline config) before execute",
+                request.kind()
+            ),
+        }),
+    }
+}
+
 impl Stage for ExecuteStage {
     fn name(&self) -> &str {
         "execute"
@@ -641,6 +657,7 @@ impl Stage for ExecuteStage {
         let cases: Vec<Case> = from_batch(&batch, "execute input")?;
         for case in &cases {
             case.validate()?;
+            refuse_open_request(case)?;
         }
         let inputs = self.pending_inputs(&cases);
         let mut out = RecordBuilder::new();
@@ -727,6 +744,21 @@ mod tests {
         }
         assert_eq!(*boolq.seen.lock().unwrap(), ["b", "b:MR:0"]);
         assert_eq!(*any.seen.lock().unwrap(), ["b", "b:MR:0", "r", "r:MR:0"]);
+    }
+
+    #[test]
+    fn cases_with_an_open_generation_request_are_refused() {
+        let open = case("q", Task::Drop).with_generation(
+            &metamorph_data::GenerationRequest::Decomposition {
+                field: "question".into(),
+            },
+        );
+        let e = refuse_open_request(&open).unwrap_err().to_string();
+        assert!(
+            e.contains("case `q:MR:0`") && e.contains("`decomposition`"),
+            "{e}"
+        );
+        assert!(refuse_open_request(&case("b", Task::BoolQ)).is_ok());
     }
 
     #[test]

@@ -4,6 +4,11 @@
 //! search; Break-Perturb-Build's QDMR parsing and question generation, seed-002) and
 //! [`MaskedLm`] (masked-LM fill for word substitution; NLPLego seed-003 and CREST seed-004).
 //!
+//! The [`stage`] module is the pipeline's `generate` stage (binary `metamorph-generate`): it
+//! completes the follow-ups of cases that carry a [`metamorph_data::GenerationRequest`] with
+//! these models, BREAK's decomposition strings and BPB's `@@k@@` reference tokens handled by
+//! [`qdmr`].
+//!
 //! # Design
 //! - [`bart`]: BART conditional generation on candle, written here: candle-transformers has no
 //!   BART, and its `marian` model (the nearest relative: same post-LN encoder-decoder layers)
@@ -30,10 +35,15 @@
 pub mod bart;
 mod checkpoint;
 pub mod decoding;
+pub mod device;
 mod linear;
+pub mod openai;
+pub mod qdmr;
+pub mod stage;
 pub mod t5;
 
 pub use checkpoint::ModelOptions;
+pub use stage::{GenerateConfig, GenerateCounts, GenerateStage, Generator, GeneratorConfig};
 
 use metamorph_data::Result;
 

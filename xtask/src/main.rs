@@ -40,7 +40,7 @@ enum Task {
         #[arg(long)]
         list: bool,
     },
-    /// Run one stage binary (read, parse, perturb, execute, judge) in release mode with the given flags.
+    /// Run one stage binary (read, parse, perturb, generate, execute, judge) in release mode with the given flags.
     Stage {
         /// The stage.
         name: String,
@@ -307,10 +307,11 @@ fn fixtures(names: &[String], list: bool) -> anyhow::Result<()> {
 
 fn stage(name: &str, args: &[String]) -> anyhow::Result<()> {
     // (stage, package, binary)
-    const STAGES: [(&str, &str, &str); 5] = [
+    const STAGES: [(&str, &str, &str); 6] = [
         ("read", "metamorph-data", "metamorph-read"),
         ("parse", "metamorph-parse", "metamorph-parse"),
         ("perturb", "metamorph-perturb", "metamorph-perturb"),
+        ("generate", "metamorph-generate", "metamorph-generate"),
         ("execute", "metamorph-execute", "metamorph-execute"),
         ("judge", "metamorph-judge", "metamorph-judge"),
     ];

@@ -1,5 +1,5 @@
-//! `cargo xtask pipeline`: datasets → perturb → execute → judge → summary and report, in one
-//! process.
+//! `cargo xtask pipeline`: datasets → perturb → generate (when `[generate]` is configured) →
+//! execute → judge → summary and report, in one process.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -10,13 +10,14 @@ use metamorph_data::{
     Pipeline, ReadOptions, RecordKind, Result, ShardOutputs, ShardSpec, Stage, StageOptions,
 };
 use metamorph_execute::{ExecuteConfig, ExecuteStage, Model};
+use metamorph_generate::{GenerateConfig, GenerateStage};
 use metamorph_judge::{JudgeStage, Report, Summary};
 use metamorph_parse::stage::{ParseConfig, ParseStage};
 use metamorph_perturb::{PerturbConfig, PerturbStage, RelationCounts, Resources};
 use serde::Deserialize;
 
 /// The stages the pipeline runs, in order.
-const STAGES: [&str; 4] = ["parse", "perturb", "execute", "judge"];
+const STAGES: [&str; 5] = ["parse", "perturb", "generate", "execute", "judge"];
 
 /// The `[pipeline]` table.
 #[derive(Clone, Debug, Deserialize)]
@@ -30,7 +31,8 @@ pub struct PipelineConfig {
     pub batch_size: usize,
     /// Batches buffered between stages.
     pub channel_capacity: usize,
-    /// Worker threads per stage (`perturb`, `execute`, `judge`); 1 when not listed.
+    /// Worker threads per stage (`parse`, `perturb`, `generate`, `execute`, `judge`); 1 when
+    /// not listed.
     pub workers: BTreeMap<String, usize>,
     /// Skip and count malformed dataset records instead of failing.
     pub skip_bad: bool,
@@ -115,6 +117,7 @@ pub fn run_pipeline(config_path: &Path, options: &PipelineOptions) -> Result<Pip
     let perturb_config: PerturbConfig = file.section("perturb")?;
     let parse_config: ParseConfig = file.section("parse")?;
     let execute_config: ExecuteConfig = file.section("execute")?;
+    let generate_config: GenerateConfig = file.section("generate")?;
     if config.datasets.is_empty() {
         return Err(Error::Config(format!(
             "{}: [pipeline] lists no datasets",
@@ -145,6 +148,8 @@ pub fn run_pipeline(config_path: &Path, options: &PipelineOptions) -> Result<Pip
 
     let cancel = CancelToken::install_ctrl_c();
     let mut models: Option<Vec<Arc<dyn Model>>> = None;
+    // Started with the models, only when [generate] configures one.
+    let mut generate: Option<Arc<GenerateStage>> = None;
     // Loaded once, when the first unit runs, and shared by every unit.
     let mut parse_stage: Option<Arc<ParseStage>> = None;
     let (mut units_run, mut units_skipped) = (0, 0);
@@ -167,6 +172,12 @@ pub fn run_pipeline(config_path: &Path, options: &PipelineOptions) -> Result<Pip
                         .map(|m| m.start(base))
                         .collect::<Result<Vec<_>>>()?,
                 );
+                if !generate_config.is_empty() {
+                    generate = Some(Arc::new(GenerateStage::from_config(
+                        &generate_config,
+                        base,
+                    )?));
+                }
             }
             if config.parse && parse_stage.is_none() {
                 let stage = ParseStage::try_new(&parse_config)?;
@@ -205,6 +216,7 @@ pub fn run_pipeline(config_path: &Path, options: &PipelineOptions) -> Result<Pip
                 &config,
                 perturb.clone(),
                 parse_stage.clone().map(|s| s as Arc<dyn Stage>),
+                generate.as_deref(),
                 models,
                 &cancel,
                 options.progress,
@@ -285,6 +297,7 @@ fn run_unit(
     config: &PipelineConfig,
     perturb: Arc<PerturbStage>,
     parse: Option<Arc<dyn Stage>>,
+    generate: Option<&GenerateStage>,
     models: Vec<Arc<dyn Model>>,
     cancel: &CancelToken,
     progress: bool,
@@ -327,7 +340,21 @@ fn run_unit(
     if let Some(parse) = parse {
         pipeline = pipeline.stage(parse, options("parse"), Some(outputs.tap()));
     }
-    pipeline = pipeline.stage(perturb, options("perturb"), Some(outputs.tap()));
+    // With [generate], cases are written once completed (after generate), not as perturb
+    // leaves them; examples that need steps pass through generate before perturb (they are
+    // written as read, before either).
+    if let Some(examples) = generate.and_then(GenerateStage::for_examples) {
+        pipeline = pipeline.stage(Arc::new(examples), options("generate"), None);
+    }
+    let perturb_tap = generate.is_none().then(|| outputs.tap());
+    pipeline = pipeline.stage(perturb, options("perturb"), perturb_tap);
+    if let Some(generate) = generate {
+        pipeline = pipeline.stage(
+            Arc::new(generate.for_cases()),
+            options("generate"),
+            Some(outputs.tap()),
+        );
+    }
     if with_models {
         pipeline = pipeline
             .stage(

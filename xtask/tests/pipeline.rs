@@ -148,6 +148,50 @@ fn runs_every_stage_then_resumes() {
 }
 
 #[test]
+fn a_configured_generate_stage_sits_between_perturb_and_execute() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(
+        dir.path(),
+        &[("boolq", &boolq_sample(), "boolq")],
+        &["keyword"],
+        1,
+    );
+    let model = root().join("generate/tests/fixtures/bart-tiny");
+    let mut text = std::fs::read_to_string(&cfg).unwrap();
+    text.push_str(&format!(
+        "\n[generate.decomposition]\nkind = \"candle\"\nmodel = {:?}\nmax_new_tokens = 8\n",
+        model.display().to_string()
+    ));
+    std::fs::write(&cfg, text).unwrap();
+    let report = run_pipeline(&cfg, &PipelineOptions::default()).unwrap();
+    assert_eq!(report.units_run, 1);
+    // MR1-3 asks for no generation: its cases pass generate unchanged, are written once (by
+    // generate, not also by perturb) and are judged.
+    let out = dir.path().join("out/boolq");
+    let cases: Vec<metamorph_data::Case> = read(&out.join("case/*.parquet"));
+    let verdicts: Vec<Verdict> = read(&out.join("verdict/*.parquet"));
+    assert!(!cases.is_empty());
+    assert!(cases.iter().all(|c| c.generation_json.is_none()));
+    let mut ids: Vec<&str> = cases.iter().map(|c| c.case_id.as_str()).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), cases.len());
+    assert_eq!(verdicts.len(), cases.len());
+    // A bad [generate] fails at start-up, naming the table.
+    edit_config(&cfg, "max_new_tokens = 8", "max_new_tokens = 8\nbeams = 2");
+    let e = run_pipeline(
+        &cfg,
+        &PipelineOptions {
+            force: true,
+            ..PipelineOptions::default()
+        },
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("[generate]") && e.contains("beams"), "{e}");
+}
+
+#[test]
 fn an_interrupted_run_leaves_no_partial_file_and_the_next_run_finishes() {
     let dir = tempfile::tempdir().unwrap();
     let cfg = config(

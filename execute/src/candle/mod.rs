@@ -21,7 +21,6 @@ pub mod batching;
 mod bert;
 mod checkpoint;
 mod classification;
-mod device;
 mod distilbert;
 mod encoder;
 mod fast_bert;
@@ -37,10 +36,10 @@ pub use checkpoint::{Architecture, Checkpoint};
 pub use classification::{
     relation_text, ClassificationOptions, EntityMarkers, PairOrder, SequenceClassificationModel,
 };
-pub use device::{device, parse_dtype};
 pub use encoder::{EncoderOptions, SentenceEncoder};
 pub use fast_bert::FastBert;
 pub use heads::Head;
+pub use metamorph_generate::device::{device, parse_dtype};
 pub use question_answering::{QaOptions, QuestionAnsweringModel};
 pub use similarity::{SentenceSimilarityModel, SimilarityOptions};
 pub use task_encoder::{LoadOptions, TaskEncoder};

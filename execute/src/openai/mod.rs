@@ -9,18 +9,16 @@
 //! surprising label can be read back.
 //!
 //! # Design decisions
-//! * **Blocking client, bounded threads**: requests are blocking `ureq` calls (the copy
-//!   `hf-hub` already links, with rustls for https) run by `concurrency` scoped worker threads
-//!   that take the next example from a shared counter; at most `concurrency` requests are in
-//!   flight, and a batch never spawns more threads than it has examples. No async runtime.
+//! * **One transport** with the generate stage: the HTTP exchange, retries, backoff and bounded
+//!   concurrency are [`metamorph_generate::openai::ChatClient`] (blocking `ureq` calls run by
+//!   `concurrency` scoped worker threads; no async runtime); this module owns the prompts and
+//!   reads the replies as task outputs.
 //! * **Prompts fail at start-up**: templates are parsed when the model starts, so an unknown
 //!   placeholder is an [`Error::Config`] naming the template; a missing field is an
 //!   [`Error::Model`] naming the example, raised before any request of the batch is sent.
-//! * **Retries** (`retries`, default 2) on connection errors, timeouts, 408, 429 and 5xx, after
-//!   `backoff_secs · 2^attempt` (capped at 30 s) scaled by a random factor in [0.5, 1) so that
-//!   workers that failed together do not retry together; a `Retry-After: <seconds>` header
-//!   replaces the computed delay (capped at 120 s; the HTTP-date form is not read). Other
-//!   statuses (400, 401, 404, …) and malformed replies fail at once: repeating them cannot help.
+//! * **Retries** (`retries`, default 2) on connection errors, timeouts, 408, 429 and 5xx with
+//!   jittered exponential backoff or the server's `Retry-After`, as the transport documents;
+//!   other statuses and malformed replies fail at once: repeating them cannot help.
 //! * **An unreadable reply is an error** by default, naming the example and quoting the reply:
 //!   a missing label makes the judge fail anyway, and a silently invented one would corrupt the
 //!   verdicts. For long runs where a few evasive replies should not stop everything, `fallback`
@@ -46,12 +44,10 @@ pub mod prompt;
 pub mod reply;
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use metamorph_data::{Error, Example, Prediction, Result, Task};
-use serde::{Deserialize, Serialize};
+use metamorph_generate::openai::{ChatClient, ChatMessage, ChatSettings};
 
 use crate::Model;
 use prompt::Template;
@@ -59,9 +55,6 @@ use prompt::Template;
 /// Sentiment labels when the config gives none (the sentiment readers' labels, without the
 /// rare `mixed`).
 pub const DEFAULT_SENTIMENT_LABELS: [&str; 3] = ["positive", "negative", "neutral"];
-
-const MAX_BACKOFF: Duration = Duration::from_secs(30);
-const MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
 
 /// How to reach and prompt an OpenAI-compatible model. Its `Debug` output hides the API key.
 #[derive(Clone)]
@@ -174,8 +167,7 @@ struct TaskSetup {
 pub struct OpenAiModel {
     name: String,
     config: OpenAiConfig,
-    url: String,
-    agent: ureq::Agent,
+    client: ChatClient,
     tasks: BTreeMap<Task, TaskSetup>,
 }
 
@@ -192,29 +184,17 @@ impl OpenAiModel {
     pub fn try_new(name: impl Into<String>, config: OpenAiConfig) -> Result<Self> {
         let name = name.into();
         let bad = |message: String| Error::Config(format!("model `{name}`: {message}"));
-        let base = config.base_url.trim_end_matches('/');
-        if !(base.starts_with("http://") || base.starts_with("https://")) {
-            return Err(bad(format!(
-                "`base_url` must start with http:// or https://, found {:?}",
-                config.base_url
-            )));
-        }
-        if config.model.trim().is_empty() {
-            return Err(bad(
-                "kind `openai` needs `model`: the model id the server knows".into(),
-            ));
-        }
-        if config.concurrency == 0 || config.batch_size == 0 {
-            return Err(bad("`concurrency` and `batch_size` must be positive".into()));
-        }
-        if !config.temperature.is_finite() || config.temperature < 0.0 {
-            return Err(bad(format!(
-                "`temperature` must be a number ≥ 0, found {}",
-                config.temperature
-            )));
-        }
-        if config.timeout.is_zero() {
-            return Err(bad("`timeout_secs` must be positive".into()));
+        let mut settings = ChatSettings::new(&config.base_url, &config.model);
+        settings.api_key = config.api_key.clone();
+        settings.temperature = config.temperature;
+        settings.max_tokens = config.max_tokens;
+        settings.timeout = config.timeout;
+        settings.retries = config.retries;
+        settings.backoff = config.backoff;
+        settings.concurrency = config.concurrency;
+        let client = ChatClient::try_new(&name, settings)?;
+        if config.batch_size == 0 {
+            return Err(bad("`batch_size` must be positive".into()));
         }
         for task in config.prompts.keys() {
             if reply_kind(*task).is_none() {
@@ -288,18 +268,10 @@ impl OpenAiModel {
                 },
             );
         }
-        let agent = ureq::AgentBuilder::new()
-            .timeout(config.timeout)
-            // Keep a connection per worker alive (ureq keeps one per host by default), so that
-            // https endpoints do not pay a TLS handshake per request.
-            .max_idle_connections_per_host(config.concurrency)
-            .user_agent(concat!("metamorph/", env!("CARGO_PKG_VERSION")))
-            .build();
         Ok(OpenAiModel {
-            url: format!("{base}/chat/completions"),
             name,
             config,
-            agent,
+            client,
             tasks,
         })
     }
@@ -392,256 +364,12 @@ impl OpenAiModel {
     fn complete(&self, example: &Example, prompt: &str) -> Result<String> {
         let mut messages = Vec::with_capacity(2);
         if let Some(system) = &self.config.system {
-            messages.push(ChatMessage {
-                role: "system",
-                content: system,
-            });
+            messages.push(ChatMessage::new("system", system.clone()));
         }
-        messages.push(ChatMessage {
-            role: "user",
-            content: prompt,
-        });
-        let body = serde_json::to_string(&ChatRequest {
-            model: &self.config.model,
-            messages,
-            temperature: self.config.temperature,
-            max_tokens: self.config.max_tokens,
-        })
-        .map_err(|e| self.error(example, format!("cannot encode the request: {e}")))?;
-        let mut attempt = 0;
-        loop {
-            match self.send(&body) {
-                Ok(text) => return self.read_completion(example, &text),
-                Err(failure) => {
-                    let attempts = attempt + 1;
-                    if !failure.retryable || attempt >= self.config.retries {
-                        let tries = if attempts > 1 {
-                            format!(" (after {attempts} attempts)")
-                        } else {
-                            String::new()
-                        };
-                        return Err(self.error(
-                            example,
-                            format!(
-                                "POST {} (model `{}`): {}{tries}",
-                                self.url, self.config.model, failure.message
-                            ),
-                        ));
-                    }
-                    let delay = failure
-                        .retry_after
-                        .map(|d| d.min(MAX_RETRY_AFTER))
-                        .unwrap_or_else(|| self.backoff(attempt));
-                    tracing::warn!(
-                        "model `{}`: example `{}`: {}; retry {}/{} in {:.2}s",
-                        self.name,
-                        example.id,
-                        failure.message,
-                        attempts,
-                        self.config.retries,
-                        delay.as_secs_f64()
-                    );
-                    std::thread::sleep(delay);
-                    attempt += 1;
-                }
-            }
-        }
+        messages.push(ChatMessage::new("user", prompt));
+        self.client
+            .complete(&format!("example `{}`", example.id), &messages)
     }
-
-    /// `backoff · 2^attempt`, capped, times a random factor in [0.5, 1).
-    fn backoff(&self, attempt: u32) -> Duration {
-        let full = self
-            .config
-            .backoff
-            .saturating_mul(1u32 << attempt.min(16))
-            .min(MAX_BACKOFF);
-        full.mul_f64(0.5 + 0.5 * fastrand::f64())
-    }
-
-    /// One HTTP exchange: the body of a 2xx reply, or what went wrong.
-    fn send(&self, body: &str) -> std::result::Result<String, Failure> {
-        let mut request = self
-            .agent
-            .post(&self.url)
-            .set("Content-Type", "application/json");
-        if let Some(key) = &self.config.api_key {
-            request = request.set("Authorization", &format!("Bearer {key}"));
-        }
-        match request.send_string(body) {
-            Ok(response) => response.into_string().map_err(|e| Failure {
-                retryable: true,
-                message: format!("reading the reply failed: {e}"),
-                retry_after: None,
-            }),
-            Err(ureq::Error::Status(status, response)) => {
-                let retry_after = response
-                    .header("Retry-After")
-                    .and_then(|v| v.trim().parse::<u64>().ok())
-                    .map(Duration::from_secs);
-                let text = response.into_string().unwrap_or_default();
-                Err(Failure {
-                    retryable: status == 408 || status == 429 || status >= 500,
-                    message: format!("HTTP {status}: {}", error_message(&text)),
-                    retry_after,
-                })
-            }
-            Err(ureq::Error::Transport(transport)) => {
-                use ureq::ErrorKind::*;
-                let retryable = matches!(transport.kind(), ConnectionFailed | Io | BadStatus);
-                let message = if is_timeout(&transport) {
-                    format!(
-                        "timed out after {:.1}s without a reply",
-                        self.config.timeout.as_secs_f64()
-                    )
-                } else {
-                    transport_message(&transport)
-                };
-                Err(Failure {
-                    retryable,
-                    message,
-                    retry_after: None,
-                })
-            }
-        }
-    }
-
-    /// The first choice's text of a chat/completions reply.
-    fn read_completion(&self, example: &Example, text: &str) -> Result<String> {
-        let reply: ChatResponse = serde_json::from_str(text).map_err(|e| {
-            self.error(
-                example,
-                format!(
-                    "the reply of {} is not a chat completion ({e}): {}",
-                    self.url,
-                    reply::quoted(text)
-                ),
-            )
-        })?;
-        let Some(choice) = reply.choices.into_iter().next() else {
-            return Err(self.error(example, "the reply has no `choices`"));
-        };
-        match choice.message.content {
-            Some(content) if !content.trim().is_empty() => Ok(content),
-            _ => {
-                let why = match (choice.message.refusal, choice.finish_reason.as_deref()) {
-                    (Some(refusal), _) => format!("the model refused: {}", reply::quoted(&refusal)),
-                    (None, Some("length")) => {
-                        "the reply was cut at `max_tokens` before any text (raise `max_tokens`)"
-                            .into()
-                    }
-                    (None, reason) => format!(
-                        "the reply has no text (finish_reason {})",
-                        reason.unwrap_or("missing")
-                    ),
-                };
-                Err(self.error(example, why))
-            }
-        }
-    }
-}
-
-/// A transport error without the URL (the caller names it once): kind, message and causes.
-fn transport_message(transport: &ureq::Transport) -> String {
-    use std::error::Error as _;
-    let mut message = transport.kind().to_string();
-    if let Some(m) = transport.message() {
-        message.push_str(": ");
-        message.push_str(m);
-    }
-    let mut source = transport.source();
-    while let Some(e) = source {
-        let text = e.to_string();
-        if !message.contains(&text) {
-            message.push_str(": ");
-            message.push_str(&text);
-        }
-        source = e.source();
-    }
-    message
-}
-
-/// Whether a transport error is a timeout (connect or read).
-fn is_timeout(transport: &ureq::Transport) -> bool {
-    use std::error::Error as _;
-    let mut source = transport.source();
-    while let Some(e) = source {
-        if let Some(io) = e.downcast_ref::<std::io::Error>() {
-            if matches!(
-                io.kind(),
-                std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock
-            ) {
-                return true;
-            }
-        }
-        source = e.source();
-    }
-    false
-}
-
-/// The message of an error body (`{"error": {"message": …}}`, `{"error": "…"}`,
-/// `{"message": …}` or `{"detail": …}`), else the body itself, cut short.
-fn error_message(body: &str) -> String {
-    let Ok(value) = serde_json::from_str::<serde_json::Value>(body) else {
-        return if body.trim().is_empty() {
-            "(empty body)".into()
-        } else {
-            reply::quoted(body.trim())
-        };
-    };
-    let text = |v: &serde_json::Value| match v {
-        serde_json::Value::String(s) => Some(s.clone()),
-        serde_json::Value::Null => None,
-        other => Some(other.to_string()),
-    };
-    value
-        .pointer("/error/message")
-        .and_then(text)
-        .or_else(|| value.get("error").and_then(text))
-        .or_else(|| value.get("message").and_then(text))
-        .or_else(|| value.get("detail").and_then(text))
-        .unwrap_or_else(|| reply::quoted(body.trim()))
-}
-
-/// A failed exchange.
-struct Failure {
-    retryable: bool,
-    message: String,
-    retry_after: Option<Duration>,
-}
-
-#[derive(Serialize)]
-struct ChatRequest<'a> {
-    model: &'a str,
-    messages: Vec<ChatMessage<'a>>,
-    temperature: f32,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    max_tokens: Option<u32>,
-}
-
-#[derive(Serialize)]
-struct ChatMessage<'a> {
-    role: &'static str,
-    content: &'a str,
-}
-
-#[derive(Deserialize)]
-struct ChatResponse {
-    choices: Vec<Choice>,
-}
-
-#[derive(Deserialize)]
-struct Choice {
-    message: ReplyMessage,
-    #[serde(default)]
-    finish_reason: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct ReplyMessage {
-    #[serde(default)]
-    content: Option<String>,
-    #[serde(default)]
-    refusal: Option<String>,
 }
 
 impl Model for OpenAiModel {
@@ -655,35 +383,14 @@ impl Model for OpenAiModel {
             .iter()
             .map(|e| self.prompt(e))
             .collect::<Result<Vec<_>>>()?;
-        let results: Vec<OnceLock<Result<Prediction>>> =
-            batch.iter().map(|_| OnceLock::new()).collect();
-        let next = AtomicUsize::new(0);
-        let failed = AtomicBool::new(false);
-        let workers = self.config.concurrency.min(batch.len());
-        std::thread::scope(|scope| {
-            for _ in 0..workers {
-                scope.spawn(|| loop {
-                    // After a failure the batch fails: start no further requests.
-                    if failed.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let (Some(example), Some(prompt)) = (batch.get(i), prompts.get(i)) else {
-                        break;
-                    };
-                    let result = self.predict_one(example, prompt);
-                    if result.is_err() {
-                        failed.store(true, Ordering::Relaxed);
-                    }
-                    // Each index is taken by one worker only, so the cell is empty.
-                    let _ = results[i].set(result);
-                });
-            }
+        let items: Vec<(&Example, &String)> = batch.iter().copied().zip(&prompts).collect();
+        let results = self.client.map_concurrent(&items, |(example, prompt)| {
+            self.predict_one(example, prompt)
         });
         let mut predictions = Vec::with_capacity(batch.len());
         let mut not_sent = None;
-        for (example, cell) in batch.iter().zip(results) {
-            match cell.into_inner() {
+        for (example, slot) in batch.iter().zip(results) {
+            match slot {
                 Some(Ok(p)) => predictions.push(p),
                 // The first failure in example order.
                 Some(Err(e)) => return Err(e),
@@ -782,7 +489,7 @@ mod tests {
     #[test]
     fn tasks_answered_follow_parsers_and_label_sets() {
         let m = model(OpenAiConfig::new("http://127.0.0.1:1/v1/", "m")).unwrap();
-        assert_eq!(m.url, "http://127.0.0.1:1/v1/chat/completions");
+        assert_eq!(m.client.url(), "http://127.0.0.1:1/v1/chat/completions");
         for task in [
             Task::BoolQ,
             Task::Squad,
@@ -805,33 +512,5 @@ mod tests {
             vec!["per:title".into(), "no_relation".into()],
         );
         assert!(model(c).unwrap().handles(Task::Relation));
-    }
-
-    #[test]
-    fn backoff_doubles_with_jitter_and_a_cap() {
-        let mut c = OpenAiConfig::new("http://127.0.0.1:1/v1", "m");
-        c.backoff = Duration::from_secs(1);
-        let m = model(c).unwrap();
-        for attempt in 0..4 {
-            let full = Duration::from_secs(1 << attempt);
-            let d = m.backoff(attempt);
-            assert!(d >= full / 2 && d < full, "{attempt}: {d:?}");
-        }
-        assert!(m.backoff(20) <= MAX_BACKOFF);
-    }
-
-    #[test]
-    fn error_bodies_give_their_message() {
-        assert_eq!(
-            error_message(r#"{"error": {"message": "model not found", "type": "x"}}"#),
-            "model not found"
-        );
-        assert_eq!(error_message(r#"{"error": "overloaded"}"#), "overloaded");
-        assert_eq!(
-            error_message(r#"{"object": "error", "message": "bad"}"#),
-            "bad"
-        );
-        assert_eq!(error_message("Bad Gateway"), "\"Bad Gateway\"");
-        assert_eq!(error_message(""), "(empty body)");
     }
 }

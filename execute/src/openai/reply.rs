@@ -285,16 +285,7 @@ fn find_chars(haystack: &str, needle: &str, fold_case: bool) -> Option<(usize, u
     })
 }
 
-/// The reply for an error message: quoted, cut at 200 characters.
-pub(crate) fn quoted(reply: &str) -> String {
-    const MAX: usize = 200;
-    if reply.chars().count() <= MAX {
-        format!("{reply:?}")
-    } else {
-        let head: String = reply.chars().take(MAX).collect();
-        format!("{head:?}…")
-    }
-}
+pub(crate) use metamorph_generate::openai::quoted;
 
 #[cfg(test)]
 mod tests {

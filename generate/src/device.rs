@@ -1,4 +1,5 @@
-//! The device and dtype a candle model runs on.
+//! The device and dtype a candle model runs on, read from config text (`cpu`, `cuda:0`, `bf16`);
+//! shared by the generate stage and `metamorph-execute`'s candle models.
 
 use candle_core::{DType, Device};
 use metamorph_data::{Error, Result};
@@ -21,8 +22,7 @@ pub fn device(spec: &str) -> Result<Device> {
     };
     let unavailable = |feature: &str| {
         Error::Config(format!(
-            "device `{spec}`: this build has no {feature} support (rebuild metamorph-execute with \
-             --features {feature})"
+            "device `{spec}`: this build has no {feature} support (rebuild with --features {feature})"
         ))
     };
     let failed = |e: candle_core::Error| Error::Config(format!("device `{spec}`: {e}"));

@@ -1,0 +1,708 @@
+//! OpenAI-compatible chat/completions: the HTTP transport shared by the generate stage's
+//! few-shot generator ([`OpenAiGenerator`]) and `metamorph-execute`'s model-under-test adapter.
+//!
+//! # Design decisions
+//! * **Blocking client, bounded threads**: requests are blocking `ureq` calls (the copy
+//!   `hf-hub` already links, with rustls for https) run by `concurrency` scoped worker threads
+//!   that take the next item from a shared counter ([`ChatClient::map_concurrent`]); at most
+//!   `concurrency` requests are in flight, and a batch never spawns more threads than it has
+//!   items. After a failure no further request of the batch is started. No async runtime.
+//! * **Retries** (`retries`, default 2) on connection errors, timeouts, 408, 429 and 5xx, after
+//!   `backoff · 2^attempt` (capped at 30 s) scaled by a random factor in [0.5, 1) so that
+//!   workers that failed together do not retry together; a `Retry-After: <seconds>` header
+//!   replaces the computed delay (capped at 120 s; the HTTP-date form is not read). Other
+//!   statuses (400, 401, 404, …) and malformed replies fail at once: repeating them cannot help.
+//! * **The request is the common subset** every server accepts: `model`, `messages`,
+//!   `temperature`, and `max_tokens` only when configured. Proxies from the environment are not
+//!   used. The `Authorization: Bearer` header is sent only with a key.
+//! * **Few-shot generation** ([`OpenAiGenerator`]): a system message, then each example as a
+//!   user turn (the model input) and an assistant turn (the output), then the input; greedy
+//!   (temperature 0) by default. The reply is cleaned of reasoning blocks, code fences, labels
+//!   and wrapping quotes; for decompositions, steps on separate (numbered) lines are joined
+//!   into BREAK's one-line form.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use metamorph_data::{Error, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::{DecodingOptions, Seq2Seq};
+
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
+
+/// How to reach an OpenAI-compatible endpoint. Its `Debug` output hides the API key.
+#[derive(Clone)]
+pub struct ChatSettings {
+    /// The API root, e.g. `http://127.0.0.1:8000/v1`; requests go to `{base_url}/chat/completions`.
+    pub base_url: String,
+    /// The model id the server knows (the request's `model` field).
+    pub model: String,
+    /// Sent as `Authorization: Bearer …` when present.
+    pub api_key: Option<String>,
+    /// Sampling temperature (default 0).
+    pub temperature: f32,
+    /// Upper bound on the reply's tokens (`max_tokens`; default: the server's).
+    pub max_tokens: Option<u32>,
+    /// Wall-clock limit of one request, connecting included (default 60 s).
+    pub timeout: Duration,
+    /// Further attempts after a retryable failure (default 2).
+    pub retries: u32,
+    /// Delay before the first retry, doubled for each further one (default 0.5 s).
+    pub backoff: Duration,
+    /// Requests in flight at most (default 4).
+    pub concurrency: usize,
+}
+
+impl ChatSettings {
+    /// The defaults for `model` served at `base_url`.
+    pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> Self {
+        ChatSettings {
+            base_url: base_url.into(),
+            model: model.into(),
+            api_key: None,
+            temperature: 0.0,
+            max_tokens: None,
+            timeout: Duration::from_secs(60),
+            retries: 2,
+            backoff: Duration::from_millis(500),
+            concurrency: 4,
+        }
+    }
+}
+
+impl std::fmt::Debug for ChatSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChatSettings")
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<hidden>"))
+            .field("temperature", &self.temperature)
+            .field("max_tokens", &self.max_tokens)
+            .field("timeout", &self.timeout)
+            .field("retries", &self.retries)
+            .field("backoff", &self.backoff)
+            .field("concurrency", &self.concurrency)
+            .finish()
+    }
+}
+
+/// One message of a chat request.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ChatMessage {
+    /// `system`, `user` or `assistant`.
+    pub role: &'static str,
+    /// The text.
+    pub content: String,
+}
+
+impl ChatMessage {
+    /// A message of `role`.
+    pub fn new(role: &'static str, content: impl Into<String>) -> Self {
+        ChatMessage {
+            role,
+            content: content.into(),
+        }
+    }
+}
+
+/// A client of one chat/completions endpoint: retries, backoff and bounded concurrency.
+pub struct ChatClient {
+    name: String,
+    settings: ChatSettings,
+    url: String,
+    agent: ureq::Agent,
+}
+
+impl ChatClient {
+    /// Checks `settings`; `name` (the model's name in the config) prefixes errors. Sends
+    /// nothing: an unreachable server shows at the first request.
+    ///
+    /// # Errors
+    /// [`Error::Config`] naming the setting: a base URL that is not http(s), an empty model id,
+    /// zero concurrency, a negative or non-finite temperature, a zero timeout.
+    pub fn try_new(name: impl Into<String>, settings: ChatSettings) -> Result<Self> {
+        let name = name.into();
+        let bad = |message: String| Error::Config(format!("model `{name}`: {message}"));
+        let base = settings.base_url.trim_end_matches('/');
+        if !(base.starts_with("http://") || base.starts_with("https://")) {
+            return Err(bad(format!(
+                "`base_url` must start with http:// or https://, found {:?}",
+                settings.base_url
+            )));
+        }
+        if settings.model.trim().is_empty() {
+            return Err(bad(
+                "kind `openai` needs `model`: the model id the server knows".into(),
+            ));
+        }
+        if settings.concurrency == 0 {
+            return Err(bad("`concurrency` must be positive".into()));
+        }
+        if !settings.temperature.is_finite() || settings.temperature < 0.0 {
+            return Err(bad(format!(
+                "`temperature` must be a number ≥ 0, found {}",
+                settings.temperature
+            )));
+        }
+        if settings.timeout.is_zero() {
+            return Err(bad("`timeout_secs` must be positive".into()));
+        }
+        let agent = ureq::AgentBuilder::new()
+            .timeout(settings.timeout)
+            // Keep a connection per worker alive (ureq keeps one per host by default), so that
+            // https endpoints do not pay a TLS handshake per request.
+            .max_idle_connections_per_host(settings.concurrency)
+            .user_agent(concat!("metamorph/", env!("CARGO_PKG_VERSION")))
+            .build();
+        Ok(ChatClient {
+            url: format!("{base}/chat/completions"),
+            name,
+            settings,
+            agent,
+        })
+    }
+
+    /// The endpoint, `{base_url}/chat/completions`.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The settings it was made with.
+    pub fn settings(&self) -> &ChatSettings {
+        &self.settings
+    }
+
+    fn error(&self, item: &str, message: impl std::fmt::Display) -> Error {
+        Error::Model {
+            model: self.name.clone(),
+            message: format!("{item}: {message}"),
+        }
+    }
+
+    /// The reply's text for `messages`, retrying transient failures; `item` (e.g.
+    /// ``example `x` ``) names what is asked in errors and logs.
+    ///
+    /// # Errors
+    /// [`Error::Model`] naming `item`, the URL and the model id: the last failure (with the
+    /// number of attempts), a reply that is not a chat completion, or one without text.
+    pub fn complete(&self, item: &str, messages: &[ChatMessage]) -> Result<String> {
+        let body = serde_json::to_string(&ChatRequest {
+            model: &self.settings.model,
+            messages,
+            temperature: self.settings.temperature,
+            max_tokens: self.settings.max_tokens,
+        })
+        .map_err(|e| self.error(item, format!("cannot encode the request: {e}")))?;
+        let mut attempt = 0;
+        loop {
+            match self.send(&body) {
+                Ok(text) => return self.read_completion(item, &text),
+                Err(failure) => {
+                    let attempts = attempt + 1;
+                    if !failure.retryable || attempt >= self.settings.retries {
+                        let tries = if attempts > 1 {
+                            format!(" (after {attempts} attempts)")
+                        } else {
+                            String::new()
+                        };
+                        return Err(self.error(
+                            item,
+                            format!(
+                                "POST {} (model `{}`): {}{tries}",
+                                self.url, self.settings.model, failure.message
+                            ),
+                        ));
+                    }
+                    let delay = failure
+                        .retry_after
+                        .map(|d| d.min(MAX_RETRY_AFTER))
+                        .unwrap_or_else(|| self.backoff(attempt));
+                    tracing::warn!(
+                        "model `{}`: {item}: {}; retry {}/{} in {:.2}s",
+                        self.name,
+                        failure.message,
+                        attempts,
+                        self.settings.retries,
+                        delay.as_secs_f64()
+                    );
+                    std::thread::sleep(delay);
+                    attempt += 1;
+                }
+            }
+        }
+    }
+
+    /// `f` on every item by at most `concurrency` threads. Each slot is the item's result, or
+    /// `None` when an earlier failure stopped the batch before the item was started.
+    pub fn map_concurrent<T: Sync, R: Send + Sync>(
+        &self,
+        items: &[T],
+        f: impl Fn(&T) -> Result<R> + Sync,
+    ) -> Vec<Option<Result<R>>> {
+        let results: Vec<OnceLock<Result<R>>> = items.iter().map(|_| OnceLock::new()).collect();
+        let next = AtomicUsize::new(0);
+        let failed = AtomicBool::new(false);
+        let workers = self.settings.concurrency.min(items.len());
+        std::thread::scope(|scope| {
+            for _ in 0..workers {
+                scope.spawn(|| loop {
+                    // After a failure the batch fails: start no further requests.
+                    if failed.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = items.get(i) else {
+                        break;
+                    };
+                    let result = f(item);
+                    if result.is_err() {
+                        failed.store(true, Ordering::Relaxed);
+                    }
+                    // Each index is taken by one worker only, so the cell is empty.
+                    let _ = results[i].set(result);
+                });
+            }
+        });
+        results.into_iter().map(OnceLock::into_inner).collect()
+    }
+
+    /// `backoff · 2^attempt`, capped, times a random factor in [0.5, 1).
+    pub fn backoff(&self, attempt: u32) -> Duration {
+        let full = self
+            .settings
+            .backoff
+            .saturating_mul(1u32 << attempt.min(16))
+            .min(MAX_BACKOFF);
+        full.mul_f64(0.5 + 0.5 * fastrand::f64())
+    }
+
+    /// One HTTP exchange: the body of a 2xx reply, or what went wrong.
+    fn send(&self, body: &str) -> std::result::Result<String, Failure> {
+        let mut request = self
+            .agent
+            .post(&self.url)
+            .set("Content-Type", "application/json");
+        if let Some(key) = &self.settings.api_key {
+            request = request.set("Authorization", &format!("Bearer {key}"));
+        }
+        match request.send_string(body) {
+            Ok(response) => response.into_string().map_err(|e| Failure {
+                retryable: true,
+                message: format!("reading the reply failed: {e}"),
+                retry_after: None,
+            }),
+            Err(ureq::Error::Status(status, response)) => {
+                let retry_after = response
+                    .header("Retry-After")
+                    .and_then(|v| v.trim().parse::<u64>().ok())
+                    .map(Duration::from_secs);
+                let text = response.into_string().unwrap_or_default();
+                Err(Failure {
+                    retryable: status == 408 || status == 429 || status >= 500,
+                    message: format!("HTTP {status}: {}", error_message(&text)),
+                    retry_after,
+                })
+            }
+            Err(ureq::Error::Transport(transport)) => {
+                use ureq::ErrorKind::*;
+                let retryable = matches!(transport.kind(), ConnectionFailed | Io | BadStatus);
+                let message = if is_timeout(&transport) {
+                    format!(
+                        "timed out after {:.1}s without a reply",
+                        self.settings.timeout.as_secs_f64()
+                    )
+                } else {
+                    transport_message(&transport)
+                };
+                Err(Failure {
+                    retryable,
+                    message,
+                    retry_after: None,
+                })
+            }
+        }
+    }
+
+    /// The first choice's text of a chat/completions reply.
+    fn read_completion(&self, item: &str, text: &str) -> Result<String> {
+        let reply: ChatResponse = serde_json::from_str(text).map_err(|e| {
+            self.error(
+                item,
+                format!(
+                    "the reply of {} is not a chat completion ({e}): {}",
+                    self.url,
+                    quoted(text)
+                ),
+            )
+        })?;
+        let Some(choice) = reply.choices.into_iter().next() else {
+            return Err(self.error(item, "the reply has no `choices`"));
+        };
+        match choice.message.content {
+            Some(content) if !content.trim().is_empty() => Ok(content),
+            _ => {
+                let why = match (choice.message.refusal, choice.finish_reason.as_deref()) {
+                    (Some(refusal), _) => format!("the model refused: {}", quoted(&refusal)),
+                    (None, Some("length")) => {
+                        "the reply was cut at `max_tokens` before any text (raise `max_tokens`)"
+                            .into()
+                    }
+                    (None, reason) => format!(
+                        "the reply has no text (finish_reason {})",
+                        reason.unwrap_or("missing")
+                    ),
+                };
+                Err(self.error(item, why))
+            }
+        }
+    }
+}
+
+/// A reply for an error message: quoted, cut at 200 characters.
+pub fn quoted(reply: &str) -> String {
+    const MAX: usize = 200;
+    if reply.chars().count() <= MAX {
+        format!("{reply:?}")
+    } else {
+        let head: String = reply.chars().take(MAX).collect();
+        format!("{head:?}…")
+    }
+}
+
+/// A transport error without the URL (the caller names it once): kind, message and causes.
+fn transport_message(transport: &ureq::Transport) -> String {
+    use std::error::Error as _;
+    let mut message = transport.kind().to_string();
+    if let Some(m) = transport.message() {
+        message.push_str(": ");
+        message.push_str(m);
+    }
+    let mut source = transport.source();
+    while let Some(e) = source {
+        let text = e.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        source = e.source();
+    }
+    message
+}
+
+/// Whether a transport error is a timeout (connect or read).
+fn is_timeout(transport: &ureq::Transport) -> bool {
+    use std::error::Error as _;
+    let mut source = transport.source();
+    while let Some(e) = source {
+        if let Some(io) = e.downcast_ref::<std::io::Error>() {
+            if matches!(
+                io.kind(),
+                std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock
+            ) {
+                return true;
+            }
+        }
+        source = e.source();
+    }
+    false
+}
+
+/// The message of an error body (`{"error": {"message": …}}`, `{"error": "…"}`,
+/// `{"message": …}` or `{"detail": …}`), else the body itself, cut short.
+fn error_message(body: &str) -> String {
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(body) else {
+        return if body.trim().is_empty() {
+            "(empty body)".into()
+        } else {
+            quoted(body.trim())
+        };
+    };
+    let text = |v: &serde_json::Value| match v {
+        serde_json::Value::String(s) => Some(s.clone()),
+        serde_json::Value::Null => None,
+        other => Some(other.to_string()),
+    };
+    value
+        .pointer("/error/message")
+        .and_then(text)
+        .or_else(|| value.get("error").and_then(text))
+        .or_else(|| value.get("message").and_then(text))
+        .or_else(|| value.get("detail").and_then(text))
+        .unwrap_or_else(|| quoted(body.trim()))
+}
+
+/// A failed exchange.
+struct Failure {
+    retryable: bool,
+    message: String,
+    retry_after: Option<Duration>,
+}
+
+#[derive(Serialize)]
+struct ChatRequest<'a> {
+    model: &'a str,
+    messages: &'a [ChatMessage],
+    temperature: f32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_tokens: Option<u32>,
+}
+
+#[derive(Deserialize)]
+struct ChatResponse {
+    choices: Vec<Choice>,
+}
+
+#[derive(Deserialize)]
+struct Choice {
+    message: ReplyMessage,
+    #[serde(default)]
+    finish_reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct ReplyMessage {
+    #[serde(default)]
+    content: Option<String>,
+    #[serde(default)]
+    refusal: Option<String>,
+}
+
+/// One few-shot example: a model input and the output it should give.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FewShot {
+    /// The input (already in the form the user turn takes).
+    pub input: String,
+    /// The expected reply.
+    pub output: String,
+}
+
+/// What a reply holds, which decides how it is cleaned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReplyShape {
+    /// One line of text (a question).
+    Line,
+    /// A QDMR decomposition: steps on one line separated by `;`, or on separate lines.
+    Steps,
+}
+
+/// A [`Seq2Seq`] behind a chat/completions endpoint, prompted with few-shot examples.
+pub struct OpenAiGenerator {
+    name: String,
+    client: ChatClient,
+    system: Option<String>,
+    examples: Vec<FewShot>,
+    shape: ReplyShape,
+}
+
+impl OpenAiGenerator {
+    /// A generator named `name` talking to `client`, with an optional system message and
+    /// few-shot `examples`; replies are cleaned as `shape` says.
+    pub fn new(
+        name: impl Into<String>,
+        client: ChatClient,
+        system: Option<String>,
+        examples: Vec<FewShot>,
+        shape: ReplyShape,
+    ) -> Self {
+        OpenAiGenerator {
+            name: name.into(),
+            client,
+            system,
+            examples,
+            shape,
+        }
+    }
+
+    /// The messages sent for `input`: system, then each example's user and assistant turns,
+    /// then the input.
+    pub fn messages(&self, input: &str) -> Vec<ChatMessage> {
+        let mut messages = Vec::with_capacity(2 + 2 * self.examples.len());
+        if let Some(system) = &self.system {
+            messages.push(ChatMessage::new("system", system.clone()));
+        }
+        for example in &self.examples {
+            messages.push(ChatMessage::new("user", example.input.clone()));
+            messages.push(ChatMessage::new("assistant", example.output.clone()));
+        }
+        messages.push(ChatMessage::new("user", input));
+        messages
+    }
+}
+
+impl Seq2Seq for OpenAiGenerator {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Sends every input (decoding options do not apply: the server decodes, greedily at the
+    /// default temperature 0, up to `max_tokens`).
+    fn generate(&self, inputs: &[&str], _options: &DecodingOptions) -> Result<Vec<String>> {
+        let indexed: Vec<(usize, &str)> = inputs.iter().copied().enumerate().collect();
+        let slots = self.client.map_concurrent(&indexed, |(i, input)| {
+            let reply = self
+                .client
+                .complete(&format!("input {i}"), &self.messages(input))?;
+            Ok(clean_reply(&reply, self.shape))
+        });
+        let mut out = Vec::with_capacity(inputs.len());
+        let mut not_sent = None;
+        for (i, slot) in slots.into_iter().enumerate() {
+            match slot {
+                Some(Ok(text)) => out.push(text),
+                Some(Err(e)) => return Err(e),
+                None => {
+                    not_sent.get_or_insert(i);
+                }
+            }
+        }
+        match not_sent {
+            Some(i) => Err(self
+                .client
+                .error(&format!("input {i}"), "was not sent (no worker took it)")),
+            None => Ok(out),
+        }
+    }
+}
+
+/// A chat reply as generated text: reasoning blocks, code fences, a leading label
+/// (`Question:`, `Decomposition:`, `QDMR:`) and wrapping quotes removed; for
+/// [`ReplyShape::Steps`], steps on separate lines (numbered or not) joined with ` ;`; for
+/// [`ReplyShape::Line`], the first non-empty line.
+pub fn clean_reply(reply: &str, shape: ReplyShape) -> String {
+    let body = match reply.rfind("</think>") {
+        Some(end) => &reply[end + "</think>".len()..],
+        None if reply.trim_start().starts_with("<think>") => "",
+        None => reply,
+    };
+    let lines: Vec<&str> = body
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("```"))
+        .map(strip_label)
+        .map(|l| {
+            l.trim_matches(|c| matches!(c, '"' | '“' | '”' | '`'))
+                .trim()
+        })
+        .filter(|l| !l.is_empty())
+        .collect();
+    match shape {
+        ReplyShape::Line => lines.first().copied().unwrap_or("").to_string(),
+        ReplyShape::Steps if lines.len() > 1 => lines
+            .iter()
+            .map(|l| strip_number(l).trim_end_matches(';').trim())
+            .collect::<Vec<_>>()
+            .join(" ;"),
+        ReplyShape::Steps => lines.first().copied().unwrap_or("").to_string(),
+    }
+}
+
+/// `Question: x` → `x` (the labels a few-shot prompt uses).
+fn strip_label(line: &str) -> &str {
+    for label in ["question:", "decomposition:", "qdmr:", "answer:"] {
+        if line.len() >= label.len()
+            && line.is_char_boundary(label.len())
+            && line[..label.len()].eq_ignore_ascii_case(label)
+        {
+            return line[label.len()..].trim_start();
+        }
+    }
+    line
+}
+
+/// `1. return x` / `2) return x` → `return x`.
+fn strip_number(line: &str) -> &str {
+    let rest = line.trim_start_matches(|c: char| c.is_ascii_digit());
+    if rest.len() < line.len() {
+        if let Some(r) = rest.strip_prefix('.').or_else(|| rest.strip_prefix(')')) {
+            return r.trim_start();
+        }
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_settings_are_config_errors_naming_them() {
+        let message = |s: ChatSettings| ChatClient::try_new("llm", s).err().unwrap().to_string();
+        let mut s = ChatSettings::new("127.0.0.1:8000", "m");
+        assert!(message(s.clone()).contains("`base_url`"));
+        s.base_url = "http://127.0.0.1:1/v1".into();
+        s.concurrency = 0;
+        assert!(message(s.clone()).contains("`concurrency`"));
+        s.concurrency = 1;
+        s.temperature = -1.0;
+        assert!(message(s.clone()).contains("`temperature`"));
+        s.temperature = 0.0;
+        s.model = " ".into();
+        assert!(message(s).contains("needs `model`"));
+    }
+
+    #[test]
+    fn debug_output_hides_the_key() {
+        let mut s = ChatSettings::new("http://127.0.0.1:1/v1", "m");
+        s.api_key = Some("sk-secret".into());
+        let shown = format!("{s:?}");
+        assert!(!shown.contains("sk-secret") && shown.contains("<hidden>"));
+    }
+
+    #[test]
+    fn backoff_doubles_with_jitter_and_a_cap() {
+        let mut s = ChatSettings::new("http://127.0.0.1:1/v1/", "m");
+        s.backoff = Duration::from_secs(1);
+        let c = ChatClient::try_new("llm", s).unwrap();
+        assert_eq!(c.url(), "http://127.0.0.1:1/v1/chat/completions");
+        for attempt in 0..4 {
+            let full = Duration::from_secs(1 << attempt);
+            let d = c.backoff(attempt);
+            assert!(d >= full / 2 && d < full, "{attempt}: {d:?}");
+        }
+        assert!(c.backoff(20) <= MAX_BACKOFF);
+    }
+
+    #[test]
+    fn error_bodies_give_their_message() {
+        assert_eq!(
+            error_message(r#"{"error": {"message": "model not found", "type": "x"}}"#),
+            "model not found"
+        );
+        assert_eq!(error_message(r#"{"error": "overloaded"}"#), "overloaded");
+        assert_eq!(
+            error_message(r#"{"object": "error", "message": "bad"}"#),
+            "bad"
+        );
+        assert_eq!(error_message("Bad Gateway"), "\"Bad Gateway\"");
+        assert_eq!(error_message(""), "(empty body)");
+    }
+
+    #[test]
+    fn replies_are_cleaned_to_the_generated_text() {
+        use ReplyShape::*;
+        assert_eq!(
+            clean_reply("\"How many yards did Rice run?\"", Line),
+            "How many yards did Rice run?"
+        );
+        assert_eq!(
+            clean_reply(
+                "<think>hmm</think>\nQuestion: Who won?\nExplanation: …",
+                Line
+            ),
+            "Who won?"
+        );
+        assert_eq!(
+            clean_reply("```\nreturn yards ;return max of #1\n```", Steps),
+            "return yards ;return max of #1"
+        );
+        assert_eq!(
+            clean_reply("1. return yards;\n2) return max of @@1@@", Steps),
+            "return yards ;return max of @@1@@"
+        );
+        assert_eq!(clean_reply("<think>unfinished", Line), "");
+    }
+}
