@@ -4,93 +4,35 @@
 //! 1e-4 and decoder logits within 1e-5 of the largest logit (they reach 50 on this model; the
 //! largest difference measured is 3.0e-4, a relative 6e-6, i.e. float32 rounding).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use candle_core::Tensor;
 use metamorph_data::assets::{HubOptions, ModelSource};
 use metamorph_data::Error;
 use metamorph_generate::t5::T5;
-use metamorph_generate::{DecodingOptions, EarlyStopping, ModelOptions, Seq2Seq};
+use metamorph_generate::{DecodingOptions, ModelOptions, Seq2Seq};
 use serde_json::Value;
 
+mod common;
+
+use common::{assert_close, floats, ids, options, texts};
+
 fn fixture_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/t5-tiny")
+    common::fixture_dir("t5-tiny")
 }
 
 fn golden() -> Value {
-    let text = std::fs::read_to_string(fixture_dir().join("golden.json")).unwrap();
-    serde_json::from_str(&text).unwrap()
+    common::golden(&fixture_dir())
 }
 
 fn model() -> T5 {
     T5::load(&fixture_dir(), "t5-tiny", ModelOptions::default()).unwrap()
 }
 
-fn ids(value: &Value) -> Vec<Vec<u32>> {
-    value
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|row| {
-            row.as_array()
-                .unwrap()
-                .iter()
-                .map(|x| x.as_u64().unwrap() as u32)
-                .collect()
-        })
-        .collect()
-}
-
-fn floats(value: &Value) -> Vec<f32> {
-    match value {
-        Value::Array(items) => items.iter().flat_map(floats).collect(),
-        Value::Number(n) => vec![n.as_f64().unwrap() as f32],
-        other => panic!("not a number: {other}"),
-    }
-}
-
-/// `generate()` keyword arguments → options (defaults as `transformers`').
-fn options(case: &Value) -> DecodingOptions {
-    let o = &case["options"];
-    let float =
-        |key: &str, default: f32| o.get(key).map_or(default, |v| v.as_f64().unwrap() as f32);
-    let int =
-        |key: &str, default: usize| o.get(key).map_or(default, |v| v.as_u64().unwrap() as usize);
-    DecodingOptions {
-        num_beams: int("num_beams", 1),
-        max_new_tokens: int("max_new_tokens", 20),
-        min_new_tokens: int("min_new_tokens", 0),
-        length_penalty: float("length_penalty", 1.0),
-        repetition_penalty: float("repetition_penalty", 1.0),
-        no_repeat_ngram_size: int("no_repeat_ngram_size", 0),
-        early_stopping: match o.get("early_stopping") {
-            None | Some(Value::Bool(false)) => EarlyStopping::Heuristic,
-            Some(Value::Bool(true)) => EarlyStopping::Finished,
-            Some(Value::String(s)) if s == "never" => EarlyStopping::Never,
-            Some(other) => panic!("early_stopping {other}"),
-        },
-    }
-}
-
-fn assert_close(name: &str, got: &[f32], want: &[f32], tolerance: f32) {
-    assert_eq!(got.len(), want.len(), "{name}: lengths");
-    let worst = got
-        .iter()
-        .zip(want)
-        .map(|(a, b)| (a - b).abs())
-        .fold(0f32, f32::max);
-    assert!(worst <= tolerance, "{name}: max abs difference {worst}");
-}
-
 #[test]
 fn tokenizer_gives_the_reference_input_ids() {
     let golden = golden();
-    let inputs: Vec<&str> = golden["inputs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
+    let inputs = texts(&golden);
     assert_eq!(
         model().tokenize(&inputs).unwrap(),
         ids(&golden["input_ids"])
@@ -162,12 +104,7 @@ fn seq2seq_decodes_the_generated_ids_without_special_tokens() {
     let golden = golden();
     let model = model();
     let case = &golden["cases"][0];
-    let inputs: Vec<&str> = golden["inputs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
+    let inputs = texts(&golden);
     let texts = model.generate(&inputs, &options(case)).unwrap();
     for (text, ids) in texts.iter().zip(ids(&case["batched"])) {
         assert_eq!(text, &model.tokenizer().decode(&ids, true).unwrap());

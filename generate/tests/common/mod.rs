@@ -1,10 +1,15 @@
-//! Helpers shared by the binary tests: case shards in and out, log text.
+//! What the integration tests share: case shards in and out and log text (the binary tests),
+//! and reading a fixture's `golden.json` written by the reference scripts in `scripts/` (the
+//! parity tests).
+#![allow(dead_code)] // each test binary uses its own subset
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use metamorph_data::{
     from_batch, read_shard, to_batch, Case, ParquetShardWriter, RecordKind, ShardSpec,
 };
+use metamorph_generate::{DecodingOptions, EarlyStopping};
+use serde_json::Value;
 
 /// Writes `cases` as the one input shard `<dir>/in/case/…`.
 pub fn write_cases(dir: &Path, cases: &[Case]) {
@@ -43,4 +48,86 @@ pub fn plain_text(bytes: &[u8]) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// `generate/tests/fixtures/<name>`.
+pub fn fixture_dir(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+/// The fixture's `golden.json`.
+pub fn golden(dir: &Path) -> Value {
+    let text = std::fs::read_to_string(dir.join("golden.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// The golden file's `inputs` texts.
+pub fn texts(golden: &Value) -> Vec<&str> {
+    golden["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect()
+}
+
+/// Rows of token ids.
+pub fn ids(value: &Value) -> Vec<Vec<u32>> {
+    value
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| {
+            row.as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_u64().unwrap() as u32)
+                .collect()
+        })
+        .collect()
+}
+
+/// Every number of a nested JSON array, flattened.
+pub fn floats(value: &Value) -> Vec<f32> {
+    match value {
+        Value::Array(items) => items.iter().flat_map(floats).collect(),
+        Value::Number(n) => vec![n.as_f64().unwrap() as f32],
+        other => panic!("not a number: {other}"),
+    }
+}
+
+/// `generate()` keyword arguments → options (defaults as `transformers`').
+pub fn options(case: &Value) -> DecodingOptions {
+    let o = &case["options"];
+    let float =
+        |key: &str, default: f32| o.get(key).map_or(default, |v| v.as_f64().unwrap() as f32);
+    let int =
+        |key: &str, default: usize| o.get(key).map_or(default, |v| v.as_u64().unwrap() as usize);
+    DecodingOptions {
+        num_beams: int("num_beams", 1),
+        max_new_tokens: int("max_new_tokens", 20),
+        min_new_tokens: int("min_new_tokens", 0),
+        length_penalty: float("length_penalty", 1.0),
+        repetition_penalty: float("repetition_penalty", 1.0),
+        no_repeat_ngram_size: int("no_repeat_ngram_size", 0),
+        early_stopping: match o.get("early_stopping") {
+            None | Some(Value::Bool(false)) => EarlyStopping::Heuristic,
+            Some(Value::Bool(true)) => EarlyStopping::Finished,
+            Some(Value::String(s)) if s == "never" => EarlyStopping::Never,
+            Some(other) => panic!("early_stopping {other}"),
+        },
+    }
+}
+
+/// Asserts that `got` and `want` differ by at most `tolerance` anywhere.
+pub fn assert_close(name: &str, got: &[f32], want: &[f32], tolerance: f32) {
+    assert_eq!(got.len(), want.len(), "{name}: lengths");
+    let worst = got
+        .iter()
+        .zip(want)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0f32, f32::max);
+    assert!(worst <= tolerance, "{name}: max abs difference {worst}");
 }
