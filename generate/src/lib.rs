@@ -36,6 +36,7 @@ pub mod bart;
 mod checkpoint;
 pub mod decoding;
 pub mod device;
+pub mod encoders;
 mod linear;
 pub mod openai;
 pub mod qdmr;

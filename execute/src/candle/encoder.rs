@@ -18,8 +18,8 @@ use candle_transformers::models::bert::Config as BertConfig;
 use metamorph_data::{Error, Result};
 use tokenizers::{Tokenizer, TruncationParams};
 
-use super::backbone::{Backbone, LoadError};
 use super::{model_error, Architecture, Checkpoint};
+use metamorph_generate::encoders::backbone::{Backbone, LoadError};
 
 /// How a [`SentenceEncoder`] runs.
 #[derive(Clone, Debug)]

@@ -16,30 +16,23 @@
 //! * [`SentenceSimilarityModel`]: the paraphrase model under test built on it: cosine of the
 //!   two texts' embeddings ≥ threshold ⇒ label `1`.
 
-mod backbone;
 pub mod batching;
-mod bert;
-mod checkpoint;
 mod classification;
-mod distilbert;
 mod encoder;
-mod fast_bert;
 mod heads;
 pub mod labels;
-mod modernbert;
 pub mod question_answering;
 mod similarity;
 mod task_encoder;
 pub mod token_classification;
 
-pub use checkpoint::{Architecture, Checkpoint};
 pub use classification::{
     relation_text, ClassificationOptions, EntityMarkers, PairOrder, SequenceClassificationModel,
 };
 pub use encoder::{EncoderOptions, SentenceEncoder};
-pub use fast_bert::FastBert;
 pub use heads::Head;
 pub use metamorph_generate::device::{device, parse_dtype};
+pub use metamorph_generate::encoders::{Architecture, Checkpoint, FastBert};
 pub use question_answering::{QaOptions, QuestionAnsweringModel};
 pub use similarity::{SentenceSimilarityModel, SimilarityOptions};
 pub use task_encoder::{LoadOptions, TaskEncoder};

@@ -21,9 +21,9 @@ use metamorph_data::{Error, Result};
 use serde::Deserialize;
 use tokenizers::Tokenizer;
 
-use super::backbone::{Backbone, BackboneInfo, LoadError};
 use super::heads::{Activation, HeadSpec, Pooling, TaskHead};
 use super::{model_error, Architecture, Checkpoint, Head};
+use metamorph_generate::encoders::backbone::{Backbone, BackboneInfo, LoadError};
 
 /// How a model is placed: device + dtype.
 #[derive(Clone, Debug)]

@@ -14,12 +14,12 @@
 use candle_core::{DType, Device, Module, Result, Tensor, D};
 use candle_nn::{embedding, linear_b, Embedding, LayerNorm, Linear, VarBuilder};
 
+use super::activation::Activation;
 use super::backbone::padding_bias;
-use super::heads::Activation;
 
 /// The settings of a ModernBERT encoder (read from `config.json` by the backbone).
 #[derive(Clone, Debug)]
-pub(crate) struct Config {
+pub struct Config {
     pub vocab_size: usize,
     pub hidden_size: usize,
     pub num_hidden_layers: usize,
@@ -91,7 +91,7 @@ struct Layer {
 }
 
 /// ModernBERT's encoder (expects the checkpoint root; reads `model.`).
-pub(crate) struct ModernBert {
+pub struct ModernBert {
     words: Embedding,
     norm: LayerNorm,
     layers: Vec<Layer>,
@@ -114,7 +114,7 @@ fn norm(vb: VarBuilder, size: usize, config: &Config) -> Result<LayerNorm> {
 
 impl ModernBert {
     /// Loads the encoder from the checkpoint root `vb`.
-    pub(crate) fn load(vb: VarBuilder, config: &Config) -> Result<Self> {
+    pub fn load(vb: VarBuilder, config: &Config) -> Result<Self> {
         let vb = vb.pp("model");
         let h = config.hidden_size;
         let head_dim = h / config.num_attention_heads;
@@ -165,7 +165,7 @@ impl ModernBert {
 
     /// Hidden states `[rows, width, hidden]` for u32 `ids` and `mask` (`[rows, width]`,
     /// 1 = token).
-    pub(crate) fn forward(&self, ids: &Tensor, mask: &Tensor) -> Result<Tensor> {
+    pub fn forward(&self, ids: &Tensor, mask: &Tensor) -> Result<Tensor> {
         let (rows, width) = ids.dims2()?;
         let mut xs = self.words.forward(ids)?.apply(&self.norm)?;
         let dtype = xs.dtype();

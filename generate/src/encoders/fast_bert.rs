@@ -258,7 +258,7 @@ fn max(xs: &[f32]) -> f32 {
 /// branch-free so that loops over it vectorize; 0 below −87.3, saturating at 88.7.
 #[inline(always)]
 #[allow(clippy::excessive_precision)] // Cephes' coefficients as published
-pub(crate) fn exp(x: f32) -> f32 {
+pub fn exp(x: f32) -> f32 {
     const LOG2E: f32 = std::f32::consts::LOG2_E;
     const C1: f32 = 0.693_359_4;
     const C2: f32 = -2.121_944_4e-4;
@@ -286,7 +286,7 @@ pub(crate) fn exp(x: f32) -> f32 {
 /// f32 cannot tell them apart), branch-free.
 #[inline(always)]
 #[allow(clippy::excessive_precision)] // Eigen's coefficients as published
-pub(crate) fn erf(x: f32) -> f32 {
+pub fn erf(x: f32) -> f32 {
     let x = x.clamp(-4.0, 4.0);
     let x2 = x * x;
     let mut p = -2.726_142_2e-10f32;

@@ -37,11 +37,11 @@ use candle_nn::VarBuilder;
 use candle_transformers::models::{bert, debertav2, xlm_roberta};
 use serde::Deserialize;
 
-use super::heads::Activation;
+use super::activation::Activation;
 use super::{bert as own_bert, distilbert, modernbert, Architecture, FastBert};
 
 /// A loaded encoder (boxed: one per model, the enum itself moves around at load time).
-pub(crate) enum Backbone {
+pub enum Backbone {
     /// candle's BERT layers under our embeddings and mask (see [`super::bert`]): GPUs and
     /// half precision.
     Bert(Box<own_bert::Bert>),
@@ -52,6 +52,7 @@ pub(crate) enum Backbone {
     DistilBert(Box<distilbert::DistilBert>),
     /// RoBERTa and XLM-R share one layout.
     XlmRoberta(Box<xlm_roberta::XLMRobertaModel>),
+    /// candle's DeBERTa-v2/v3 (f32 only; see the module doc).
     DebertaV2(Box<debertav2::DebertaV2Model>),
     /// Our own ModernBERT (see [`super::modernbert`]).
     ModernBert(Box<modernbert::ModernBert>),
@@ -59,7 +60,7 @@ pub(crate) enum Backbone {
 
 /// What the rest of the model needs to know about a loaded encoder.
 #[derive(Clone, Debug)]
-pub(crate) struct BackboneInfo {
+pub struct BackboneInfo {
     /// Width of the hidden states.
     pub hidden_size: usize,
     /// Tokens per sequence the model accepts, special tokens included.
@@ -71,8 +72,10 @@ pub(crate) struct BackboneInfo {
 }
 
 /// Why a backbone did not load: the config (message for `config.json`) or the weights.
-pub(crate) enum LoadError {
+pub enum LoadError {
+    /// `config.json` does not describe a supported model; the message says why.
     Config(String),
+    /// The weights do not fit the config.
     Weights(candle_core::Error),
 }
 
@@ -249,7 +252,7 @@ impl ModernBertKeys {
 impl Backbone {
     /// Loads the encoder of `architecture` described by `config_json` from the checkpoint's
     /// root `vb`.
-    pub(crate) fn load(
+    pub fn load(
         architecture: Architecture,
         config_json: &str,
         vb: &VarBuilder<'static>,
@@ -413,7 +416,7 @@ impl Backbone {
 
     /// Last hidden states `[rows, width, hidden]` for `ids`, `type_ids` and `mask` (u32,
     /// `[rows, width]`, mask 1 = token).
-    pub(crate) fn forward(
+    pub fn forward(
         &self,
         ids: &Tensor,
         type_ids: &Tensor,
@@ -434,10 +437,7 @@ impl Backbone {
 
 /// The additive attention bias `[rows, 1, 1, width]` for `mask` (u32, 1 = token): 0 at tokens,
 /// the dtype's most negative finite value (`torch.finfo(dtype).min`) at padding keys.
-pub(crate) fn padding_bias(
-    mask: &Tensor,
-    dtype: candle_core::DType,
-) -> candle_core::Result<Tensor> {
+pub fn padding_bias(mask: &Tensor, dtype: candle_core::DType) -> candle_core::Result<Tensor> {
     let (rows, width) = mask.dims2()?;
     let min = match dtype {
         candle_core::DType::F16 => -65504.0,

@@ -12,14 +12,14 @@ use candle_core::{Module, Result, Tensor, D};
 use candle_nn::{embedding, layer_norm, linear, Embedding, LayerNorm, Linear, VarBuilder};
 use serde::Deserialize;
 
+use super::activation::Activation;
 use super::backbone::padding_bias;
-use super::heads::Activation;
 
 const EPS: f64 = 1e-12;
 
 /// The keys of DistilBERT's `config.json`.
 #[derive(Clone, Debug, Deserialize)]
-pub(crate) struct Config {
+pub struct Config {
     pub vocab_size: usize,
     pub dim: usize,
     pub n_layers: usize,
@@ -50,7 +50,7 @@ struct Layer {
 }
 
 /// DistilBERT's encoder (`distilbert.` weights, without the prefix).
-pub(crate) struct DistilBert {
+pub struct DistilBert {
     words: Embedding,
     positions: Embedding,
     norm: LayerNorm,
@@ -61,7 +61,7 @@ pub(crate) struct DistilBert {
 
 impl DistilBert {
     /// Loads the encoder; `activation` must be one [`Activation`] knows.
-    pub(crate) fn load(vb: VarBuilder, config: &Config, activation: Activation) -> Result<Self> {
+    pub fn load(vb: VarBuilder, config: &Config, activation: Activation) -> Result<Self> {
         let d = config.dim;
         let emb = vb.pp("embeddings");
         let layers = (0..config.n_layers)
@@ -95,7 +95,7 @@ impl DistilBert {
     }
 
     /// Hidden states `[rows, width, dim]` for `ids` and `mask` (u32 `[rows, width]`, 1 = token).
-    pub(crate) fn forward(&self, ids: &Tensor, mask: &Tensor) -> Result<Tensor> {
+    pub fn forward(&self, ids: &Tensor, mask: &Tensor) -> Result<Tensor> {
         let (_, width) = ids.dims2()?;
         let positions = Tensor::arange(0u32, width as u32, ids.device())?;
         let mut xs = self

@@ -19,7 +19,6 @@ const WEIGHTS_INDEX: &str = "model.safetensors.index.json";
 
 /// The encoder architectures this build runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
 pub enum Architecture {
     /// BERT and checkpoints with its layout (MiniLM, all-MiniLM-L6-v2, …):
     /// `model_type = "bert"`, classes `Bert…`.

@@ -15,7 +15,7 @@ use candle_transformers::models::bert;
 use super::backbone::padding_bias;
 
 /// BERT's encoder (weights without the `bert.` prefix).
-pub(crate) struct Bert {
+pub struct Bert {
     words: Embedding,
     positions: Embedding,
     types: Embedding,
@@ -25,7 +25,7 @@ pub(crate) struct Bert {
 
 impl Bert {
     /// Loads embeddings and layers from `vb` (the encoder's root).
-    pub(crate) fn load(vb: VarBuilder, config: &bert::Config) -> Result<Self> {
+    pub fn load(vb: VarBuilder, config: &bert::Config) -> Result<Self> {
         let h = config.hidden_size;
         let emb = vb.pp("embeddings");
         Ok(Bert {
@@ -43,7 +43,7 @@ impl Bert {
 
     /// Hidden states `[rows, width, hidden]` for u32 `ids`, `type_ids` and `mask`
     /// (`[rows, width]`, mask 1 = token).
-    pub(crate) fn forward(&self, ids: &Tensor, type_ids: &Tensor, mask: &Tensor) -> Result<Tensor> {
+    pub fn forward(&self, ids: &Tensor, type_ids: &Tensor, mask: &Tensor) -> Result<Tensor> {
         let (_, width) = ids.dims2()?;
         let positions = Tensor::arange(0u32, width as u32, ids.device())?;
         let xs = (self.words.forward(ids)? + self.types.forward(type_ids)?)?
