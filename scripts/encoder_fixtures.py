@@ -101,7 +101,8 @@ def in_venv():
     return Path(sys.prefix).resolve() == VENV.resolve()
 
 
-def bootstrap():
+def bootstrap(script=__file__):
+    """Re-runs `script` (default: this one) inside the pinned virtualenv, creating it first."""
     python = VENV / "bin" / "python"
     if not python.exists():
         subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
@@ -125,7 +126,7 @@ def bootstrap():
         )
     os.environ["TOKENIZERS_PARALLELISM"] = "false"
     os.environ["RAYON_NUM_THREADS"] = "1"
-    os.execv(str(python), [str(python), __file__, *sys.argv[1:]])
+    os.execv(str(python), [str(python), script, *sys.argv[1:]])
 
 
 # ---------------------------------------------------------------- corpus

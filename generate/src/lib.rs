@@ -38,6 +38,7 @@ pub mod decoding;
 pub mod device;
 pub mod encoders;
 mod linear;
+pub mod masked_lm;
 pub mod openai;
 pub mod qdmr;
 pub mod stage;

@@ -231,7 +231,7 @@ fn fetch_assets(names: &[String], list: bool) -> anyhow::Result<()> {
 }
 
 /// (name, scripts run in order, what they write)
-const FIXTURES: [(&str, &[&str], &str); 9] = [
+const FIXTURES: [(&str, &[&str], &str); 10] = [
     (
         "spacy",
         &["scripts/spacy_golden.py"],
@@ -276,6 +276,11 @@ const FIXTURES: [(&str, &[&str], &str); 9] = [
         "t5",
         &["scripts/t5_fixtures.py"],
         "tiny random T5 and transformers' generate() ids (generate/tests/fixtures/t5-tiny/)",
+    ),
+    (
+        "mlm",
+        &["scripts/mlm_fixtures.py"],
+        "tiny random BERT/RoBERTa/DeBERTa-v2 masked LMs and transformers' top-10 fills (generate/tests/fixtures/mlm/)",
     ),
 ];
 

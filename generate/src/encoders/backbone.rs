@@ -3,11 +3,11 @@
 //!
 //! | architecture | encoder | f16/bf16 |
 //! |---|---|---|
-//! | BERT | candle's `BertEncoder` layers, our embeddings and mask ([`super::bert`]) | yes |
-//! | DistilBERT | ours ([`super::distilbert`]) | yes |
+//! | BERT | candle's `BertEncoder` layers, our embeddings and mask (`bert.rs`) | yes |
+//! | DistilBERT | ours (`distilbert.rs`) | yes |
 //! | RoBERTa, XLM-R | candle's `xlm_roberta` | yes |
 //! | DeBERTa-v2/v3 | candle's `debertav2` | no (f32 only) |
-//! | ModernBERT | ours ([`super::modernbert`]) | yes |
+//! | ModernBERT | ours (`modernbert.rs`) | yes |
 //!
 //! What this module adds, per architecture (checked against `transformers`, see
 //! `tests/encoder_parity.rs`):
@@ -20,10 +20,10 @@
 //!   `rope_parameters` / `layer_types` versus `global_rope_theta` /
 //!   `global_attn_every_n_layers`) are handled here, and variants the candle code does not
 //!   implement are refused at load time instead of computing something else.
-//! * **BERT** runs candle's layers under this crate's embeddings and mask ([`super::bert`]):
+//! * **BERT** runs candle's layers under this crate's embeddings and mask (`bert.rs`):
 //!   candle's `BertModel` returns NaN in f16/bf16.
-//! * **DistilBERT** is this crate's own ([`super::distilbert`]): candle's runs the wrong GELU.
-//! * **ModernBERT** is this crate's own ([`super::modernbert`]): candle's builds f32 masks in
+//! * **DistilBERT** is this crate's own (`distilbert.rs`): candle's runs the wrong GELU.
+//! * **ModernBERT** is this crate's own (`modernbert.rs`): candle's builds f32 masks in
 //!   half-precision runs and hard-codes activation and biases.
 //! * **DeBERTa-v2** stays on candle's code, which computes parts of its relative attention in
 //!   f32: half precision is refused at load time, and so are the variants candle gets wrong
@@ -42,19 +42,19 @@ use super::{bert as own_bert, distilbert, modernbert, Architecture, FastBert};
 
 /// A loaded encoder (boxed: one per model, the enum itself moves around at load time).
 pub enum Backbone {
-    /// candle's BERT layers under our embeddings and mask (see [`super::bert`]): GPUs and
+    /// candle's BERT layers under our embeddings and mask (see `bert.rs`): GPUs and
     /// half precision.
     Bert(Box<own_bert::Bert>),
-    /// Our throughput-oriented BERT forward (see [`super::fast_bert`]): CPU in f32, the same
+    /// Our throughput-oriented BERT forward (see `fast_bert.rs`): CPU in f32, the same
     /// outputs as [`Backbone::Bert`].
     FastBert(Box<FastBert>),
-    /// Our own DistilBERT (see [`super::distilbert`]).
+    /// Our own DistilBERT (see `distilbert.rs`).
     DistilBert(Box<distilbert::DistilBert>),
     /// RoBERTa and XLM-R share one layout.
     XlmRoberta(Box<xlm_roberta::XLMRobertaModel>),
     /// candle's DeBERTa-v2/v3 (f32 only; see the module doc).
     DebertaV2(Box<debertav2::DebertaV2Model>),
-    /// Our own ModernBERT (see [`super::modernbert`]).
+    /// Our own ModernBERT (see `modernbert.rs`).
     ModernBert(Box<modernbert::ModernBert>),
 }
 
