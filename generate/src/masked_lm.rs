@@ -191,7 +191,11 @@ impl CandleMaskedLm {
         Self::load(&checkpoint, name, options)
     }
 
-    fn load(checkpoint: &Checkpoint, name: &str, options: &ModelOptions) -> Result<Self> {
+    /// Loads a resolved `checkpoint` and names it `name`.
+    ///
+    /// # Errors
+    /// As [`CandleMaskedLm::from_source`].
+    pub fn load(checkpoint: &Checkpoint, name: &str, options: &ModelOptions) -> Result<Self> {
         let config_path = checkpoint.config_path();
         let config_err = |message: String| Error::Asset {
             name: config_path.display().to_string(),

@@ -5,9 +5,13 @@
 //! # Design decisions
 //! * **One model per request kind** (`[generate.question]`, `[generate.decomposition]`), each
 //!   with its own decoding options: BPB's question generator and QDMR parser are separate
-//!   fine-tuned BARTs with different settings. A `[generate.masked_lm]` table for substitution
-//!   requests will sit beside them; until it exists, a substitution request is a config error
-//!   naming the case.
+//!   fine-tuned BARTs with different settings. `[generate.masked_lm]` names the masked LM of
+//!   substitution requests ([`CandleMaskedLm`]; `parser` adds the spaCy pipeline its same-POS
+//!   filter tags with).
+//! * **Substitutions take the best surviving candidate**: the masked word's top-k predictions
+//!   are filtered as the request says (whole words, probability floor, same part of speech) and
+//!   the most probable one replaces the word; a case with no candidate left is dropped and
+//!   counted. Each request is one forward pass (its own masked text), not batched across cases.
 //! * **Only cases with a request cost anything**: a case batch whose `generation` column is all
 //!   null is passed on as it came, without being decoded into rows.
 //! * **Identical model inputs run once per batch** (perturbations of one source often ask the
@@ -40,7 +44,10 @@ use metamorph_data::{
 };
 use serde::Deserialize;
 
+use metamorph_parse::spacy::pipeline::Pipeline;
+
 use crate::bart::Bart;
+use crate::masked_lm::{CandleMaskedLm, FillOptions};
 use crate::openai::{ChatClient, ChatSettings, FewShot, OpenAiGenerator, ReplyShape};
 use crate::qdmr::{self, Template};
 use crate::t5::T5;
@@ -54,15 +61,91 @@ pub struct GenerateConfig {
     pub question: Option<GeneratorConfig>,
     /// The QDMR parser (BPB's *Break*, question → QDMR): `[generate.decomposition]`.
     pub decomposition: Option<GeneratorConfig>,
+    /// The masked LM of substitution requests: `[generate.masked_lm]`.
+    pub masked_lm: Option<MaskedLmConfig>,
     /// Also read `example` rows and fill the `steps` of QDMR, DROP and SQuAD examples that have
     /// none, with the decomposition model (default false).
     pub example_steps: bool,
 }
 
+/// The masked LM of substitution requests: `[generate.masked_lm]`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MaskedLmConfig {
+    /// The checkpoint (BERT, RoBERTa/XLM-R or DeBERTa-v2 with its MLM head): a directory
+    /// (relative to the config file's folder), `asset:NAME` or `hf:ORG/NAME[@REVISION]`.
+    pub model: String,
+    /// Name used in logs and errors (default: the `model` string).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// `cpu` (default), `cuda:N` or `metal`.
+    #[serde(default)]
+    pub device: Option<String>,
+    /// `f32` (default), `f16` or `bf16`.
+    #[serde(default)]
+    pub dtype: Option<String>,
+    /// Use only the local hub cache.
+    #[serde(default)]
+    pub offline: bool,
+    /// Hub cache directory, relative to the config file's folder.
+    #[serde(default)]
+    pub cache_dir: Option<PathBuf>,
+    /// The spaCy pipeline for same-POS filtering: `asset:en_core_web_sm` or a directory
+    /// (default: none; a request with `same_pos` then fails naming the case).
+    #[serde(default)]
+    pub parser: Option<String>,
+}
+
+impl MaskedLmConfig {
+    /// Loads the model and the optional parser; relative paths are taken from `base_dir`.
+    fn start(&self, base_dir: &Path) -> Result<(Arc<CandleMaskedLm>, Option<Arc<Pipeline>>)> {
+        let what = "[generate.masked_lm]";
+        let spec = self.model.as_str();
+        let beside = base_dir.join(spec);
+        let source = if !spec.starts_with("asset:") && !spec.starts_with("hf:") && beside.is_dir() {
+            ModelSource::Local(beside)
+        } else {
+            match spec
+                .parse::<ModelSource>()
+                .map_err(|e| Error::Config(format!("{what}: {e}")))?
+            {
+                ModelSource::Local(dir) => ModelSource::Local(base_dir.join(dir)),
+                other => other,
+            }
+        };
+        let hub = HubOptions {
+            offline: self.offline,
+            cache_dir: self.cache_dir.as_ref().map(|d| base_dir.join(d)),
+        };
+        let options = ModelOptions {
+            device: device::device(self.device.as_deref().unwrap_or("cpu"))?,
+            dtype: device::parse_dtype(self.dtype.as_deref().unwrap_or("f32"))?,
+        };
+        let checkpoint = crate::encoders::Checkpoint::try_resolve(&source, &hub)?;
+        let name = self.name.clone().unwrap_or_else(|| self.model.clone());
+        let model = CandleMaskedLm::load(&checkpoint, &name, &options)?;
+        let parser = match self.parser.as_deref() {
+            None => None,
+            Some(spec) => {
+                let dir = match spec.strip_prefix("asset:") {
+                    Some(asset) => metamorph_data::assets::ensure(asset)?,
+                    None => base_dir.join(spec),
+                };
+                let pipeline = Pipeline::load(&dir).map_err(|e| Error::Asset {
+                    name: dir.display().to_string(),
+                    message: format!("{what} parser: {e}"),
+                })?;
+                Some(Arc::new(pipeline))
+            }
+        };
+        Ok((Arc::new(model), parser))
+    }
+}
+
 impl GenerateConfig {
     /// True when the table configures nothing (the pipeline then leaves the stage out).
     pub fn is_empty(&self) -> bool {
-        self.question.is_none() && self.decomposition.is_none()
+        self.question.is_none() && self.decomposition.is_none() && self.masked_lm.is_none()
     }
 }
 
@@ -541,6 +624,8 @@ pub struct GenerateCounts {
     pub empty_question: usize,
     /// Cases dropped because the parsed decomposition was malformed.
     pub malformed_decomposition: usize,
+    /// Cases dropped because no masked-LM candidate passed the substitution's filters.
+    pub no_substitute: usize,
     /// Examples given steps.
     pub examples_parsed: usize,
     /// Examples left without steps because their parse was malformed.
@@ -554,6 +639,7 @@ struct Counters {
     completed: AtomicUsize,
     empty_question: AtomicUsize,
     malformed_decomposition: AtomicUsize,
+    no_substitute: AtomicUsize,
     examples_parsed: AtomicUsize,
     examples_malformed: AtomicUsize,
     model_inputs: AtomicUsize,
@@ -563,6 +649,8 @@ struct Counters {
 pub struct GenerateStage {
     question: Option<Arc<Generator>>,
     decomposition: Option<Arc<Generator>>,
+    masked_lm: Option<Arc<CandleMaskedLm>>,
+    parser: Option<Arc<Pipeline>>,
     consumes: Vec<RecordKind>,
     counters: Arc<Counters>,
 }
@@ -589,6 +677,8 @@ impl GenerateStage {
         Ok(GenerateStage {
             question: question.map(Arc::new),
             decomposition: decomposition.map(Arc::new),
+            masked_lm: None,
+            parser: None,
             consumes,
             counters: Arc::default(),
         })
@@ -610,7 +700,26 @@ impl GenerateStage {
             .as_ref()
             .map(|c| c.start(Purpose::Decomposition, base_dir))
             .transpose()?;
-        Self::try_new(question, decomposition, config.example_steps)
+        let stage = Self::try_new(question, decomposition, config.example_steps)?;
+        Ok(match &config.masked_lm {
+            Some(c) => {
+                let (model, parser) = c.start(base_dir)?;
+                stage.with_masked_lm(model, parser)
+            }
+            None => stage,
+        })
+    }
+
+    /// The same stage completing substitution requests with `model`, tagging with `parser` for
+    /// requests that keep the part of speech.
+    pub fn with_masked_lm(
+        mut self,
+        model: Arc<CandleMaskedLm>,
+        parser: Option<Arc<Pipeline>>,
+    ) -> Self {
+        self.masked_lm = Some(model);
+        self.parser = parser;
+        self
     }
 
     /// The same models, reading only `example` rows: the instance a pipeline places before
@@ -621,6 +730,8 @@ impl GenerateStage {
             .then(|| GenerateStage {
                 question: self.question.clone(),
                 decomposition: self.decomposition.clone(),
+                masked_lm: self.masked_lm.clone(),
+                parser: self.parser.clone(),
                 consumes: vec![RecordKind::Example],
                 counters: self.counters.clone(),
             })
@@ -631,6 +742,8 @@ impl GenerateStage {
         GenerateStage {
             question: self.question.clone(),
             decomposition: self.decomposition.clone(),
+            masked_lm: self.masked_lm.clone(),
+            parser: self.parser.clone(),
             consumes: vec![RecordKind::Case],
             counters: self.counters.clone(),
         }
@@ -644,6 +757,7 @@ impl GenerateStage {
             completed: get(&c.completed),
             empty_question: get(&c.empty_question),
             malformed_decomposition: get(&c.malformed_decomposition),
+            no_substitute: get(&c.no_substitute),
             examples_parsed: get(&c.examples_parsed),
             examples_malformed: get(&c.examples_malformed),
             model_inputs: get(&c.model_inputs),
@@ -672,6 +786,8 @@ impl GenerateStage {
         // (case index, request, model input) per open request, grouped by kind.
         let mut questions: Vec<(usize, String, String)> = Vec::new();
         let mut decompositions: Vec<(usize, String, String)> = Vec::new();
+        // (case index, field, new text or None when no candidate survived).
+        let mut substitutions: Vec<(usize, String, Option<String>)> = Vec::new();
         for (i, case) in cases.iter().enumerate() {
             let Some(request) = case.generation()? else {
                 continue;
@@ -701,18 +817,74 @@ impl GenerateStage {
                     let input = generator.input("question", question);
                     decompositions.push((i, field.clone(), input));
                 }
-                GenerationRequest::Substitution { .. } => {
-                    return Err(Error::Config(format!(
-                        "case `{}`: a `substitution` request needs a masked LM, and no \
-                         [generate.masked_lm] is configured (this build's generate stage \
-                         completes question and decomposition requests)",
-                        case.case_id
-                    )))
+                GenerationRequest::Substitution {
+                    field,
+                    start,
+                    end,
+                    top_k,
+                    min_prob,
+                    same_pos,
+                } => {
+                    let model = self.masked_lm.as_deref().ok_or_else(|| {
+                        Error::Config(format!(
+                            "case `{}`: a `substitution` request, but no [generate.masked_lm] \
+                             model is configured",
+                            case.case_id
+                        ))
+                    })?;
+                    check_field(case, field)?;
+                    let text = case.followup.field(field).ok_or_else(|| Error::Schema {
+                        context: format!("case `{}`", case.case_id),
+                        message: format!(
+                            "a substitution in follow-up field `{field}`, which is empty"
+                        ),
+                    })?;
+                    let options = FillOptions {
+                        top_k: *top_k,
+                        min_prob: *min_prob,
+                        same_pos: *same_pos,
+                    };
+                    let candidates = model
+                        .substitutes(text, (*start, *end), &options, self.parser.as_deref())
+                        .map_err(|e| match e {
+                            Error::Config(m) => {
+                                Error::Config(format!("case `{}`: {m}", case.case_id))
+                            }
+                            Error::Model { model, message } => Error::Model {
+                                model,
+                                message: format!("case `{}`: {message}", case.case_id),
+                            },
+                            other => other,
+                        })?;
+                    self.counters.model_inputs.fetch_add(1, Ordering::Relaxed);
+                    let replaced = candidates.first().map(|best| {
+                        let chars: Vec<char> = text.chars().collect();
+                        let mut out: String = chars[..*start].iter().collect();
+                        out.push_str(&best.word);
+                        out.extend(&chars[*end..]);
+                        out
+                    });
+                    substitutions.push((i, field.clone(), replaced));
                 }
             }
         }
         let mut keep = vec![true; cases.len()];
-        let (mut completed, mut empty, mut malformed) = (0, 0, 0);
+        let (mut completed, mut empty, mut malformed, mut unsubstituted) = (0, 0, 0, 0);
+        for (i, field, replaced) in substitutions {
+            let case = &mut cases[i];
+            match replaced {
+                Some(text) => {
+                    set_field(case, &field, text);
+                    case.set_generation(None);
+                    completed += 1;
+                }
+                None => {
+                    tracing::debug!(case = %case.case_id, "dropped: no masked-LM substitute");
+                    keep[i] = false;
+                    unsubstituted += 1;
+                }
+            }
+        }
         if let Some(generator) = &self.question {
             let inputs: Vec<String> = questions.iter().map(|q| q.2.clone()).collect();
             let outputs = self.run(generator, &inputs)?;
@@ -755,11 +927,13 @@ impl GenerateStage {
         c.empty_question.fetch_add(empty, Ordering::Relaxed);
         c.malformed_decomposition
             .fetch_add(malformed, Ordering::Relaxed);
+        c.no_substitute.fetch_add(unsubstituted, Ordering::Relaxed);
         tracing::info!(
             cases = cases.len(),
             completed,
             dropped_empty_question = empty,
             dropped_malformed_decomposition = malformed,
+            dropped_no_substitute = unsubstituted,
             "generate: case batch"
         );
         Ok(cases
@@ -1129,6 +1303,68 @@ mod tests {
             .complete_cases(vec![case("f", Some(bad_field))])
             .unwrap_err();
         assert!(matches!(&e, Error::Schema { .. }), "{e}");
+    }
+
+    /// Substitution requests with the tiny BERT masked LM of the parity fixtures: the best
+    /// whole-word candidate replaces the word and becomes the case's one edit; a floor no
+    /// candidate reaches drops the case.
+    #[test]
+    fn substitutions_take_the_best_candidate_or_drop_the_case() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mlm/bert");
+        let model =
+            Arc::new(CandleMaskedLm::load_dir(&dir, "bert-mlm", &ModelOptions::default()).unwrap());
+        let stage = GenerateStage::try_new(None, None, false)
+            .unwrap()
+            .with_masked_lm(model.clone(), None);
+        let request = |min_prob: f32| GenerationRequest::Substitution {
+            field: "question".into(),
+            // "touchdowns" in "How many touchdowns did Rice score?"
+            start: 9,
+            end: 19,
+            top_k: 50,
+            min_prob,
+            same_pos: false,
+        };
+        let cases = vec![
+            case("a", Some(request(0.0))),
+            case("b", Some(request(0.99))),
+        ];
+        let kept = stage.complete_cases(cases).unwrap();
+        assert_eq!(kept.len(), 1);
+        let done = &kept[0];
+        assert_eq!(done.generation().unwrap(), None);
+        let best = model
+            .substitutes(
+                "How many touchdowns did Rice score?",
+                (9, 19),
+                &FillOptions {
+                    top_k: 50,
+                    min_prob: 0.0,
+                    same_pos: false,
+                },
+                None,
+            )
+            .unwrap()
+            .remove(0);
+        let question = done.followup.question.as_deref().unwrap();
+        assert_eq!(question, format!("How many {} did Rice score?", best.word));
+        assert_eq!(done.edits.len(), 1);
+        assert_eq!(done.edits[0].before, "touchdowns");
+        assert_eq!(done.edits[0].after, best.word);
+        let counts = stage.counts();
+        assert_eq!((counts.completed, counts.no_substitute), (1, 1));
+        // same_pos without a parser names the case.
+        let mut same_pos = request(0.0);
+        if let GenerationRequest::Substitution { same_pos: s, .. } = &mut same_pos {
+            *s = true;
+        }
+        let err = stage
+            .complete_cases(vec![case("c", Some(same_pos))])
+            .unwrap_err();
+        assert!(
+            matches!(&err, Error::Config(m) if m.contains("case `c:bpb:0`")),
+            "{err}"
+        );
     }
 
     #[test]
