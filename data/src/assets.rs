@@ -484,6 +484,44 @@ fn resolve_hub(
     Ok(dir)
 }
 
+/// Resolves a safetensors checkpoint: `files` (e.g. `config.json`, `tokenizer.json`) and its
+/// weights, `model.safetensors` or the shards `model.safetensors.index.json` lists (fetched
+/// too for a hub source). Returns the checkpoint's directory and the weight files.
+///
+/// # Errors
+/// [`Error::Asset`] naming the source and what is missing (the single-file error when neither
+/// layout is there), or a bad index; as [`resolve`] for fetching.
+pub fn resolve_safetensors_checkpoint(
+    source: &ModelSource,
+    files: &[&str],
+    hub: &HubOptions,
+) -> Result<(PathBuf, Vec<PathBuf>)> {
+    let with = |weights: &'static str| -> Vec<&str> {
+        files
+            .iter()
+            .copied()
+            .chain(std::iter::once(weights))
+            .collect()
+    };
+    match resolve(source, &with("model.safetensors"), hub) {
+        Ok(dir) => {
+            let weights = vec![dir.join("model.safetensors")];
+            Ok((dir, weights))
+        }
+        Err(first) => {
+            let index = "model.safetensors.index.json";
+            let Ok(dir) = resolve(source, &with(index), hub) else {
+                return Err(first);
+            };
+            let shards = safetensors_shard_names(&dir.join(index))?;
+            let names: Vec<&str> = shards.iter().map(String::as_str).collect();
+            let shard_dir = resolve(source, &names, hub)?;
+            let weights = names.iter().map(|n| shard_dir.join(n)).collect();
+            Ok((dir, weights))
+        }
+    }
+}
+
 /// The safetensors weight files of a checkpoint directory (the layout `transformers`'
 /// `save_pretrained` writes): `model.safetensors` when it exists, otherwise the shards that
 /// `model.safetensors.index.json` lists (each once, sorted), all next to the index.

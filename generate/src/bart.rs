@@ -16,7 +16,9 @@ use std::path::{Path, PathBuf};
 
 use candle_core::{DType, Module, Tensor};
 use candle_nn::{Activation, Embedding, LayerNorm, VarBuilder};
-use metamorph_data::assets::{resolve, safetensors_files, HubOptions, ModelSource};
+use metamorph_data::assets::{
+    resolve_safetensors_checkpoint, safetensors_files, HubOptions, ModelSource,
+};
 use metamorph_data::{Error, Result};
 use serde::Deserialize;
 use tokenizers::{Tokenizer, TruncationParams};
@@ -309,15 +311,8 @@ impl Bart {
         hub: &HubOptions,
         options: ModelOptions,
     ) -> Result<Self> {
-        let dir = match resolve(source, &[CONFIG, TOKENIZER, "model.safetensors"], hub) {
-            Ok(dir) => dir,
-            Err(first) => resolve(
-                source,
-                &[CONFIG, TOKENIZER, "model.safetensors.index.json"],
-                hub,
-            )
-            .map_err(|_| first)?,
-        };
+        let (dir, _) =
+            resolve_safetensors_checkpoint(source, &["config.json", "tokenizer.json"], hub)?;
         Self::load(&dir, &source.to_string(), options)
     }
 

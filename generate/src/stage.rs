@@ -37,7 +37,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use arrow::array::{Array, RecordBatch};
-use metamorph_data::assets::{resolve, HubOptions, ModelSource};
+use metamorph_data::assets::{resolve, resolve_safetensors_checkpoint, HubOptions, ModelSource};
 use metamorph_data::{
     from_batch, to_batch, Case, Edit, Emitter, Error, Example, GenerationRequest, RecordKind,
     Result, Stage, Task,
@@ -378,11 +378,9 @@ impl GeneratorConfig {
             offline: self.offline,
             cache_dir: self.cache_dir.as_ref().map(|d| base_dir.join(d)),
         };
-        let dir = resolve(
-            &source,
-            &["config.json", "tokenizer.json", "model.safetensors"],
-            &hub,
-        )?;
+        // Single-file or sharded weights (shards fetched too for a hub checkpoint).
+        let (dir, _) =
+            resolve_safetensors_checkpoint(&source, &["config.json", "tokenizer.json"], &hub)?;
         // Optional: only fetched so that a hub checkpoint's generation defaults are read.
         if !matches!(source, ModelSource::Local(_)) {
             let _ = resolve(&source, &["generation_config.json"], &hub);

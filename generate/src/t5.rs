@@ -15,7 +15,9 @@ use std::path::Path;
 
 use candle_core::{DType, Module, Tensor};
 use candle_nn::{Activation, Embedding, RmsNorm, VarBuilder};
-use metamorph_data::assets::{resolve, safetensors_files, HubOptions, ModelSource};
+use metamorph_data::assets::{
+    resolve_safetensors_checkpoint, safetensors_files, HubOptions, ModelSource,
+};
 use metamorph_data::{Error, Result};
 use serde::Deserialize;
 use tokenizers::{Tokenizer, TruncationParams};
@@ -315,23 +317,8 @@ impl T5 {
         hub: &HubOptions,
         options: ModelOptions,
     ) -> Result<Self> {
-        let dir = match resolve(
-            source,
-            &["config.json", "tokenizer.json", "model.safetensors"],
-            hub,
-        ) {
-            Ok(dir) => dir,
-            Err(first) => resolve(
-                source,
-                &[
-                    "config.json",
-                    "tokenizer.json",
-                    "model.safetensors.index.json",
-                ],
-                hub,
-            )
-            .map_err(|_| first)?,
-        };
+        let (dir, _) =
+            resolve_safetensors_checkpoint(source, &["config.json", "tokenizer.json"], hub)?;
         Self::load(&dir, &source.to_string(), options)
     }
 

@@ -8,14 +8,12 @@
 
 use std::path::{Path, PathBuf};
 
-use metamorph_data::assets::{resolve, safetensors_shard_names, HubOptions, ModelSource};
+use metamorph_data::assets::{resolve_safetensors_checkpoint, HubOptions, ModelSource};
 use metamorph_data::{Error, Result};
 use serde::Deserialize;
 
 const CONFIG: &str = "config.json";
 const TOKENIZER: &str = "tokenizer.json";
-const WEIGHTS: &str = "model.safetensors";
-const WEIGHTS_INDEX: &str = "model.safetensors.index.json";
 
 /// The encoder architectures this build runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -139,24 +137,7 @@ impl Checkpoint {
     /// `config.json`, no `tokenizer.json`, no safetensors weights) or `config.json` with an
     /// unsupported architecture; [`Error::Io`] if a file cannot be read.
     pub fn try_resolve(source: &ModelSource, hub: &HubOptions) -> Result<Self> {
-        let single = resolve(source, &[CONFIG, TOKENIZER, WEIGHTS], hub);
-        let (dir, weights) = match single {
-            Ok(dir) => {
-                let weights = vec![dir.join(WEIGHTS)];
-                (dir, weights)
-            }
-            Err(first) => {
-                // Sharded weights, else report what was missing for the single file.
-                let Ok(dir) = resolve(source, &[CONFIG, TOKENIZER, WEIGHTS_INDEX], hub) else {
-                    return Err(first);
-                };
-                let shards = safetensors_shard_names(&dir.join(WEIGHTS_INDEX))?;
-                let names: Vec<&str> = shards.iter().map(String::as_str).collect();
-                let shard_dir = resolve(source, &names, hub)?;
-                let weights = names.iter().map(|n| shard_dir.join(n)).collect();
-                (dir, weights)
-            }
-        };
+        let (dir, weights) = resolve_safetensors_checkpoint(source, &[CONFIG, TOKENIZER], hub)?;
         let config_path = dir.join(CONFIG);
         let config_json =
             std::fs::read_to_string(&config_path).map_err(|e| Error::io(&config_path, e))?;
@@ -235,9 +216,15 @@ mod tests {
         );
     }
 
+    const WEIGHTS: &str = "model.safetensors";
+    const WEIGHTS_INDEX: &str = "model.safetensors.index.json";
+
     #[test]
-    fn shards_are_listed_once() {
+    fn sharded_checkpoints_resolve_to_every_shard_once() {
         let dir = tempfile::tempdir().unwrap();
+        for file in [CONFIG, TOKENIZER] {
+            std::fs::write(dir.path().join(file), "{}").unwrap();
+        }
         let index = dir.path().join(WEIGHTS_INDEX);
         std::fs::write(
             &index,
@@ -245,14 +232,31 @@ mod tests {
                 "b": "model-00001-of-00002.safetensors", "c": "model-00001-of-00002.safetensors"}}"#,
         )
         .unwrap();
+        let source = ModelSource::Local(dir.path().to_path_buf());
+        let hub = HubOptions::default();
+        // A listed shard is missing: the error names it.
+        std::fs::write(dir.path().join("model-00001-of-00002.safetensors"), "").unwrap();
+        let err = resolve_safetensors_checkpoint(&source, &[CONFIG, TOKENIZER], &hub).unwrap_err();
+        assert!(err.to_string().contains("model-00002-of-00002"), "{err}");
+        std::fs::write(dir.path().join("model-00002-of-00002.safetensors"), "").unwrap();
+        let (root, weights) =
+            resolve_safetensors_checkpoint(&source, &[CONFIG, TOKENIZER], &hub).unwrap();
+        assert_eq!(root, dir.path());
+        let names: Vec<_> = weights
+            .iter()
+            .map(|p| p.file_name().unwrap().to_str().unwrap().to_string())
+            .collect();
         assert_eq!(
-            safetensors_shard_names(&index).unwrap(),
+            names,
             [
                 "model-00001-of-00002.safetensors",
                 "model-00002-of-00002.safetensors"
             ]
         );
-        std::fs::write(&index, r#"{"weight_map": {"a": "../x.safetensors"}}"#).unwrap();
-        assert!(safetensors_shard_names(&index).is_err());
+        // A single file wins over an index.
+        std::fs::write(dir.path().join(WEIGHTS), "").unwrap();
+        let (_, weights) =
+            resolve_safetensors_checkpoint(&source, &[CONFIG, TOKENIZER], &hub).unwrap();
+        assert_eq!(weights, [dir.path().join(WEIGHTS)]);
     }
 }
