@@ -66,6 +66,21 @@ pub enum Expectation {
         /// The least link recall of the follow-up against the source.
         min_recall: f32,
     },
+    /// The follow-up's answer is known, or constrained (Break-Perturb-Build, seed-002): with a
+    /// `value`, the answer's SQuAD-normalised token F1 against it must reach `min_f1` (BPB:
+    /// 0.8); without one, it must satisfy `constraint` relative to `original`, the original
+    /// question's gold answer (a number, yes/no, ≥ or ≤ the original). The source's own output
+    /// plays no part: contrast sets are judged against gold and computed answers.
+    Answer {
+        /// The expected answer.
+        value: Option<String>,
+        /// What the answer must satisfy when `value` is unknown.
+        constraint: Option<crate::answer_value::Constraint>,
+        /// The original question's gold answer.
+        original: String,
+        /// The least F1 with `value` that counts as right.
+        min_f1: f32,
+    },
 }
 
 /// How two extractive answers are compared (SQuAD's official normalisation: lower case, strip

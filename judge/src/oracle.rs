@@ -167,6 +167,53 @@ pub fn judge_case(case: &Case, sources: &[&Prediction], followup: &Prediction) -
                 ),
             )
         }
+        Expectation::Answer {
+            value,
+            constraint,
+            original,
+            min_f1,
+        } => {
+            // Extractive models answer with a span; yes/no and label models with a label.
+            let answer = followup
+                .answer
+                .as_ref()
+                .map(|a| a.text.as_str())
+                .or(followup.label.as_deref())
+                .ok_or_else(|| missing("answer", followup))?;
+            match (value, constraint) {
+                (Some(value), _) => {
+                    let f1 = token_f1(answer, value);
+                    (
+                        f1 >= *min_f1,
+                        format!("F1 {f1:.3} (threshold {min_f1}) of {answer:?} against {value:?}"),
+                    )
+                }
+                (None, Some(constraint)) => match constraint.satisfied(original, answer) {
+                    Some(ok) => (
+                        ok,
+                        format!(
+                            "{answer:?} {} the constraint {constraint:?} (original answer \
+                             {original:?})",
+                            if ok { "satisfies" } else { "violates" }
+                        ),
+                    ),
+                    None => {
+                        verdict.applicable = false;
+                        verdict.detail = format!(
+                            "constraint {constraint:?} needs a numeric original answer, got \
+                             {original:?}"
+                        );
+                        return Ok(verdict);
+                    }
+                },
+                (None, None) => {
+                    return Err(metamorph_data::Error::Schema {
+                        context: format!("case `{}`", case.case_id),
+                        message: "an `answer` expectation with neither value nor constraint".into(),
+                    })
+                }
+            }
+        }
         _ => {
             return Err(metamorph_data::Error::Schema {
                 context: format!("case `{}`", case.case_id),
@@ -362,6 +409,67 @@ mod tests {
                 .holds,
             Some(true)
         );
+    }
+
+    #[test]
+    fn answers_are_judged_against_values_or_constraints() {
+        use metamorph_data::answer_value::Constraint;
+        let answer = |text: &str| Prediction {
+            label: None,
+            answer: Some(AnswerSpan {
+                text: text.into(),
+                start: None,
+                end: None,
+                score: None,
+            }),
+            ..label("f", "")
+        };
+        let expect = |value: Option<&str>, constraint: Option<Constraint>, original: &str| {
+            case(
+                Expectation::Answer {
+                    value: value.map(String::from),
+                    constraint,
+                    original: original.into(),
+                    min_f1: 0.8,
+                },
+                None,
+            )
+        };
+        let source = label("s", "");
+        let judge = |c: &Case, p: &Prediction| judge_case(c, &[&source], p).unwrap();
+        let v = judge(
+            &expect(Some("Mitchell Trubisky"), None, "x"),
+            &answer("Trubisky"),
+        );
+        assert_eq!(v.holds, Some(false), "F1 0.67 is below 0.8: {}", v.detail);
+        let v = judge(
+            &expect(Some("Mitchell Trubisky"), None, "x"),
+            &answer("mitchell trubisky."),
+        );
+        assert_eq!(v.holds, Some(true), "{}", v.detail);
+        // A yes/no model answers with a label.
+        let yes = label("f", "yes");
+        assert_eq!(
+            judge(&expect(Some("yes"), None, "2"), &yes).holds,
+            Some(true)
+        );
+        let at_least = Some(Constraint::AtLeastOriginal);
+        assert_eq!(
+            judge(&expect(None, at_least, "13"), &answer("20 yards")).holds,
+            Some(true)
+        );
+        assert_eq!(
+            judge(&expect(None, at_least, "13"), &answer("7")).holds,
+            Some(false)
+        );
+        let numeric = Some(Constraint::Numeric);
+        assert_eq!(
+            judge(&expect(None, numeric, "x"), &answer("the Packers")).holds,
+            Some(false)
+        );
+        let v = judge(&expect(None, at_least, "Packers"), &answer("7"));
+        assert!(!v.applicable && v.holds.is_none(), "{}", v.detail);
+        assert!(judge_case(&expect(None, None, "x"), &[&source], &answer("7")).is_err());
     }
 
     #[test]
