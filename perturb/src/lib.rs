@@ -7,7 +7,8 @@
 //! * [`mrc_boolq`]: MT4MRC (seed-000) on BoolQ yes/no reading comprehension.
 //! * [`relation_extraction`]: SIT4RE (seed-001) on TACRED-style and FewRel relation extraction.
 //! * [`break_perturb_build`]: Break-Perturb-Build (seed-002): QDMR operators, the six
-//!   perturbations, answer rules and constraints (a library API until the Build stage exists).
+//!   perturbations, answer rules and constraints, and contrast-set relations whose follow-up
+//!   questions the `generate` stage writes.
 //! * [`coreference`]: CREST (seed-004) coreference-preserving one-word mutations.
 //!
 //! The [`PerturbStage`] runs every enabled relation over `example` batches (joined with their
@@ -39,6 +40,7 @@ pub use resources::Resources;
 pub use source::{parse_examples, Source};
 pub use stage::{PerturbConfig, PerturbStage, RelationCounts};
 
+use break_perturb_build::{ContrastSetRelation, PerturbationKind};
 use metamorph_data::{fnv1a, Case, Result, Task};
 
 /// A metamorphic relation: a transformation of a source input and the relation its output must
@@ -119,6 +121,47 @@ const REGISTRY: &[(&str, &str, Constructor)] = &[
     }),
     (coreference::FAMILY, coreference::mutation::NAME, |r| {
         Ok(Box::new(coreference::CorefPreservingMutation::new(r)?))
+    }),
+    (
+        break_perturb_build::FAMILY,
+        break_perturb_build::relation::ORIG,
+        |r| Ok(Box::new(ContrastSetRelation::new(r, None)?)),
+    ),
+    (break_perturb_build::FAMILY, "AppendBool", |r| {
+        Ok(Box::new(ContrastSetRelation::new(
+            r,
+            Some(PerturbationKind::AppendBool),
+        )?))
+    }),
+    (break_perturb_build::FAMILY, "ChangeLast", |r| {
+        Ok(Box::new(ContrastSetRelation::new(
+            r,
+            Some(PerturbationKind::ChangeLast),
+        )?))
+    }),
+    (break_perturb_build::FAMILY, "ReplaceArith", |r| {
+        Ok(Box::new(ContrastSetRelation::new(
+            r,
+            Some(PerturbationKind::ReplaceArith),
+        )?))
+    }),
+    (break_perturb_build::FAMILY, "ReplaceBool", |r| {
+        Ok(Box::new(ContrastSetRelation::new(
+            r,
+            Some(PerturbationKind::ReplaceBool),
+        )?))
+    }),
+    (break_perturb_build::FAMILY, "ReplaceComp", |r| {
+        Ok(Box::new(ContrastSetRelation::new(
+            r,
+            Some(PerturbationKind::ReplaceComp),
+        )?))
+    }),
+    (break_perturb_build::FAMILY, "PruneStep", |r| {
+        Ok(Box::new(ContrastSetRelation::new(
+            r,
+            Some(PerturbationKind::PruneStep),
+        )?))
     }),
 ];
 

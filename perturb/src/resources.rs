@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use metamorph_data::Result;
 
+use crate::break_perturb_build::BpbRelationConfig;
 use crate::coreference::CrestConfig;
 use crate::lexicon::entity_pool::EntityPool;
 use crate::lexicon::geography::Gazetteer;
@@ -20,6 +21,7 @@ pub struct Resources {
     seed: u64,
     entity_pool_path: Option<PathBuf>,
     crest: CrestConfig,
+    bpb: BpbRelationConfig,
     caches: Arc<Caches>,
 }
 
@@ -64,6 +66,7 @@ impl Resources {
             seed: config.seed,
             entity_pool_path: config.entity_pool.clone(),
             crest: config.crest.clone(),
+            bpb: config.bpb.clone(),
             ..Resources::default()
         }
     }
@@ -71,6 +74,11 @@ impl Resources {
     /// CREST's settings (`[perturb.crest]`).
     pub fn crest_config(&self) -> &CrestConfig {
         &self.crest
+    }
+
+    /// Break-Perturb-Build's settings (`[perturb.bpb]`).
+    pub fn bpb_config(&self) -> &BpbRelationConfig {
+        &self.bpb
     }
 
     /// The run's base seed (`[perturb] seed`), mixed into every case's seed.
@@ -160,6 +168,7 @@ impl Resources {
             seed: self.seed,
             entity_pool_path: path,
             crest: self.crest.clone(),
+            bpb: self.bpb.clone(),
             caches: Arc::clone(&self.caches),
         }
     }

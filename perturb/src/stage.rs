@@ -18,6 +18,7 @@ use metamorph_data::{
 };
 use serde::{Deserialize, Serialize};
 
+use crate::break_perturb_build::BpbRelationConfig;
 use crate::coreference::CrestConfig;
 use crate::{relations_by_name, MetamorphicRelation, Resources, Source};
 
@@ -35,6 +36,8 @@ pub struct PerturbConfig {
     pub entity_pool: Option<PathBuf>,
     /// CREST's settings (`[perturb.crest]`).
     pub crest: CrestConfig,
+    /// Break-Perturb-Build's settings (`[perturb.bpb]`).
+    pub bpb: BpbRelationConfig,
 }
 
 impl Default for PerturbConfig {
@@ -44,6 +47,7 @@ impl Default for PerturbConfig {
             seed: 0,
             entity_pool: None,
             crest: CrestConfig::default(),
+            bpb: BpbRelationConfig::default(),
         }
     }
 }

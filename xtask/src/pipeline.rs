@@ -114,7 +114,13 @@ pub fn run_pipeline(config_path: &Path, options: &PipelineOptions) -> Result<Pip
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     let config: PipelineConfig = file.section("pipeline")?;
-    let perturb_config: PerturbConfig = file.section("perturb")?;
+    let mut perturb_config: PerturbConfig = file.section("perturb")?;
+    // Files named in [perturb.*] tables are relative to the config file's folder.
+    if let Some(path) = perturb_config.bpb.decompositions.as_mut() {
+        if path.is_relative() {
+            *path = base.join(&*path);
+        }
+    }
     let parse_config: ParseConfig = file.section("parse")?;
     let execute_config: ExecuteConfig = file.section("execute")?;
     let generate_config: GenerateConfig = file.section("generate")?;

@@ -387,3 +387,55 @@ fn relation_datasets_get_their_own_entity_pool_and_the_keyword_baseline_judges_t
         assert_eq!(row.cases, counts(mr).cases);
     }
 }
+
+/// `examples/configs/bpb.toml`: Break-Perturb-Build end to end on the bundled DROP sample with
+/// the tiny BART question generator and the tiny BERT QA model of the test fixtures. Contrast
+/// sets are built from BREAK decompositions, every perturbed question is generated (no open
+/// request reaches execute), every case is judged, and the summary reports consistency.
+#[test]
+fn bpb_contrast_sets_run_through_generate_to_the_consistency_metric() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = PipelineOptions {
+        output: Some(dir.path().join("out")),
+        ..PipelineOptions::default()
+    };
+    let report = run_pipeline(&root().join("examples/configs/bpb.toml"), &options).unwrap();
+    let cases = |mr: &str| {
+        report
+            .perturb_counts
+            .iter()
+            .find(|c| c.family == "bpb" && c.mr == mr)
+            .map_or(0, |c| c.cases)
+    };
+    assert!(cases("ORIG") >= 3, "{:?}", report.perturb_counts);
+    assert!(cases("AppendBool") > 0 && cases("ChangeLast") > 0);
+    let judged: u64 = report
+        .summary
+        .relations
+        .iter()
+        .filter(|r| r.family == "bpb")
+        .map(|r| r.cases)
+        .sum();
+    let made: u64 = report.perturb_counts.iter().map(|c| c.cases).sum();
+    assert_eq!(judged, made, "every case, generated or not, gets a verdict");
+    let overall = report
+        .summary
+        .consistency
+        .iter()
+        .find(|c| c.family == "bpb" && c.mr.is_none())
+        .expect("bpb consistency");
+    assert_eq!(overall.groups, cases("ORIG"));
+    assert!(overall.consistent <= overall.groups);
+    // The generated questions replaced the source question in every perturbed case.
+    let case_dir = dir.path().join("out/drop/case");
+    for file in std::fs::read_dir(case_dir).unwrap() {
+        for batch in read_shard(&file.unwrap().path(), ShardSpec::WHOLE, 256).unwrap() {
+            for case in from_batch::<metamorph_data::Case>(&batch.unwrap(), "test").unwrap() {
+                assert_eq!(case.generation().unwrap(), None, "{}", case.case_id);
+                if case.mr != "ORIG" {
+                    assert_ne!(case.followup.question, case.sources[0].question);
+                }
+            }
+        }
+    }
+}

@@ -20,9 +20,8 @@
 //! Where the paper and the authors' code differ, each perturbation has a
 //! [`perturbation::Variant`] in [`perturbation::BpbConfig`]; the default is the paper.
 //!
-//! These are not registered as [`crate::MetamorphicRelation`]s yet: a BPB follow-up case needs
-//! the perturbed question, which is *generated* from the perturbed QDMR by the Build model, so
-//! the relations belong with the Build stage. Until then this is a library API.
+//! [`relation`] registers them as metamorphic relations (family `bpb`: `ORIG` and one relation
+//! per perturbation); their follow-up questions are written by the `generate` stage (*Build*).
 
 pub mod answer;
 pub mod append_bool;
@@ -32,6 +31,7 @@ pub mod operator;
 pub mod perturbation;
 pub mod prune_step;
 pub mod qdmr;
+pub mod relation;
 pub mod replace_arith;
 pub mod replace_bool;
 pub mod replace_comp;
@@ -42,6 +42,7 @@ pub use perturbation::{
     perturb, BpbConfig, Dataset, PerturbInput, Perturbation, PerturbationKind, Variant,
 };
 pub use qdmr::{Part, Qdmr, QdmrError, Step};
+pub use relation::{BpbRelationConfig, ContrastSetRelation};
 
 /// The family name of BPB relations (the judge's consistency metric knows it).
 pub const FAMILY: &str = "bpb";

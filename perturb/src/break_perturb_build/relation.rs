@@ -1,0 +1,373 @@
+//! Break-Perturb-Build as metamorphic relations: one contrast set per reading-comprehension
+//! question that has a QDMR decomposition.
+//!
+//! For a source (a DROP or SQuAD example with its context, question and gold answer) the family
+//! emits the `ORIG` case — the question itself, expected to get its gold answer — and one case
+//! per perturbation of its QDMR (relations `AppendBool`, `ChangeLast`, `ReplaceArith`,
+//! `ReplaceBool`, `ReplaceComp`, `PruneStep`). A perturbation's follow-up keeps the context,
+//! carries the perturbed QDMR in `steps` and asks the `generate` stage to write its question
+//! (a [`GenerationRequest::Question`], BPB's *Build*); its expectation is the answer the
+//! perturbation's rule computes from the gold answer, else its answer constraint
+//! ([`Expectation::Answer`], judged with F1 ≥ `min_f1`, BPB's 0.8). The judge's consistency
+//! metric groups the cases of a source into its contrast set.
+//!
+//! Decisions:
+//! * **Where the QDMR comes from**: the example's own `steps` (e.g. filled by the generate
+//!   stage's *Break* with `example_steps`), else a BREAK file (`[perturb.bpb] decompositions`)
+//!   looked up by the question's text (lower-cased, whitespace collapsed), since BREAK's ids
+//!   and the QA datasets' ids differ. Without either the source yields nothing, so the family
+//!   is silent in runs that do not configure it.
+//! * **Answers without a QA model**: perturbations whose answer needs the step-by-step
+//!   evaluator with context questions ([`AnswerRule::Evaluate`], ReplaceComp's candidates,
+//!   ReplaceArith's number pairs) fall back to their constraint, and are skipped when they have
+//!   none: the evaluator's context steps need an extractive QA model at perturb time, which this
+//!   build does not wire into the perturb stage.
+//! * The lookup file is read when the relation is built (once per stage).
+//!
+//! [`AnswerRule::Evaluate`]: super::AnswerRule::Evaluate
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use metamorph_data::{
+    Case, DatasetFormat, DatasetReader, Example, Expectation, GenerationRequest, ReadOptions,
+    Result, Task,
+};
+use serde::Deserialize;
+
+use super::perturbation::{perturb, BpbConfig, Dataset, PerturbInput, PerturbationKind, Variant};
+use super::qdmr::Qdmr;
+use super::FAMILY;
+use crate::{case_id, source_seed, MetamorphicRelation, Resources, Source};
+
+/// The name of the identity relation: the original question with its gold answer.
+pub const ORIG: &str = "ORIG";
+
+/// The `[perturb.bpb]` table.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BpbRelationConfig {
+    /// A BREAK csv whose decompositions are looked up by question text (relative paths are
+    /// taken from the config file's folder by `cargo xtask pipeline`).
+    pub decompositions: Option<PathBuf>,
+    /// The least F1 with the expected answer that counts as right (BPB: 0.8).
+    pub min_f1: f32,
+    /// `paper` (default) or `code`: whose rules every configurable perturbation follows.
+    pub variant: String,
+    /// At most this many AppendBool perturbations per QDMR, a seeded sample (the authors'
+    /// `--limit_append_boolean_step_per_qdmr`); default: all.
+    pub append_bool_limit: Option<usize>,
+}
+
+impl Default for BpbRelationConfig {
+    fn default() -> Self {
+        BpbRelationConfig {
+            decompositions: None,
+            min_f1: 0.8,
+            variant: "paper".into(),
+            append_bool_limit: None,
+        }
+    }
+}
+
+/// Question text as the lookup keys it.
+fn lookup_key(question: &str) -> String {
+    question
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+/// One BPB relation: `ORIG` (`kind` none) or one perturbation.
+#[derive(Debug)]
+pub struct ContrastSetRelation {
+    kind: Option<PerturbationKind>,
+    decompositions: Arc<HashMap<String, Vec<String>>>,
+    config: BpbConfig,
+    min_f1: f32,
+    base_seed: u64,
+}
+
+impl ContrastSetRelation {
+    /// The relation for `kind` (`None`: `ORIG`) under `[perturb.bpb]`.
+    ///
+    /// # Errors
+    /// [`metamorph_data::Error::Config`] for a bad variant or threshold; reading errors of the
+    /// decompositions file, naming it.
+    pub fn new(resources: &Resources, kind: Option<PerturbationKind>) -> Result<Self> {
+        let table = resources.bpb_config();
+        let variant = match table.variant.as_str() {
+            "paper" => Variant::Paper,
+            "code" => Variant::Code,
+            other => {
+                return Err(metamorph_data::Error::Config(format!(
+                    "[perturb.bpb] variant: expected \"paper\" or \"code\", found {other:?}"
+                )))
+            }
+        };
+        if !(0.0..=1.0).contains(&table.min_f1) {
+            return Err(metamorph_data::Error::Config(format!(
+                "[perturb.bpb] min_f1 must be in [0, 1], found {}",
+                table.min_f1
+            )));
+        }
+        let mut decompositions = HashMap::new();
+        if let Some(path) = &table.decompositions {
+            let reader = DatasetReader::open(path, DatasetFormat::Break, ReadOptions::default())?;
+            for example in reader.examples() {
+                let example = example?;
+                if let (Some(q), Some(steps)) = (&example.question, example.steps) {
+                    decompositions.insert(lookup_key(q), steps);
+                }
+            }
+        }
+        Ok(ContrastSetRelation {
+            kind,
+            decompositions: Arc::new(decompositions),
+            config: BpbConfig {
+                append_bool: variant,
+                change_last: variant,
+                replace_arith: variant,
+                replace_bool: variant,
+                replace_comp: variant,
+                prune_step: variant,
+                append_bool_limit: table.append_bool_limit,
+            },
+            min_f1: table.min_f1,
+            base_seed: resources.seed(),
+        })
+    }
+
+    /// The source's QDMR steps: its own, else the looked-up ones.
+    fn steps(&self, example: &Example) -> Option<Vec<String>> {
+        example.steps.clone().or_else(|| {
+            let question = example.question.as_deref()?;
+            self.decompositions.get(&lookup_key(question)).cloned()
+        })
+    }
+}
+
+impl MetamorphicRelation for ContrastSetRelation {
+    fn family(&self) -> &'static str {
+        FAMILY
+    }
+
+    fn name(&self) -> &'static str {
+        self.kind.map_or(ORIG, PerturbationKind::name)
+    }
+
+    fn tasks(&self) -> &'static [Task] {
+        &[Task::Drop, Task::Squad]
+    }
+
+    fn follow_ups(&self, source: &Source<'_>) -> Result<Vec<Case>> {
+        let ex = source.example;
+        let gold = ex
+            .answers
+            .as_ref()
+            .and_then(|a| a.first())
+            .map(|a| a.text.trim().to_string())
+            .filter(|t| !t.is_empty());
+        let (Some(gold), Some(_), Some(_)) = (gold, &ex.question, &ex.context) else {
+            return Ok(Vec::new());
+        };
+        let Some(steps) = self.steps(ex) else {
+            return Ok(Vec::new());
+        };
+        let Ok(qdmr) = Qdmr::from_texts(&steps) else {
+            return Ok(Vec::new());
+        };
+        let name = self.name();
+        let seed = source_seed(self.base_seed, &ex.id, name);
+        let Some(kind) = self.kind else {
+            let mut followup = ex.clone();
+            followup.id = case_id(&ex.id, name, 0);
+            followup.steps = Some(steps);
+            let expectation = Expectation::Answer {
+                value: Some(gold.clone()),
+                constraint: None,
+                original: gold,
+                min_f1: self.min_f1,
+            };
+            let case = Case::new(FAMILY, name, vec![ex.clone()], followup, &expectation);
+            return Ok(vec![case.with_seed(seed)]);
+        };
+        let input = PerturbInput {
+            answer: Some(&gold),
+            dataset: if ex.task == Task::Drop {
+                Dataset::Drop
+            } else {
+                Dataset::Other
+            },
+            seed,
+        };
+        let mut cases = Vec::new();
+        for p in perturb(&qdmr, &input, &self.config)
+            .into_iter()
+            .filter(|p| p.kind == kind)
+        {
+            let value = p.answer.from_original(&gold);
+            if value.is_none() && p.constraint.is_none() {
+                continue;
+            }
+            let perturbed = p.qdmr.texts();
+            let mut followup = ex.clone();
+            followup.id = case_id(&ex.id, name, cases.len());
+            followup.steps = Some(perturbed.clone());
+            followup.operators = None;
+            followup.answers = None;
+            let expectation = Expectation::Answer {
+                value,
+                constraint: p.constraint,
+                original: gold.clone(),
+                min_f1: self.min_f1,
+            };
+            let request = GenerationRequest::Question {
+                steps: perturbed,
+                field: "question".into(),
+            };
+            cases.push(
+                Case::new(FAMILY, name, vec![ex.clone()], followup, &expectation)
+                    .with_generation(&request)
+                    .with_seed(seed),
+            );
+        }
+        Ok(cases)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use metamorph_data::answer_value::Constraint;
+    use metamorph_data::Answer;
+
+    fn resources(decompositions: Option<PathBuf>) -> Resources {
+        let config = crate::PerturbConfig {
+            bpb: BpbRelationConfig {
+                decompositions,
+                ..BpbRelationConfig::default()
+            },
+            ..crate::PerturbConfig::default()
+        };
+        Resources::from_config(&config)
+    }
+
+    fn drop_example(question: &str, answer: &str) -> Example {
+        let mut ex = Example::new("nfl-1", Task::Drop);
+        ex.context = Some("Mason Crosby kicked field goals of 40 and 27 yards.".into());
+        ex.question = Some(question.into());
+        ex.answers = Some(vec![Answer {
+            text: answer.into(),
+            start: None,
+        }]);
+        ex
+    }
+
+    fn bundled_break() -> PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/samples/break.csv")
+    }
+
+    #[test]
+    fn a_contrast_set_from_a_looked_up_decomposition() {
+        let r = resources(Some(bundled_break()));
+        // BREAK's SAMPLE_dev_1, asked with other spacing and case.
+        let ex = drop_example("how many field goals  did Mason Crosby kick?", "2");
+        let orig = ContrastSetRelation::new(&r, None).unwrap();
+        let cases = orig.follow_ups(&Source::unparsed(&ex)).unwrap();
+        assert_eq!(cases.len(), 1);
+        assert_eq!(cases[0].followup.question, ex.question);
+        assert_eq!(cases[0].generation().unwrap(), None);
+        assert_eq!(
+            cases[0].expectation().unwrap(),
+            Expectation::Answer {
+                value: Some("2".into()),
+                constraint: None,
+                original: "2".into(),
+                min_f1: 0.8
+            }
+        );
+        // AppendBool: "if #3 is higher than …" with the answer computed from 2.
+        let append = ContrastSetRelation::new(&r, Some(PerturbationKind::AppendBool)).unwrap();
+        let cases = append.follow_ups(&Source::unparsed(&ex)).unwrap();
+        assert!(!cases.is_empty());
+        for case in &cases {
+            case.validate().unwrap();
+            let steps = case.followup.steps.clone().unwrap();
+            assert_eq!(steps.len(), 4, "{steps:?}");
+            match case.generation().unwrap() {
+                Some(GenerationRequest::Question { steps: s, field }) => {
+                    assert_eq!((s, field.as_str()), (steps, "question"));
+                }
+                other => panic!("{other:?}"),
+            }
+            let Expectation::Answer { value, .. } = case.expectation().unwrap() else {
+                panic!("not an answer expectation");
+            };
+            assert!(matches!(value.as_deref(), Some("yes" | "no")), "{value:?}");
+        }
+    }
+
+    #[test]
+    fn change_last_falls_back_to_its_constraint() {
+        let r = resources(Some(bundled_break()));
+        // SAMPLE_dev_3: the last step is an arithmetic difference.
+        let ex = drop_example(
+            "How many yards longer was Crosby's longest field goal than his shortest?",
+            "13",
+        );
+        let change = ContrastSetRelation::new(&r, Some(PerturbationKind::ChangeLast)).unwrap();
+        let cases = change.follow_ups(&Source::unparsed(&ex)).unwrap();
+        assert!(!cases.is_empty());
+        for case in cases {
+            let Expectation::Answer {
+                value, constraint, ..
+            } = case.expectation().unwrap()
+            else {
+                panic!("not an answer expectation");
+            };
+            assert!(
+                value.is_some()
+                    || matches!(constraint, Some(Constraint::Numeric | Constraint::Boolean))
+            );
+        }
+    }
+
+    #[test]
+    fn sources_without_qdmr_answer_or_context_yield_nothing() {
+        let r = resources(None);
+        let orig = ContrastSetRelation::new(&r, None).unwrap();
+        let ex = drop_example("How many field goals did Mason Crosby kick?", "2");
+        assert!(orig.follow_ups(&Source::unparsed(&ex)).unwrap().is_empty());
+        let mut with_steps = ex.clone();
+        with_steps.steps = Some(vec![
+            "return field goals".into(),
+            "return number of #1".into(),
+        ]);
+        assert_eq!(
+            orig.follow_ups(&Source::unparsed(&with_steps))
+                .unwrap()
+                .len(),
+            1
+        );
+        with_steps.answers = None;
+        assert!(orig
+            .follow_ups(&Source::unparsed(&with_steps))
+            .unwrap()
+            .is_empty());
+    }
+
+    #[test]
+    fn bad_settings_are_config_errors() {
+        let mut config = crate::PerturbConfig::default();
+        config.bpb.variant = "fast".into();
+        let err = ContrastSetRelation::new(&Resources::from_config(&config), None).unwrap_err();
+        assert!(err.to_string().contains("variant"), "{err}");
+        let mut config = crate::PerturbConfig::default();
+        config.bpb.decompositions = Some("/nonexistent/break.csv".into());
+        let err = ContrastSetRelation::new(&Resources::from_config(&config), None).unwrap_err();
+        assert!(err.to_string().contains("/nonexistent/break.csv"), "{err}");
+    }
+}
