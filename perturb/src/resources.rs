@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use metamorph_data::Result;
 
+use crate::break_perturb_build::evaluator::ContextQa;
 use crate::break_perturb_build::BpbRelationConfig;
 use crate::coreference::CrestConfig;
 use crate::lexicon::entity_pool::EntityPool;
@@ -22,7 +23,20 @@ pub struct Resources {
     entity_pool_path: Option<PathBuf>,
     crest: CrestConfig,
     bpb: BpbRelationConfig,
+    step_qa: StepQaSlot,
     caches: Arc<Caches>,
+}
+
+/// The optional single-step QA model of Break-Perturb-Build's evaluator (no `Debug` of its own).
+#[derive(Clone, Default)]
+struct StepQaSlot(Option<Arc<dyn ContextQa>>);
+
+impl std::fmt::Debug for StepQaSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StepQaSlot")
+            .field("set", &self.0.is_some())
+            .finish()
+    }
 }
 
 /// What [`Resources`] has loaded; shared by the resources derived with
@@ -79,6 +93,24 @@ impl Resources {
     /// Break-Perturb-Build's settings (`[perturb.bpb]`).
     pub fn bpb_config(&self) -> &BpbRelationConfig {
         &self.bpb
+    }
+
+    /// The single-step QA model of Break-Perturb-Build's evaluator, if the run provides one.
+    pub fn step_qa(&self) -> Option<Arc<dyn ContextQa>> {
+        self.step_qa.0.clone()
+    }
+
+    /// These resources with `qa` as Break-Perturb-Build's single-step QA model (a pipeline
+    /// passes an extractive QA model of `execute`), sharing everything loaded so far.
+    pub fn with_step_qa(&self, qa: Arc<dyn ContextQa>) -> Resources {
+        Resources {
+            seed: self.seed,
+            entity_pool_path: self.entity_pool_path.clone(),
+            crest: self.crest.clone(),
+            bpb: self.bpb.clone(),
+            step_qa: StepQaSlot(Some(qa)),
+            caches: Arc::clone(&self.caches),
+        }
     }
 
     /// The run's base seed (`[perturb] seed`), mixed into every case's seed.
@@ -169,6 +201,7 @@ impl Resources {
             entity_pool_path: path,
             crest: self.crest.clone(),
             bpb: self.bpb.clone(),
+            step_qa: self.step_qa.clone(),
             caches: Arc::clone(&self.caches),
         }
     }

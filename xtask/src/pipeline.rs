@@ -7,12 +7,14 @@ use std::sync::Arc;
 
 use metamorph_data::{
     completed_shard, keep_shard_rows, CancelToken, ConfigFile, DatasetFormat, DatasetReader, Error,
-    Pipeline, ReadOptions, RecordKind, Result, ShardOutputs, ShardSpec, Stage, StageOptions,
+    Example, Pipeline, ReadOptions, RecordKind, Result, ShardOutputs, ShardSpec, Stage,
+    StageOptions, Task,
 };
 use metamorph_execute::{ExecuteConfig, ExecuteStage, Model};
 use metamorph_generate::{GenerateConfig, GenerateStage};
 use metamorph_judge::{JudgeStage, Report, Summary};
 use metamorph_parse::stage::{ParseConfig, ParseStage};
+use metamorph_perturb::break_perturb_build::evaluator::ContextQa;
 use metamorph_perturb::{PerturbConfig, PerturbStage, RelationCounts, Resources};
 use serde::Deserialize;
 
@@ -100,6 +102,53 @@ pub struct PipelineReport {
     pub report_path: PathBuf,
     /// What each relation did over the units run now (resumed units are not counted).
     pub perturb_counts: Vec<RelationCounts>,
+}
+
+/// Break-Perturb-Build's single-step QA model: the started `[[execute.models]]` entry `name`,
+/// asked each step question as a SQuAD (else DROP) question about the source's context.
+fn step_qa(
+    name: &str,
+    execute_config: &ExecuteConfig,
+    started: &[Arc<dyn Model>],
+) -> Result<Arc<dyn ContextQa>> {
+    let index = execute_config
+        .models
+        .iter()
+        .position(|m| m.name == name)
+        .ok_or_else(|| {
+            Error::Config(format!(
+                "[perturb.bpb] step_qa_model = {name:?} names no [[execute.models]] entry"
+            ))
+        })?;
+    let model = started[index].clone();
+    let task = [Task::Squad, Task::Drop]
+        .into_iter()
+        .find(|t| model.handles(*t))
+        .ok_or_else(|| {
+            Error::Config(format!(
+                "[perturb.bpb] step_qa_model: model `{name}` answers neither squad nor drop \
+                 questions"
+            ))
+        })?;
+    Ok(Arc::new(ModelStepQa { model, task }))
+}
+
+/// An execute model answering the evaluator's step questions.
+struct ModelStepQa {
+    model: Arc<dyn Model>,
+    task: Task,
+}
+
+impl ContextQa for ModelStepQa {
+    fn answer(&self, context: &str, question: &str) -> Result<Option<String>> {
+        let mut example = Example::new("bpb-step", self.task);
+        example.context = Some(context.to_string());
+        example.question = Some(question.to_string());
+        let prediction = self.model.predict(&[&example])?.pop();
+        Ok(prediction
+            .and_then(|p| p.answer.map(|a| a.text).or(p.label))
+            .filter(|t| !t.trim().is_empty()))
+    }
 }
 
 /// Runs the pipeline described by the config file at `config_path`.
@@ -206,7 +255,14 @@ pub fn run_pipeline(config_path: &Path, options: &PipelineOptions) -> Result<Pip
                 } else {
                     resources.entity_pool_path().map(Path::to_path_buf)
                 };
-                dataset_resources = Some(resources.with_entity_pool(pool));
+                let with_pool = resources.with_entity_pool(pool);
+                dataset_resources = Some(match &perturb_config.bpb.step_qa_model {
+                    Some(name) => {
+                        let started = models.as_deref().unwrap_or_default();
+                        with_pool.with_step_qa(step_qa(name, &execute_config, started)?)
+                    }
+                    None => with_pool,
+                });
             }
             let models = models.clone().unwrap_or_default();
             let perturb = Arc::new(PerturbStage::with_resources(

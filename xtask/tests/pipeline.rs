@@ -409,6 +409,8 @@ fn bpb_contrast_sets_run_through_generate_to_the_consistency_metric() {
     };
     assert!(cases("ORIG") >= 3, "{:?}", report.perturb_counts);
     assert!(cases("AppendBool") > 0 && cases("ChangeLast") > 0);
+    // PruneStep's answer comes from the evaluator, whose context steps the QA model answers.
+    assert!(cases("PruneStep") > 0, "{:?}", report.perturb_counts);
     let judged: u64 = report
         .summary
         .relations

@@ -47,6 +47,30 @@ pub trait StepAnswerer {
     fn answer(&self, question: &str) -> Result<Option<String>>;
 }
 
+/// A single-step question answerer over any context: what a pipeline provides (an extractive
+/// QA model of `execute`) so that relations can bind it to each source's context.
+pub trait ContextQa: Send + Sync {
+    /// The answer to `question` about `context`, or `None` when the model has none.
+    ///
+    /// # Errors
+    /// When the model fails (not when it has no answer).
+    fn answer(&self, context: &str, question: &str) -> Result<Option<String>>;
+}
+
+/// A [`ContextQa`] bound to one context: the evaluator's [`StepAnswerer`].
+pub struct BoundContext<'a> {
+    /// The model.
+    pub qa: &'a dyn ContextQa,
+    /// The (unchanged) context of the source.
+    pub context: &'a str,
+}
+
+impl StepAnswerer for BoundContext<'_> {
+    fn answer(&self, question: &str) -> Result<Option<String>> {
+        self.qa.answer(self.context, question)
+    }
+}
+
 /// The result of a step.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {

@@ -17,14 +17,15 @@
 //!   looked up by the question's text (lower-cased, whitespace collapsed), since BREAK's ids
 //!   and the QA datasets' ids differ. Without either the source yields nothing, so the family
 //!   is silent in runs that do not configure it.
-//! * **Answers without a QA model**: perturbations whose answer needs the step-by-step
-//!   evaluator with context questions ([`AnswerRule::Evaluate`], ReplaceComp's candidates,
-//!   ReplaceArith's number pairs) fall back to their constraint, and are skipped when they have
-//!   none: the evaluator's context steps need an extractive QA model at perturb time, which this
-//!   build does not wire into the perturb stage.
+//! * **The evaluator's QA model**: perturbations whose answer rule is
+//!   [`AnswerRule::Evaluate`] are answered by the step-by-step evaluator when the resources
+//!   carry a single-step QA model ([`Resources::with_step_qa`]; `cargo xtask pipeline` passes
+//!   the `[[execute.models]]` entry `[perturb.bpb] step_qa_model` names), bound to the source's
+//!   unchanged context. Without one, or when the evaluator finds no answer, they fall back to
+//!   their constraint, and are skipped when they have none. ReplaceComp's candidate rule and
+//!   ReplaceArith's number-pair rule are not computed here either (constraint fallback).
 //! * The lookup file is read when the relation is built (once per stage).
 //!
-//! [`AnswerRule::Evaluate`]: super::AnswerRule::Evaluate
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -36,6 +37,8 @@ use metamorph_data::{
 };
 use serde::Deserialize;
 
+use super::answer::AnswerRule;
+use super::evaluator::{evaluate, BoundContext, ContextQa};
 use super::perturbation::{perturb, BpbConfig, Dataset, PerturbInput, PerturbationKind, Variant};
 use super::qdmr::Qdmr;
 use super::FAMILY;
@@ -58,6 +61,10 @@ pub struct BpbRelationConfig {
     /// At most this many AppendBool perturbations per QDMR, a seeded sample (the authors'
     /// `--limit_append_boolean_step_per_qdmr`); default: all.
     pub append_bool_limit: Option<usize>,
+    /// The `[[execute.models]]` entry (by name, an extractive QA model) that answers the
+    /// evaluator's single-step questions (`cargo xtask pipeline` passes it in); without one,
+    /// answers that need the evaluator fall back to constraints.
+    pub step_qa_model: Option<String>,
 }
 
 impl Default for BpbRelationConfig {
@@ -67,6 +74,7 @@ impl Default for BpbRelationConfig {
             min_f1: 0.8,
             variant: "paper".into(),
             append_bool_limit: None,
+            step_qa_model: None,
         }
     }
 }
@@ -81,9 +89,9 @@ fn lookup_key(question: &str) -> String {
 }
 
 /// One BPB relation: `ORIG` (`kind` none) or one perturbation.
-#[derive(Debug)]
 pub struct ContrastSetRelation {
     kind: Option<PerturbationKind>,
+    step_qa: Option<Arc<dyn ContextQa>>,
     decompositions: Arc<HashMap<String, Vec<String>>>,
     config: BpbConfig,
     min_f1: f32,
@@ -125,6 +133,7 @@ impl ContrastSetRelation {
         }
         Ok(ContrastSetRelation {
             kind,
+            step_qa: resources.step_qa(),
             decompositions: Arc::new(decompositions),
             config: BpbConfig {
                 append_bool: variant,
@@ -146,6 +155,15 @@ impl ContrastSetRelation {
             let question = example.question.as_deref()?;
             self.decompositions.get(&lookup_key(question)).cloned()
         })
+    }
+}
+
+impl std::fmt::Debug for ContrastSetRelation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ContrastSetRelation")
+            .field("kind", &self.kind)
+            .field("step_qa", &self.step_qa.is_some())
+            .finish_non_exhaustive()
     }
 }
 
@@ -208,7 +226,16 @@ impl MetamorphicRelation for ContrastSetRelation {
             .into_iter()
             .filter(|p| p.kind == kind)
         {
-            let value = p.answer.from_original(&gold);
+            let mut value = p.answer.from_original(&gold);
+            if value.is_none() && matches!(p.answer, AnswerRule::Evaluate) {
+                if let (Some(qa), Some(context)) = (&self.step_qa, ex.context.as_deref()) {
+                    let bound = BoundContext {
+                        qa: qa.as_ref(),
+                        context,
+                    };
+                    value = evaluate(&p.qdmr, &bound)?.ok().map(|v| v.to_string());
+                }
+            }
             if value.is_none() && p.constraint.is_none() {
                 continue;
             }
@@ -333,6 +360,45 @@ mod tests {
                     || matches!(constraint, Some(Constraint::Numeric | Constraint::Boolean))
             );
         }
+    }
+
+    /// A context QA model that answers every question with one span and records the questions.
+    struct Scripted(std::sync::Mutex<Vec<(String, String)>>);
+
+    impl ContextQa for Scripted {
+        fn answer(&self, context: &str, question: &str) -> Result<Option<String>> {
+            let mut asked = self.0.lock().unwrap();
+            asked.push((context.to_string(), question.to_string()));
+            Ok(Some("40 yards".into()))
+        }
+    }
+
+    #[test]
+    fn evaluate_rules_use_the_step_qa_model_on_the_unchanged_context() {
+        let ex = drop_example("How many field goals did Mason Crosby kick?", "2");
+        let without = resources(Some(bundled_break()));
+        let prune = ContrastSetRelation::new(&without, Some(PerturbationKind::PruneStep)).unwrap();
+        assert!(prune.follow_ups(&Source::unparsed(&ex)).unwrap().is_empty());
+
+        let qa = Arc::new(Scripted(std::sync::Mutex::new(Vec::new())));
+        let with = without.with_step_qa(qa.clone());
+        let prune = ContrastSetRelation::new(&with, Some(PerturbationKind::PruneStep)).unwrap();
+        let cases = prune.follow_ups(&Source::unparsed(&ex)).unwrap();
+        assert!(
+            !cases.is_empty(),
+            "PruneStep of a filter step is answered by the evaluator"
+        );
+        for case in &cases {
+            let Expectation::Answer { value, .. } = case.expectation().unwrap() else {
+                panic!("not an answer expectation");
+            };
+            assert!(value.is_some(), "{}", case.case_id);
+        }
+        let asked = qa.0.lock().unwrap();
+        assert!(!asked.is_empty());
+        assert!(asked
+            .iter()
+            .all(|(c, _)| Some(c.as_str()) == ex.context.as_deref()));
     }
 
     #[test]
