@@ -7,6 +7,8 @@ use std::sync::{Arc, Mutex};
 
 use metamorph_data::Result;
 
+use metamorph_generate::masked_lm::CandleMaskedLm;
+
 use crate::break_perturb_build::evaluator::ContextQa;
 use crate::break_perturb_build::BpbRelationConfig;
 use crate::coreference::CrestConfig;
@@ -47,6 +49,20 @@ struct Caches {
     inflections: Mutex<Option<Arc<Inflections>>>,
     entity_pools: Mutex<HashMap<PathBuf, Arc<EntityPool>>>,
     parser: ParserSlot,
+    masked_lm: MaskedLmSlot,
+}
+
+/// The cached masked LM of `[perturb.crest] masked_lm` (no `Debug` of its own).
+#[derive(Default)]
+struct MaskedLmSlot(Mutex<Option<Arc<CandleMaskedLm>>>);
+
+impl std::fmt::Debug for MaskedLmSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let loaded = self.0.lock().map(|m| m.is_some()).unwrap_or(false);
+        f.debug_struct("MaskedLmSlot")
+            .field("loaded", &loaded)
+            .finish()
+    }
 }
 
 /// The cached spaCy pipeline (which has no `Debug` of its own).
@@ -93,6 +109,36 @@ impl Resources {
     /// Break-Perturb-Build's settings (`[perturb.bpb]`).
     pub fn bpb_config(&self) -> &BpbRelationConfig {
         &self.bpb
+    }
+
+    /// CREST's masked LM (`[perturb.crest] masked_lm`), loaded on first use; `None` when not
+    /// configured.
+    ///
+    /// # Errors
+    /// When the checkpoint cannot be found or loaded.
+    pub fn crest_masked_lm(&self) -> Result<Option<Arc<CandleMaskedLm>>> {
+        let Some(spec) = self.crest.masked_lm.as_deref() else {
+            return Ok(None);
+        };
+        let mut slot = self
+            .caches
+            .masked_lm
+            .0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if let Some(model) = slot.as_ref() {
+            return Ok(Some(Arc::clone(model)));
+        }
+        let source: metamorph_data::assets::ModelSource = spec.parse().map_err(|e| {
+            metamorph_data::Error::Config(format!("[perturb.crest] masked_lm: {e}"))
+        })?;
+        let model = Arc::new(CandleMaskedLm::from_source(
+            &source,
+            &metamorph_data::assets::HubOptions::default(),
+            &metamorph_generate::ModelOptions::default(),
+        )?);
+        *slot = Some(Arc::clone(&model));
+        Ok(Some(model))
     }
 
     /// The single-step QA model of Break-Perturb-Build's evaluator, if the run provides one.

@@ -19,10 +19,11 @@
 //!   introduce a new mention); the letter case of the original is kept.
 //!
 //! **Masked-LM predictions** (`bert-large-cased`, every prediction with p ≥ 0.1 at the masked
-//! position, seed G9) are the paper's third source. They come through the `generate` crate's
-//! fill-mask models, which this crate does not depend on yet: when it does, their words join
-//! [`Candidates::words`] after the same filters, before selection. Until then CREST here draws
-//! from WordNet only.
+//! position, seed G9) are the paper's third source. With `[perturb.crest] masked_lm` set, the
+//! relation ([`super::mutation`]) masks each unprotected word (not names, pronouns, numbers or
+//! punctuation) in its sentence and adds the `generate` crate's whole-word predictions above
+//! `masked_lm_min_prob` that are not the word, a personal pronoun or a mention word, before the
+//! same selection. Verbs are mutated through this source only.
 
 use std::collections::BTreeSet;
 

@@ -20,17 +20,28 @@ pub use mutation::{CorefPreservingMutation, DEFAULT_MAX_PER_SENTENCE};
 use serde::Deserialize;
 
 /// The `[perturb.crest]` table.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct CrestConfig {
     /// At most this many follow-ups per source sentence (the paper's M; default 20).
     pub max_per_sentence: usize,
+    /// The masked LM whose predictions join WordNet's candidates (the paper's
+    /// `bert-large-cased`): a directory, `asset:NAME` or `hf:ORG/NAME[@REV]`; default none
+    /// (WordNet only).
+    pub masked_lm: Option<String>,
+    /// The least probability of a masked-LM candidate (the paper's 0.1).
+    pub masked_lm_min_prob: f32,
+    /// Predictions considered per masked word (the artifact's 100).
+    pub masked_lm_top_k: usize,
 }
 
 impl Default for CrestConfig {
     fn default() -> Self {
         CrestConfig {
             max_per_sentence: DEFAULT_MAX_PER_SENTENCE,
+            masked_lm: None,
+            masked_lm_min_prob: 0.1,
+            masked_lm_top_k: 100,
         }
     }
 }

@@ -36,14 +36,15 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use metamorph_data::{Case, CharSpan, Example, Expectation, ParsedText, Result, Task};
+use metamorph_data::{Case, CharSpan, Example, Expectation, ParsedText, Result, Task, Token};
+use metamorph_generate::masked_lm::{CandleMaskedLm, FillOptions};
 use metamorph_parse::spacy::pipeline::Pipeline;
 
-use super::generation::candidates;
+use super::generation::{candidates, PERSONAL_PRONOUNS};
 use super::protected::ProtectedWords;
 use super::selection::check;
 use super::FAMILY;
-use crate::edit::{apply, Replacement};
+use crate::edit::{apply, match_case, Replacement};
 use crate::lexicon::inflect::Inflections;
 use crate::lexicon::wordnet::WordNet;
 use crate::{case_id, source_seed, MetamorphicRelation, Resources, Source};
@@ -61,6 +62,8 @@ pub struct CorefPreservingMutation {
     parser: Arc<Pipeline>,
     max_per_sentence: usize,
     base_seed: u64,
+    /// The masked LM whose predictions join WordNet's candidates, and how they are filtered.
+    masked_lm: Option<(Arc<CandleMaskedLm>, FillOptions)>,
 }
 
 impl std::fmt::Debug for CorefPreservingMutation {
@@ -91,7 +94,17 @@ impl CorefPreservingMutation {
                 "[perturb.crest] max_per_sentence must be at least 1".into(),
             ));
         }
+        let config = resources.crest_config();
+        let masked_lm = resources.crest_masked_lm()?.map(|model| {
+            let options = FillOptions {
+                top_k: config.masked_lm_top_k,
+                min_prob: config.masked_lm_min_prob,
+                same_pos: false,
+            };
+            (model, options)
+        });
         Ok(CorefPreservingMutation {
+            masked_lm,
             wordnet: resources.wordnet()?,
             inflections: resources.inflections()?,
             parser: resources.parser()?,
@@ -104,6 +117,43 @@ impl CorefPreservingMutation {
     pub fn with_max_per_sentence(mut self, max: usize) -> Self {
         self.max_per_sentence = max;
         self
+    }
+
+    /// The masked LM's replacements of `token` in its sentence (`sentence_text`, which starts
+    /// at document character `offset`): predictions with the configured probability floor that
+    /// are whole words, not the word itself, not a personal pronoun and not a word of any
+    /// mention (seed-004: a replacement must not create a new copy of a mention word); names
+    /// and pronouns are not masked. Empty without a masked LM.
+    fn masked_lm_candidates(
+        &self,
+        sentence_text: &str,
+        token: &Token,
+        offset: u32,
+        mention_words: &std::collections::BTreeSet<String>,
+    ) -> Result<Vec<String>> {
+        let Some((model, options)) = &self.masked_lm else {
+            return Ok(Vec::new());
+        };
+        if matches!(
+            token.pos.as_str(),
+            "PROPN" | "PRON" | "PUNCT" | "NUM" | "SYM" | "X"
+        ) || !token.text.chars().all(char::is_alphabetic)
+        {
+            return Ok(Vec::new());
+        }
+        let span = (
+            (token.start - offset) as usize,
+            (token.end - offset) as usize,
+        );
+        let found = model.substitutes(sentence_text, span, options, None)?;
+        Ok(found
+            .into_iter()
+            .map(|c| match_case(&token.text, &c.word.to_lowercase()))
+            .filter(|w| {
+                let lower = w.to_lowercase();
+                !PERSONAL_PRONOUNS.contains(&lower.as_str()) && !mention_words.contains(&lower)
+            })
+            .collect())
     }
 
     /// Parses `texts` (sentences) alone.
@@ -133,6 +183,11 @@ impl CorefPreservingMutation {
         seed: u64,
     ) -> Result<Vec<Mutation>> {
         let tokens = &parsed.tokens;
+        // The sentence alone: its text and character bounds in the document.
+        let byte = |c: u32| text_chars.get(c as usize).map_or(text.len(), |(b, _)| *b);
+        let first = &tokens[sentence.start];
+        let (start, end) = (first.start, tokens[sentence.end - 1].end);
+        let sentence_text = &text[byte(start)..byte(end)];
         let mut pool = Vec::new();
         for i in sentence.clone() {
             if words.is_protected(i) {
@@ -160,14 +215,27 @@ impl CorefPreservingMutation {
                 .checked_sub(1)
                 .map(|p| tokens[p].text.to_lowercase())
                 .filter(|a| a == "a" || a == "an");
-            for (word, _) in candidates(
+            let mut words_for_token: Vec<String> = candidates(
                 &self.wordnet,
                 &self.inflections,
                 token,
                 &words.mention_words,
             )
             .words
+            .into_iter()
+            .map(|(w, _)| w)
+            .collect();
+            for word in
+                self.masked_lm_candidates(sentence_text, token, start, &words.mention_words)?
             {
+                if !words_for_token
+                    .iter()
+                    .any(|w| w.eq_ignore_ascii_case(&word))
+                {
+                    words_for_token.push(word);
+                }
+            }
+            for word in words_for_token {
                 // One word changes, so the article before it must already fit ("an issue" →
                 // "an topic" is refused).
                 if article
@@ -184,11 +252,7 @@ impl CorefPreservingMutation {
         }
         shuffle(&mut pool, seed);
 
-        // The sentence alone: its text, and the mentions inside it in sentence-local indices.
-        let byte = |c: u32| text_chars.get(c as usize).map_or(text.len(), |(b, _)| *b);
-        let first = &tokens[sentence.start];
-        let (start, end) = (first.start, tokens[sentence.end - 1].end);
-        let sentence_text = &text[byte(start)..byte(end)];
+        // The mentions inside the sentence, in sentence-local indices.
         let source = self.parse(&[sentence_text])?.remove(0);
         let aligned = source.tokens.len() == sentence.len()
             && source
@@ -475,6 +539,42 @@ mod tests {
             .follow_ups(&Source::new(&ex, &parses))
             .unwrap();
         assert!(two.len() <= 2 && !two.is_empty());
+    }
+
+    /// With a masked LM (here the tiny random BERT of generate's parity fixtures, floor 0 since
+    /// its probabilities are spread thin), its predictions join WordNet's and pass the same
+    /// protection and selection.
+    #[test]
+    fn masked_lm_predictions_join_the_candidates() {
+        let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../generate/tests/fixtures/mlm/bert");
+        let mut config = crate::PerturbConfig::default();
+        config.crest.masked_lm = Some(fixture.display().to_string());
+        config.crest.masked_lm_min_prob = 0.0;
+        config.crest.max_per_sentence = 200;
+        let with_mlm = Resources::from_config(&config);
+        let (ex, parses) = example(
+            FIGURE_1,
+            vec![vec![span(FIGURE_1, "the worm"), span(FIGURE_1, "it")]],
+        );
+        let afters = |relation: CorefPreservingMutation| -> Vec<String> {
+            relation
+                .follow_ups(&Source::new(&ex, &parses))
+                .unwrap()
+                .into_iter()
+                .map(|c| c.edits[0].after.clone())
+                .collect()
+        };
+        let wordnet_only = afters(relation().with_max_per_sentence(200));
+        let both = afters(CorefPreservingMutation::new(&with_mlm).unwrap());
+        assert!(
+            both.len() > wordnet_only.len(),
+            "{both:?} vs {wordnet_only:?}"
+        );
+        assert!(both.iter().any(|w| !wordnet_only.contains(w)));
+        for word in &both {
+            assert!(!["worm", "it", "he", "she", "the"].contains(&word.to_lowercase().as_str()));
+        }
     }
 
     #[test]
