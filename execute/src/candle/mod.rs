@@ -1,5 +1,10 @@
 //! Models under test that run in-process on [candle](https://github.com/huggingface/candle).
 //!
+//! The encoders themselves (checkpoint resolution, the backbone of each architecture,
+//! [`FastBert`], devices) live in `metamorph_generate::encoders`, shared with the masked LM
+//! there (this crate depends on `generate`, not the other way round); this module re-exports
+//! them and adds the task heads and the models under test.
+//!
 //! * [`checkpoint`](Checkpoint): finds a checkpoint (local directory, packaged asset or hub repo)
 //!   and reads its `config.json`, which names the architecture.
 //! * [`device`](device()): the `cpu` / `cuda:N` / `metal` device and the f32/f16/bf16 dtype.
