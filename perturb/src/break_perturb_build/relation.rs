@@ -22,8 +22,9 @@
 //!   carry a single-step QA model ([`Resources::with_step_qa`]; `cargo xtask pipeline` passes
 //!   the `[[execute.models]]` entry `[perturb.bpb] step_qa_model` names), bound to the source's
 //!   unchanged context. Without one, or when the evaluator finds no answer, they fall back to
-//!   their constraint, and are skipped when they have none. ReplaceComp's candidate rule and
-//!   ReplaceArith's number-pair rule are not computed here either (constraint fallback).
+//!   their constraint, and are skipped when they have none. ReplaceArith's pair rule reads the
+//!   context's numbers; ReplaceComp's takes the comparison's two candidates from the QDMR (each
+//!   compared reference followed back to its `select` step).
 //! * The lookup file is read when the relation is built (once per stage).
 //!
 
@@ -37,7 +38,7 @@ use metamorph_data::{
 };
 use serde::Deserialize;
 
-use super::answer::AnswerRule;
+use super::answer::{other_candidate, replace_arith_answer, AnswerRule};
 use super::evaluator::{evaluate, BoundContext, ContextQa};
 use super::perturbation::{perturb, BpbConfig, Dataset, PerturbInput, PerturbationKind, Variant};
 use super::qdmr::Qdmr;
@@ -77,6 +78,56 @@ impl Default for BpbRelationConfig {
             step_qa_model: None,
         }
     }
+}
+
+/// The numbers of a context (digits with `,` separators and a decimal point), for
+/// ReplaceArith's pair rule.
+fn context_numbers(context: &str) -> Vec<f64> {
+    context
+        .split(|c: char| !(c.is_ascii_digit() || c == '.' || c == ','))
+        .map(|t| t.trim_matches(|c| c == '.' || c == ',').replace(',', ""))
+        .filter(|t| !t.is_empty())
+        .filter_map(|t| t.parse::<f64>().ok())
+        .collect()
+}
+
+/// An answer number as text: whole numbers without a fraction.
+fn format_number(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{}", x as i64)
+    } else {
+        format!("{x}")
+    }
+}
+
+/// The two candidates a final comparison step compares: each reference followed back through
+/// its first reference to a step without one (a `select`), whose text is the candidate
+/// ("return the Danube" → "the Danube").
+fn comparison_candidates(qdmr: &Qdmr) -> Option<(String, String)> {
+    let refs = qdmr.last().references();
+    let [a, b] = refs.as_slice() else {
+        return None;
+    };
+    let root = |mut k: usize| -> Option<String> {
+        for _ in 0..qdmr.len() {
+            let step = qdmr.step(k)?;
+            match step.references().first() {
+                Some(&next) if next < k => k = next,
+                Some(_) => return None,
+                None => {
+                    let text = step.text();
+                    return Some(
+                        text.strip_prefix("return ")
+                            .unwrap_or(&text)
+                            .trim()
+                            .to_string(),
+                    );
+                }
+            }
+        }
+        None
+    };
+    Some((root(*a)?, root(*b)?))
 }
 
 /// Question text as the lookup keys it.
@@ -226,7 +277,19 @@ impl MetamorphicRelation for ContrastSetRelation {
             .into_iter()
             .filter(|p| p.kind == kind)
         {
-            let mut value = p.answer.from_original(&gold);
+            let mut value = p.answer.from_original(&gold).or_else(|| match p.answer {
+                // ReplaceArith sum ↔ difference: the unique pair of context numbers.
+                AnswerRule::FlipArithmetic { from, to } => {
+                    let numbers = context_numbers(ex.context.as_deref().unwrap_or(""));
+                    replace_arith_answer(&gold, &numbers, from, to)
+                        .ok()
+                        .map(format_number)
+                }
+                // ReplaceComp: the other of the comparison's two candidates.
+                AnswerRule::OtherCandidate => comparison_candidates(&qdmr)
+                    .and_then(|(x, y)| other_candidate((&x, &y), &gold).map(str::to_string)),
+                _ => None,
+            });
             if value.is_none() && matches!(p.answer, AnswerRule::Evaluate) {
                 if let (Some(qa), Some(context)) = (&self.step_qa, ex.context.as_deref()) {
                     let bound = BoundContext {
@@ -399,6 +462,28 @@ mod tests {
         assert!(asked
             .iter()
             .all(|(c, _)| Some(c.as_str()) == ex.context.as_deref()));
+    }
+
+    #[test]
+    fn replace_comp_answers_with_the_other_candidate() {
+        let r = resources(Some(bundled_break()));
+        // SAMPLE_dev_4: "which is highest of #3 and #4" over the Danube and the Rhine.
+        let mut ex = drop_example(
+            "Which river is longer, the Danube or the Rhine?",
+            "the Danube",
+        );
+        ex.context = Some("The Danube is 2,850 km long; the Rhine is 1,230 km long.".into());
+        let comp = ContrastSetRelation::new(&r, Some(PerturbationKind::ReplaceComp)).unwrap();
+        let cases = comp.follow_ups(&Source::unparsed(&ex)).unwrap();
+        assert_eq!(cases.len(), 1);
+        let Expectation::Answer { value, .. } = cases[0].expectation().unwrap() else {
+            panic!("not an answer expectation");
+        };
+        assert_eq!(value.as_deref(), Some("the Rhine"));
+        assert_eq!(
+            context_numbers("The Danube is 2,850 km, the Rhine 1,230.5."),
+            [2850.0, 1230.5]
+        );
     }
 
     #[test]
