@@ -331,6 +331,25 @@ pub enum ModelSource {
     },
 }
 
+impl ModelSource {
+    /// The source a config file's `model = "…"` names, relative paths taken from `base_dir`
+    /// (the config file's folder): a directory beside the config wins over the `ORG/NAME` hub
+    /// reading of the same text (`models/minilm`); `asset:` and `hf:` are never paths.
+    ///
+    /// # Errors
+    /// The parse error of a malformed spec (see [`FromStr`]).
+    pub fn from_config_spec(spec: &str, base_dir: &Path) -> Result<ModelSource, String> {
+        let beside = base_dir.join(spec);
+        if !spec.starts_with("asset:") && !spec.starts_with("hf:") && beside.is_dir() {
+            return Ok(ModelSource::Local(beside));
+        }
+        Ok(match spec.parse::<ModelSource>()? {
+            ModelSource::Local(dir) => ModelSource::Local(base_dir.join(dir)),
+            other => other,
+        })
+    }
+}
+
 impl FromStr for ModelSource {
     type Err = String;
 

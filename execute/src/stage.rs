@@ -351,20 +351,8 @@ impl ModelConfig {
                 self.kind
             ))
         })?;
-        // A directory beside the config file wins over the ORG/NAME hub reading of the same
-        // text (`models/minilm`).
-        let beside = base_dir.join(spec);
-        let source = if !spec.starts_with("asset:") && !spec.starts_with("hf:") && beside.is_dir() {
-            ModelSource::Local(beside)
-        } else {
-            match spec
-                .parse::<ModelSource>()
-                .map_err(|e| self.config_err(e))?
-            {
-                ModelSource::Local(dir) => ModelSource::Local(base_dir.join(dir)),
-                other => other,
-            }
-        };
+        let source =
+            ModelSource::from_config_spec(spec, base_dir).map_err(|e| self.config_err(e))?;
         let hub = HubOptions {
             offline: self.offline,
             cache_dir: self.cache_dir.as_ref().map(|d| base_dir.join(d)),

@@ -101,18 +101,8 @@ impl MaskedLmConfig {
     fn start(&self, base_dir: &Path) -> Result<(Arc<CandleMaskedLm>, Option<Arc<Pipeline>>)> {
         let what = "[generate.masked_lm]";
         let spec = self.model.as_str();
-        let beside = base_dir.join(spec);
-        let source = if !spec.starts_with("asset:") && !spec.starts_with("hf:") && beside.is_dir() {
-            ModelSource::Local(beside)
-        } else {
-            match spec
-                .parse::<ModelSource>()
-                .map_err(|e| Error::Config(format!("{what}: {e}")))?
-            {
-                ModelSource::Local(dir) => ModelSource::Local(base_dir.join(dir)),
-                other => other,
-            }
-        };
+        let source = ModelSource::from_config_spec(spec, base_dir)
+            .map_err(|e| Error::Config(format!("{what}: {e}")))?;
         let hub = HubOptions {
             offline: self.offline,
             cache_dir: self.cache_dir.as_ref().map(|d| base_dir.join(d)),
@@ -362,18 +352,8 @@ impl GeneratorConfig {
                 self.kind
             ))
         })?;
-        let beside = base_dir.join(spec);
-        let source = if !spec.starts_with("asset:") && !spec.starts_with("hf:") && beside.is_dir() {
-            ModelSource::Local(beside)
-        } else {
-            match spec
-                .parse::<ModelSource>()
-                .map_err(|e| Error::Config(format!("{what}: {e}")))?
-            {
-                ModelSource::Local(dir) => ModelSource::Local(base_dir.join(dir)),
-                other => other,
-            }
-        };
+        let source = ModelSource::from_config_spec(spec, base_dir)
+            .map_err(|e| Error::Config(format!("{what}: {e}")))?;
         let hub = HubOptions {
             offline: self.offline,
             cache_dir: self.cache_dir.as_ref().map(|d| base_dir.join(d)),
