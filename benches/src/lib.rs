@@ -2,6 +2,7 @@
 #![deny(missing_docs)]
 
 pub mod bart;
+pub mod cli;
 pub mod encoder;
 pub mod parse_corpus;
 

@@ -15,6 +15,8 @@
 use std::process::Command;
 use std::time::Instant;
 
+use metamorph_benches::cli::{list, median};
+
 use metamorph_benches::encoder::{bert_base, inputs, random_weights, Encoder};
 
 struct Args {
@@ -25,14 +27,6 @@ struct Args {
     min_seconds: f64,
     layers: usize,
     skip_torch: bool,
-}
-
-fn list(value: &str) -> Result<Vec<usize>, String> {
-    value
-        .split(',')
-        .filter(|s| !s.is_empty())
-        .map(|s| s.parse().map_err(|e| format!("`{s}`: {e}")))
-        .collect()
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -86,13 +80,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     std::hint::black_box(model.forward(&input, batch, seq)?);
                     times.push(t0.elapsed().as_secs_f64());
                 }
-                times.sort_by(f64::total_cmp);
                 let n = times.len();
-                let median = if n % 2 == 1 {
-                    times[n / 2]
-                } else {
-                    (times[n / 2 - 1] + times[n / 2]) / 2.0
-                };
+                let median = median(times);
                 let rate = batch as f64 / median;
                 println!(
                     "{{\"impl\": \"rust-{backend}\", \"threads\": {threads}, \"layers\": {}, \

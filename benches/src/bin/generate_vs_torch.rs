@@ -16,6 +16,8 @@
 use std::process::Command;
 use std::time::Instant;
 
+use metamorph_benches::cli::{list, median};
+
 use metamorph_benches::bart::{default_dir, ensure_checkpoint, inputs};
 use metamorph_generate::bart::Bart;
 use metamorph_generate::{DecodingOptions, ModelOptions};
@@ -28,14 +30,6 @@ struct Args {
     reps: usize,
     min_seconds: f64,
     skip_torch: bool,
-}
-
-fn list(value: &str) -> Result<Vec<usize>, String> {
-    value
-        .split(',')
-        .filter(|s| !s.is_empty())
-        .map(|s| s.parse().map_err(|e| format!("`{s}`: {e}")))
-        .collect()
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -68,16 +62,6 @@ fn parse_args() -> Result<Args, String> {
         }
     }
     Ok(args)
-}
-
-fn median(mut times: Vec<f64>) -> f64 {
-    times.sort_by(f64::total_cmp);
-    let n = times.len();
-    if n % 2 == 1 {
-        times[n / 2]
-    } else {
-        (times[n / 2 - 1] + times[n / 2]) / 2.0
-    }
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
