@@ -16,7 +16,6 @@ use std::process::Command;
 use std::time::Instant;
 
 use metamorph_benches::cli::{list, median};
-
 use metamorph_benches::encoder::{bert_base, inputs, random_weights, Encoder};
 
 struct Args {

@@ -16,9 +16,8 @@
 use std::process::Command;
 use std::time::Instant;
 
-use metamorph_benches::cli::{list, median};
-
 use metamorph_benches::bart::{default_dir, ensure_checkpoint, inputs};
+use metamorph_benches::cli::{list, median};
 use metamorph_generate::bart::Bart;
 use metamorph_generate::{DecodingOptions, ModelOptions};
 
