@@ -81,6 +81,19 @@ pub enum Expectation {
         /// The least F1 with `value` that counts as right.
         min_f1: f32,
     },
+    /// The follow-up is source `parent` with source `part` inserted (NLPLego's sentiment
+    /// relation, seed-003 Eq. 4): with `L` the label predicted for `part` alone, the
+    /// probability of the other classes together must not rise by more than `max_rise` from
+    /// `parent` to the follow-up — for a binary task, the opposite class's probability, the
+    /// paper's oracle. Needs class probabilities from the model.
+    Directional {
+        /// Index of the parent sentence in the case's sources.
+        parent: usize,
+        /// Index of the inserted part, classified alone.
+        part: usize,
+        /// The most the other classes' probability may rise (the paper's 0.1).
+        max_rise: f32,
+    },
 }
 
 /// How two extractive answers are compared (SQuAD's official normalisation: lower case, strip
@@ -118,6 +131,15 @@ pub enum Precondition {
         #[serde(default)]
         source: usize,
         /// The labels it may have.
+        labels: Vec<String>,
+    },
+    /// The prediction for source `source` has none of `labels` (NLPLego: an adjunct the model
+    /// calls neutral gives its sentence no direction).
+    SourceLabelNotIn {
+        /// Index of the source in the case's `source_ids`.
+        #[serde(default)]
+        source: usize,
+        /// The labels it must not have.
         labels: Vec<String>,
     },
     /// Every one of `all` holds (SIT4RE MR-C1/C2 constrain both sources).

@@ -399,6 +399,17 @@ pub fn describe(expectation: &Expectation, precondition: Option<&Precondition>) 
             "the follow-up's coreference clusters are the source's (link precision ≥ \
              {min_precision}, recall ≥ {min_recall}, after aligning offsets through the edit)"
         ),
+        Expectation::Directional {
+            parent,
+            part,
+            max_rise,
+        } => format!(
+            "the follow-up is {} with {} inserted: the classes other than the one predicted for \
+             {} alone may gain at most {max_rise} probability",
+            nth(*parent),
+            nth(*part),
+            nth(*part)
+        ),
         other => format!("{other:?}"),
     };
     match precondition {
@@ -422,6 +433,9 @@ fn condition(p: &Precondition) -> String {
         }
         Precondition::SourceLabelIn { source, labels } => {
             format!("{} is labelled one of {}", nth(*source), labels.join(", "))
+        }
+        Precondition::SourceLabelNotIn { source, labels } => {
+            format!("{} is labelled none of {}", nth(*source), labels.join(", "))
         }
         Precondition::All { all } => all.iter().map(condition).collect::<Vec<_>>().join(" and "),
         other => format!("{other:?}"),

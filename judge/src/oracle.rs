@@ -214,6 +214,46 @@ pub fn judge_case(case: &Case, sources: &[&Prediction], followup: &Prediction) -
                 }
             }
         }
+        Expectation::Directional {
+            parent,
+            part,
+            max_rise,
+        } => {
+            let parent_p = source_at(case, sources, *parent)?;
+            let part_p = source_at(case, sources, *part)?;
+            let label = part_p
+                .label
+                .as_deref()
+                .ok_or_else(|| missing("label", part_p))?;
+            let probability = |p: &Prediction| -> Result<f32> {
+                let probs = p
+                    .probabilities
+                    .as_deref()
+                    .ok_or_else(|| missing("class probabilities", p))?;
+                probs
+                    .iter()
+                    .find(|lp| lp.label == label)
+                    .map(|lp| lp.prob)
+                    .ok_or_else(|| metamorph_data::Error::Schema {
+                        context: format!("case `{}`", case.case_id),
+                        message: format!(
+                            "prediction for `{}` by `{}` has no probability for label {label:?}",
+                            p.example_id, p.model
+                        ),
+                    })
+            };
+            let before = probability(parent_p)?;
+            let after = probability(followup)?;
+            // The other classes' probability is 1 - P(label); its rise is P(label)'s fall.
+            let rise = before - after;
+            (
+                rise <= *max_rise,
+                format!(
+                    "inserted part labelled {label:?}: P({label}) {before:.3} -> {after:.3}, the \
+                     other classes rose by {rise:.3} (at most {max_rise})"
+                ),
+            )
+        }
         _ => {
             return Err(metamorph_data::Error::Schema {
                 context: format!("case `{}`", case.case_id),
@@ -272,6 +312,14 @@ fn unmet(
             let actual = label_of(*source)?;
             (!labels.iter().any(|l| l == actual)).then(|| {
                 format!("source {source} label is {actual:?}, the relation needs one of {labels:?}")
+            })
+        }
+        Precondition::SourceLabelNotIn { source, labels } => {
+            let actual = label_of(*source)?;
+            labels.iter().any(|l| l == actual).then(|| {
+                format!(
+                    "source {source} label is {actual:?}, the relation needs none of {labels:?}"
+                )
             })
         }
         Precondition::All { all } => {

@@ -77,6 +77,38 @@ pub fn apply(
     Some((out, edits))
 }
 
+/// The one edit turning `before` into `after`: the characters between their common prefix and
+/// their common suffix (`None` when the texts are equal). For follow-ups built by insertion,
+/// where the relation has no replacement list of its own.
+///
+/// ```
+/// let edit = metamorph_perturb::edit::difference("text", "a movie", "a tv movie").unwrap();
+/// assert_eq!((edit.start, edit.end, edit.after.as_str()), (2, 2, "tv "));
+/// ```
+pub fn difference(field: &str, before: &str, after: &str) -> Option<Edit> {
+    let b: Vec<char> = before.chars().collect();
+    let a: Vec<char> = after.chars().collect();
+    let prefix = b.iter().zip(&a).take_while(|(x, y)| x == y).count();
+    if prefix == b.len() && prefix == a.len() {
+        return None;
+    }
+    let max_suffix = b.len().min(a.len()) - prefix;
+    let suffix = b
+        .iter()
+        .rev()
+        .zip(a.iter().rev())
+        .take(max_suffix)
+        .take_while(|(x, y)| x == y)
+        .count();
+    Some(Edit {
+        field: field.to_string(),
+        start: prefix as u32,
+        end: (b.len() - suffix) as u32,
+        before: b[prefix..b.len() - suffix].iter().collect(),
+        after: a[prefix..a.len() - suffix].iter().collect(),
+    })
+}
+
 /// `word` written with the capitalisation pattern of `model`: all upper case, Title case, or
 /// as given.
 pub fn match_case(model: &str, word: &str) -> String {

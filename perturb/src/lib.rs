@@ -10,6 +10,8 @@
 //!   perturbations, answer rules and constraints, and contrast-set relations whose follow-up
 //!   questions the `generate` stage writes.
 //! * [`coreference`]: CREST (seed-004) coreference-preserving one-word mutations.
+//! * [`nlplego`]: NLPLego (seed-003) derivation trees: adjuncts taken out and put back one at a
+//!   time, mutated, for reading comprehension, sentiment and paraphrase oracles.
 //!
 //! The [`PerturbStage`] runs every enabled relation over `example` batches (joined with their
 //! `parsed` rows by id, for relations that read syntax) and emits `case`
@@ -27,6 +29,7 @@ pub mod coreference;
 pub mod edit;
 pub mod lexicon;
 pub mod mrc_boolq;
+pub mod nlplego;
 pub mod preview;
 pub mod relation_extraction;
 mod resources;
@@ -121,6 +124,15 @@ const REGISTRY: &[(&str, &str, Constructor)] = &[
     }),
     (coreference::FAMILY, coreference::mutation::NAME, |r| {
         Ok(Box::new(coreference::CorefPreservingMutation::new(r)?))
+    }),
+    (nlplego::FAMILY, nlplego::mrc::NAME, |r| {
+        Ok(Box::new(nlplego::ParagraphReconstruction::new(r)?))
+    }),
+    (nlplego::FAMILY, nlplego::sentiment::NAME, |r| {
+        Ok(Box::new(nlplego::DirectionalAdjunct::new(r)?))
+    }),
+    (nlplego::FAMILY, nlplego::paraphrase::NAME, |r| {
+        Ok(Box::new(nlplego::DerivationPairs::new(r)?))
     }),
     (
         break_perturb_build::FAMILY,
@@ -226,4 +238,21 @@ pub fn source_seed(base: u64, source_id: &str, mr: &str) -> u64 {
     bytes.push(0);
     bytes.extend_from_slice(mr.as_bytes());
     fnv1a(&bytes)
+}
+
+/// Shuffles `items` in place, reproducibly from `seed` (Fisher–Yates with splitmix64;
+/// dependency-free, so a case's randomness is the same on every platform).
+pub fn shuffle<T>(items: &mut [T], seed: u64) {
+    let mut state = seed;
+    let mut next = || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    for i in (1..items.len()).rev() {
+        let j = (next() % (i as u64 + 1)) as usize;
+        items.swap(i, j);
+    }
 }

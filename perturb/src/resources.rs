@@ -16,6 +16,7 @@ use crate::lexicon::entity_pool::EntityPool;
 use crate::lexicon::geography::Gazetteer;
 use crate::lexicon::inflect::Inflections;
 use crate::lexicon::wordnet::WordNet;
+use crate::nlplego::NlpLegoConfig;
 use crate::PerturbConfig;
 
 /// Lazily loaded, shared lexical resources (see the module docs).
@@ -25,6 +26,7 @@ pub struct Resources {
     entity_pool_path: Option<PathBuf>,
     crest: CrestConfig,
     bpb: BpbRelationConfig,
+    nlplego: NlpLegoConfig,
     step_qa: StepQaSlot,
     caches: Arc<Caches>,
 }
@@ -52,13 +54,18 @@ struct Caches {
     masked_lm: MaskedLmSlot,
 }
 
-/// The cached masked LM of `[perturb.crest] masked_lm` (no `Debug` of its own).
+/// The cached masked LMs (`[perturb.crest] masked_lm`, `[perturb.nlplego] masked_lm`) by their
+/// spec, so two relations naming one model load it once (no `Debug` of its own).
 #[derive(Default)]
-struct MaskedLmSlot(Mutex<Option<Arc<CandleMaskedLm>>>);
+struct MaskedLmSlot(Mutex<HashMap<String, Arc<CandleMaskedLm>>>);
 
 impl std::fmt::Debug for MaskedLmSlot {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let loaded = self.0.lock().map(|m| m.is_some()).unwrap_or(false);
+        let loaded: Vec<String> = self
+            .0
+            .lock()
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default();
         f.debug_struct("MaskedLmSlot")
             .field("loaded", &loaded)
             .finish()
@@ -97,6 +104,7 @@ impl Resources {
             entity_pool_path: config.entity_pool.clone(),
             crest: config.crest.clone(),
             bpb: config.bpb.clone(),
+            nlplego: config.nlplego.clone(),
             ..Resources::default()
         }
     }
@@ -111,34 +119,58 @@ impl Resources {
         &self.bpb
     }
 
+    /// NLPLego's settings (`[perturb.nlplego]`).
+    pub fn nlplego_config(&self) -> &NlpLegoConfig {
+        &self.nlplego
+    }
+
     /// CREST's masked LM (`[perturb.crest] masked_lm`), loaded on first use; `None` when not
     /// configured.
     ///
     /// # Errors
     /// When the checkpoint cannot be found or loaded.
     pub fn crest_masked_lm(&self) -> Result<Option<Arc<CandleMaskedLm>>> {
-        let Some(spec) = self.crest.masked_lm.as_deref() else {
-            return Ok(None);
-        };
+        self.crest
+            .masked_lm
+            .as_deref()
+            .map(|spec| self.masked_lm(spec, "[perturb.crest] masked_lm"))
+            .transpose()
+    }
+
+    /// NLPLego's masked LM (`[perturb.nlplego] masked_lm`), loaded on first use; `None` when not
+    /// configured.
+    ///
+    /// # Errors
+    /// When the checkpoint cannot be found or loaded.
+    pub fn nlplego_masked_lm(&self) -> Result<Option<Arc<CandleMaskedLm>>> {
+        self.nlplego
+            .masked_lm
+            .as_deref()
+            .map(|spec| self.masked_lm(spec, "[perturb.nlplego] masked_lm"))
+            .transpose()
+    }
+
+    /// The masked LM `spec` names (`key` is the config key, for errors), cached by spec.
+    fn masked_lm(&self, spec: &str, key: &str) -> Result<Arc<CandleMaskedLm>> {
         let mut slot = self
             .caches
             .masked_lm
             .0
             .lock()
             .unwrap_or_else(|p| p.into_inner());
-        if let Some(model) = slot.as_ref() {
-            return Ok(Some(Arc::clone(model)));
+        if let Some(model) = slot.get(spec) {
+            return Ok(Arc::clone(model));
         }
-        let source: metamorph_data::assets::ModelSource = spec.parse().map_err(|e| {
-            metamorph_data::Error::Config(format!("[perturb.crest] masked_lm: {e}"))
-        })?;
+        let source: metamorph_data::assets::ModelSource = spec
+            .parse()
+            .map_err(|e| metamorph_data::Error::Config(format!("{key}: {e}")))?;
         let model = Arc::new(CandleMaskedLm::from_source(
             &source,
             &metamorph_data::assets::HubOptions::default(),
             &metamorph_generate::ModelOptions::default(),
         )?);
-        *slot = Some(Arc::clone(&model));
-        Ok(Some(model))
+        slot.insert(spec.to_string(), Arc::clone(&model));
+        Ok(model)
     }
 
     /// The single-step QA model of Break-Perturb-Build's evaluator, if the run provides one.
@@ -154,6 +186,7 @@ impl Resources {
             entity_pool_path: self.entity_pool_path.clone(),
             crest: self.crest.clone(),
             bpb: self.bpb.clone(),
+            nlplego: self.nlplego.clone(),
             step_qa: StepQaSlot(Some(qa)),
             caches: Arc::clone(&self.caches),
         }
@@ -247,6 +280,7 @@ impl Resources {
             entity_pool_path: path,
             crest: self.crest.clone(),
             bpb: self.bpb.clone(),
+            nlplego: self.nlplego.clone(),
             step_qa: self.step_qa.clone(),
             caches: Arc::clone(&self.caches),
         }

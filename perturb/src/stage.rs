@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::break_perturb_build::BpbRelationConfig;
 use crate::coreference::CrestConfig;
+use crate::nlplego::NlpLegoConfig;
 use crate::{relations_by_name, MetamorphicRelation, Resources, Source};
 
 /// The `[perturb]` table of the config file.
@@ -38,6 +39,8 @@ pub struct PerturbConfig {
     pub crest: CrestConfig,
     /// Break-Perturb-Build's settings (`[perturb.bpb]`).
     pub bpb: BpbRelationConfig,
+    /// NLPLego's settings (`[perturb.nlplego]`).
+    pub nlplego: NlpLegoConfig,
 }
 
 impl Default for PerturbConfig {
@@ -48,6 +51,7 @@ impl Default for PerturbConfig {
             entity_pool: None,
             crest: CrestConfig::default(),
             bpb: BpbRelationConfig::default(),
+            nlplego: NlpLegoConfig::default(),
         }
     }
 }

@@ -20,6 +20,7 @@ use super::answer::{parse_number, AnswerRule, Comparator};
 use super::operator::{identify_with, Operator, Rules};
 use super::perturbation::{BpbConfig, PerturbInput, Perturbation, PerturbationKind, Variant};
 use super::qdmr::{Part, Qdmr, Step};
+use crate::shuffle;
 
 /// The AppendBool perturbations of `qdmr`.
 pub fn perturb(qdmr: &Qdmr, input: &PerturbInput<'_>, config: &BpbConfig) -> Vec<Perturbation> {
@@ -115,22 +116,6 @@ fn format_number(v: f64) -> String {
         format!("{}", v as i64)
     } else {
         format!("{v}")
-    }
-}
-
-/// Fisher–Yates with splitmix64: reproducible from the seed.
-fn shuffle<T>(items: &mut [T], seed: u64) {
-    let mut state = seed;
-    let mut next = || {
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    };
-    for i in (1..items.len()).rev() {
-        let j = (next() % (i as u64 + 1)) as usize;
-        items.swap(i, j);
     }
 }
 

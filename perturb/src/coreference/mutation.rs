@@ -47,7 +47,7 @@ use super::FAMILY;
 use crate::edit::{apply, match_case, Replacement};
 use crate::lexicon::inflect::Inflections;
 use crate::lexicon::wordnet::WordNet;
-use crate::{case_id, source_seed, MetamorphicRelation, Resources, Source};
+use crate::{case_id, shuffle, source_seed, MetamorphicRelation, Resources, Source};
 
 /// The relation's name.
 pub const NAME: &str = "CREST";
@@ -447,22 +447,6 @@ fn indefinite_article(word: &str) -> &'static str {
     match word.chars().next().map(|c| c.to_ascii_lowercase()) {
         Some('a' | 'e' | 'i' | 'o' | 'u') => "an",
         _ => "a",
-    }
-}
-
-/// Fisher–Yates with splitmix64 from `seed` (deterministic, dependency-free).
-fn shuffle<T>(items: &mut [T], seed: u64) {
-    let mut state = seed;
-    let mut next = || {
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    };
-    for i in (1..items.len()).rev() {
-        let j = (next() % (i as u64 + 1)) as usize;
-        items.swap(i, j);
     }
 }
 

@@ -1,0 +1,387 @@
+//! NLPLego's assembly `τ(p0, B)` (seed-003 §1.4): the derivation tree.
+//!
+//! The root is the basic sentence `s0` (level 0). Level `i` holds the sentences with adjuncts
+//! `b1..bi` inserted — prefixes only, strictly left to right, never subsets — each child being
+//! its parent with a variant of `bi` in slot `i`: a one-word substitution ([`AdjunctMutator`])
+//! or, as the authors' code always adds, `bi` unchanged. Every node keeps its parent and its edit
+//! (which adjunct it inserted and which word it replaced), so every root-to-leaf path is a chain
+//! of derivation relations and every level is saved.
+//!
+//! The tree grows exponentially with the number of adjuncts. A level keeps at most
+//! `max_nodes_per_level` nodes, taken round-robin over the parents (each parent's substitutions
+//! first, its unchanged insertion last), so every parent keeps descendants and substitutions are
+//! preferred; the paper prunes only its MRC trees (beam 4) and expands the others fully.
+
+use metamorph_data::Result;
+use metamorph_generate::masked_lm::FillOptions;
+
+use super::disassembly::{render, Disassembler, Disassembly};
+use super::mutation::{AdjunctMutator, Substitution};
+use crate::Resources;
+
+/// Disassembles texts and assembles their derivation trees: what every NLPLego relation runs.
+#[derive(Debug)]
+pub struct TreeBuilder {
+    disassembler: Disassembler,
+    mutator: AdjunctMutator,
+    max_nodes_per_level: usize,
+}
+
+impl TreeBuilder {
+    /// A builder over the shared parser and lexicons, with `[perturb.nlplego]`'s limits;
+    /// `masked_lm` chooses the configured masked LM (when there is one) over WordNet synonyms.
+    ///
+    /// # Errors
+    /// When a resource cannot be loaded or the settings are out of range.
+    pub fn new(resources: &Resources, masked_lm: bool, max_nodes_per_level: usize) -> Result<Self> {
+        let config = resources.nlplego_config();
+        config.validate()?;
+        let mut mutator = AdjunctMutator::synonyms(
+            resources.wordnet()?,
+            resources.inflections()?,
+            config.synonyms_per_word,
+        );
+        if masked_lm {
+            if let Some(model) = resources.nlplego_masked_lm()? {
+                let options = FillOptions {
+                    top_k: config.masked_lm_top_k,
+                    min_prob: config.masked_lm_min_prob,
+                    same_pos: false,
+                };
+                mutator = mutator.with_masked_lm(model, options);
+            }
+        }
+        Ok(TreeBuilder {
+            disassembler: Disassembler::new(resources.parser()?),
+            mutator,
+            max_nodes_per_level,
+        })
+    }
+
+    /// The disassembler.
+    pub fn disassembler(&self) -> &Disassembler {
+        &self.disassembler
+    }
+
+    /// The derivation tree of `text`, `None` when it has no adjunct; `frozen(adjunct, token)`
+    /// says which tokens of which adjunct must not change.
+    ///
+    /// # Errors
+    /// As [`Disassembler::disassemble`] and [`DerivationTree::assemble`].
+    pub fn build(
+        &self,
+        text: &str,
+        frozen: &dyn Fn(&Disassembly, usize) -> bool,
+    ) -> Result<Option<DerivationTree>> {
+        let Some(disassembly) = self.disassembler.disassemble(text)? else {
+            return Ok(None);
+        };
+        let frozen_tokens: Vec<bool> = (0..disassembly.parsed.tokens.len())
+            .map(|i| frozen(&disassembly, i))
+            .collect();
+        DerivationTree::assemble(
+            disassembly,
+            &self.mutator,
+            &|i| frozen_tokens[i],
+            self.max_nodes_per_level,
+        )
+        .map(Some)
+    }
+}
+
+/// What a node changed with respect to its parent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeEdit {
+    /// The adjunct inserted (0-based: `bi` is `i - 1`).
+    pub adjunct: usize,
+    /// The word replaced in it, if any.
+    pub substitution: Option<Substitution>,
+}
+
+/// One sentence of the tree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Node {
+    /// The parent node (`None` for the root).
+    pub parent: Option<usize>,
+    /// The level: how many adjuncts are inserted.
+    pub level: usize,
+    /// Every token's text in this node (mutated words replaced; tokens of adjuncts not yet
+    /// inserted keep their original text and are not rendered).
+    pub words: Vec<String>,
+    /// The sentence.
+    pub text: String,
+    /// The edit from the parent (`None` for the root).
+    pub edit: Option<NodeEdit>,
+}
+
+/// A derivation tree over one disassembled text.
+#[derive(Clone, Debug)]
+pub struct DerivationTree {
+    /// What it was assembled from.
+    pub disassembly: Disassembly,
+    /// The nodes, level by level (the root first).
+    pub nodes: Vec<Node>,
+}
+
+impl DerivationTree {
+    /// Assembles the tree of `disassembly`, mutating with `mutator`; tokens for which `frozen`
+    /// is true are never replaced.
+    ///
+    /// # Errors
+    /// When the mutator fails (a masked-LM error).
+    pub fn assemble(
+        disassembly: Disassembly,
+        mutator: &AdjunctMutator,
+        frozen: &dyn Fn(usize) -> bool,
+        max_nodes_per_level: usize,
+    ) -> Result<Self> {
+        let tokens = &disassembly.parsed.tokens;
+        let original: Vec<String> = tokens.iter().map(|t| t.text.clone()).collect();
+        let root_included = disassembly.included(0);
+        let mut nodes = vec![Node {
+            parent: None,
+            level: 0,
+            text: render(tokens, &root_included, |i| original[i].as_str()),
+            words: original.clone(),
+            edit: None,
+        }];
+        let mut previous: Vec<usize> = vec![0];
+        for (a, adjunct) in disassembly.adjuncts.iter().enumerate() {
+            let level = a + 1;
+            let included = disassembly.included(level);
+            let eligible: Vec<usize> = adjunct
+                .core
+                .clone()
+                .filter(|&i| !frozen(i) && mutator.is_eligible(tokens, i, adjunct.core.start))
+                .collect();
+            // Each parent's children, substitutions first, the unchanged insertion last.
+            let mut per_parent: Vec<Vec<Node>> = Vec::with_capacity(previous.len());
+            for &p in &previous {
+                let parent = &nodes[p];
+                let (context, spans) = render_with_spans(tokens, &included, &parent.words);
+                let mut children = Vec::new();
+                for &i in &eligible {
+                    let Some(span) = spans[i] else { continue };
+                    for word in mutator.replacements(tokens, i, (&context, span))? {
+                        let mut words = parent.words.clone();
+                        words[i] = word.clone();
+                        children.push(Node {
+                            parent: Some(p),
+                            level,
+                            text: render(tokens, &included, |j| words[j].as_str()),
+                            edit: Some(NodeEdit {
+                                adjunct: a,
+                                substitution: Some(Substitution {
+                                    token: i,
+                                    before: parent.words[i].clone(),
+                                    after: word,
+                                }),
+                            }),
+                            words,
+                        });
+                    }
+                }
+                children.push(Node {
+                    parent: Some(p),
+                    level,
+                    text: context,
+                    words: parent.words.clone(),
+                    edit: Some(NodeEdit {
+                        adjunct: a,
+                        substitution: None,
+                    }),
+                });
+                per_parent.push(children);
+            }
+            let mut next = Vec::new();
+            let mut round = 0;
+            while next.len() < max_nodes_per_level {
+                let mut took = false;
+                for children in &mut per_parent {
+                    if round < children.len() && next.len() < max_nodes_per_level {
+                        next.push(std::mem::replace(
+                            &mut children[round],
+                            Node {
+                                parent: None,
+                                level: 0,
+                                words: Vec::new(),
+                                text: String::new(),
+                                edit: None,
+                            },
+                        ));
+                        took = true;
+                    }
+                }
+                if !took {
+                    break;
+                }
+                round += 1;
+            }
+            previous.clear();
+            for node in next {
+                previous.push(nodes.len());
+                nodes.push(node);
+            }
+        }
+        Ok(DerivationTree { disassembly, nodes })
+    }
+
+    /// The number of adjuncts (the leaves' level).
+    pub fn depth(&self) -> usize {
+        self.disassembly.adjuncts.len()
+    }
+
+    /// The nodes of the last level: every adjunct inserted.
+    pub fn leaves(&self) -> impl Iterator<Item = (usize, &Node)> {
+        let depth = self.depth();
+        self.nodes
+            .iter()
+            .enumerate()
+            .filter(move |(_, n)| n.level == depth)
+    }
+
+    /// The text of the adjunct node `n` inserted, as it reads in `n` (attached commas left
+    /// out): what a sentiment model classifies alone. `None` for the root.
+    pub fn inserted_adjunct(&self, n: usize) -> Option<String> {
+        let node = &self.nodes[n];
+        let edit = node.edit.as_ref()?;
+        let adjunct = &self.disassembly.adjuncts[edit.adjunct];
+        let tokens = &self.disassembly.parsed.tokens;
+        let mut out = String::new();
+        for i in adjunct.core.clone() {
+            out.push_str(&node.words[i]);
+            if i + 1 < adjunct.core.end {
+                out.push_str(&tokens[i].whitespace);
+            }
+        }
+        Some(out)
+    }
+
+    /// The replacements turning the original text into node `n`'s words (only meaningful for
+    /// leaves, which have every token): `(token, new word)` in token order.
+    pub fn replaced_tokens(&self, n: usize) -> Vec<(usize, &str)> {
+        let tokens = &self.disassembly.parsed.tokens;
+        self.nodes[n]
+            .words
+            .iter()
+            .enumerate()
+            .filter(|(i, w)| **w != tokens[*i].text)
+            .map(|(i, w)| (i, w.as_str()))
+            .collect()
+    }
+}
+
+/// [`render`], also returning each rendered token's character span in the result.
+fn render_with_spans(
+    tokens: &[metamorph_data::Token],
+    included: &[bool],
+    words: &[String],
+) -> (String, Vec<Option<(usize, usize)>>) {
+    let text = render(tokens, included, |i| words[i].as_str());
+    // Rendering concatenates the kept words and whitespace in order, so walking the same
+    // sequence gives the spans (capitalisation keeps a word's length in characters for the
+    // letters spaCy's tokens hold; a mismatch leaves the span out).
+    let mut spans = vec![None; tokens.len()];
+    let chars: Vec<char> = text.chars().collect();
+    let mut at = 0usize;
+    for i in (0..tokens.len()).filter(|&i| included[i]) {
+        let len = words[i].chars().count();
+        let found: String = chars.iter().skip(at).take(len).collect();
+        if found.to_lowercase() == words[i].to_lowercase() {
+            spans[i] = Some((at, at + len));
+            at += len;
+        } else {
+            return (text, vec![None; tokens.len()]);
+        }
+        while at < chars.len() && chars[at].is_whitespace() {
+            at += 1;
+        }
+    }
+    (text, spans)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nlplego::disassembly::Disassembler;
+    use crate::testing::resources;
+
+    /// The paper's worked example with "small" added, so that the second adjunct has a word
+    /// WordNet's first sense can replace ("little").
+    const JACKSONVILLE: &str = "On May 3, downtown Jacksonville was ravaged by a fire that \
+                                started as a small kitchen fire.";
+
+    fn tree(max: usize) -> DerivationTree {
+        let r = resources();
+        let d = Disassembler::new(r.parser().unwrap())
+            .disassemble(JACKSONVILLE)
+            .unwrap()
+            .unwrap();
+        let m = AdjunctMutator::synonyms(r.wordnet().unwrap(), r.inflections().unwrap(), 3);
+        DerivationTree::assemble(d, &m, &|_| false, max).unwrap()
+    }
+
+    #[test]
+    fn levels_insert_adjuncts_left_to_right_and_every_node_keeps_its_parent() {
+        let t = tree(8);
+        assert_eq!(
+            t.nodes[0].text,
+            "Downtown Jacksonville was ravaged by a fire."
+        );
+        assert_eq!(t.depth(), 2);
+        // Level 1: "On May 3," has no eligible word, so it is inserted unchanged, once.
+        let level1: Vec<&Node> = t.nodes.iter().filter(|n| n.level == 1).collect();
+        assert_eq!(level1.len(), 1);
+        assert_eq!(
+            level1[0].text,
+            "On May 3, downtown Jacksonville was ravaged by a fire."
+        );
+        // Level 2: one-word substitutions of "that started as a small kitchen fire", and the
+        // original sentence (the unchanged insertion) last.
+        let leaves: Vec<&Node> = t.leaves().map(|(_, n)| n).collect();
+        assert_eq!(
+            leaves[0].text,
+            "On May 3, downtown Jacksonville was ravaged by a fire that started as a little \
+             kitchen fire."
+        );
+        assert_eq!(leaves.last().unwrap().text, JACKSONVILLE);
+        for (n, leaf) in t.leaves() {
+            assert_eq!(leaf.parent, Some(1));
+            let edit = leaf.edit.as_ref().unwrap();
+            assert_eq!(edit.adjunct, 1);
+            assert!(t.replaced_tokens(n).len() <= 1, "one word per mutation");
+            if let Some(s) = &edit.substitution {
+                assert!(leaf.text.contains(&s.after) && s.before != s.after);
+                assert!(leaf.text.starts_with("On May 3, downtown Jacksonville"));
+            }
+        }
+        assert_eq!(
+            t.inserted_adjunct(1).as_deref(),
+            Some("On May 3"),
+            "commas stay with the sentence"
+        );
+    }
+
+    #[test]
+    fn a_level_keeps_at_most_the_configured_number_of_nodes() {
+        let t = tree(1);
+        assert_eq!(t.nodes.iter().filter(|n| n.level == 2).count(), 1);
+        // Substitutions come before the unchanged insertion.
+        assert!(t
+            .leaves()
+            .all(|(_, n)| n.edit.as_ref().unwrap().substitution.is_some()));
+    }
+
+    #[test]
+    fn frozen_tokens_are_never_replaced() {
+        let r = resources();
+        let d = Disassembler::new(r.parser().unwrap())
+            .disassemble(JACKSONVILLE)
+            .unwrap()
+            .unwrap();
+        let m = AdjunctMutator::synonyms(r.wordnet().unwrap(), r.inflections().unwrap(), 3);
+        let t = DerivationTree::assemble(d, &m, &|_| true, 8).unwrap();
+        assert_eq!(t.nodes.len(), 3, "one unchanged insertion per level");
+        assert_eq!(t.nodes[2].text, JACKSONVILLE);
+    }
+}

@@ -1,0 +1,132 @@
+//! NLPLego (seed-003, Ji et al., ICSE 2023): intergenerational test generation. A seed sentence
+//! is taken apart into its basic sentence and its *adjuncts* (modifiers that can be dropped),
+//! the adjuncts are put back one at a time, left to right, each mutated by a one-word
+//! substitution, and the sentences so built form a *derivation tree* whose root-to-leaf paths
+//! relate every pair of nodes. Those relations are the oracles.
+//!
+//! One file per concept:
+//! * [`disassembly`]: adjunct candidates from the dependency parse and the phrase view, the
+//!   keep-test that replaces the paper's SLAHAN compressor, and the template (basic sentence
+//!   plus ordered slots);
+//! * [`mutation`]: the one-word substitutions of an adjunct (WordNet synonyms inflected to the
+//!   original, or masked-LM predictions in the parent sentence's context);
+//! * [`assembly`]: the derivation tree (level `i` has adjuncts `1..=i` inserted; every node keeps
+//!   its parent and its edit) and the rendering of a node's sentence;
+//! * [`mrc`], [`sentiment`], [`paraphrase`]: the three relations and their oracles.
+//!
+//! Decisions where the paper and the authors' code differ, or where neither applies here, are
+//! written in each file's docs and in the README's NLPLego section.
+
+pub mod assembly;
+pub mod disassembly;
+pub mod mrc;
+pub mod mutation;
+pub mod paraphrase;
+pub mod sentiment;
+
+pub use assembly::{DerivationTree, Node, NodeEdit, TreeBuilder};
+pub use disassembly::{Adjunct, AdjunctKind, Disassembler, Disassembly};
+pub use mrc::ParagraphReconstruction;
+pub use mutation::{AdjunctMutator, Substitution};
+pub use paraphrase::DerivationPairs;
+pub use sentiment::DirectionalAdjunct;
+
+use metamorph_data::AnswerMetric;
+use serde::Deserialize;
+
+/// The family name.
+pub const FAMILY: &str = "nlplego";
+
+/// The `[perturb.nlplego]` table.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NlpLegoConfig {
+    /// At most this many cases per source example and relation (default 32).
+    pub max_cases_per_source: usize,
+    /// At most this many sentences per tree level (the breadth of the derivation tree; the MRC
+    /// relation's beam, the paper's 4, is [`NlpLegoConfig::mrc_candidates_per_sentence`]).
+    /// Default 8.
+    pub max_nodes_per_level: usize,
+    /// WordNet synonyms tried per eligible word (default 3).
+    pub synonyms_per_word: usize,
+    /// The masked LM of the sentiment and paraphrase relations (the paper's BERT): a directory,
+    /// `asset:NAME` or `hf:ORG/NAME[@REV]`. Without one they mutate with WordNet synonyms, as the
+    /// MRC relation always does.
+    pub masked_lm: Option<String>,
+    /// Masked-LM predictions considered per masked word (the authors' code: 5).
+    pub masked_lm_top_k: usize,
+    /// The least probability of a masked-LM prediction (the authors' code: 0.1).
+    pub masked_lm_min_prob: f32,
+    /// Sentences of a paragraph rewritten per MRC case (the paper's 4).
+    pub mrc_sentences: usize,
+    /// Rewritten versions kept per sentence (the paper's beam of 4).
+    pub mrc_candidates_per_sentence: usize,
+    /// How the MRC follow-up's answer is compared with the source's.
+    pub answer_metric: AnswerMetric,
+    /// The least score that counts as the same answer (1.0 with exact match).
+    pub answer_threshold: f32,
+    /// The most the opposite class's probability may rise when an adjunct is inserted (the
+    /// paper's 0.1).
+    pub max_opposite_rise: f32,
+    /// Sentiment labels with no opposite: an adjunct the model gives one of these says nothing
+    /// about the direction, so its case is not applicable (default `["neutral"]`).
+    pub neutral_labels: Vec<String>,
+}
+
+impl Default for NlpLegoConfig {
+    fn default() -> Self {
+        NlpLegoConfig {
+            max_cases_per_source: 32,
+            max_nodes_per_level: 8,
+            synonyms_per_word: 3,
+            masked_lm: None,
+            masked_lm_top_k: 5,
+            masked_lm_min_prob: 0.1,
+            mrc_sentences: 4,
+            mrc_candidates_per_sentence: 4,
+            answer_metric: AnswerMetric::ExactMatch,
+            answer_threshold: 1.0,
+            max_opposite_rise: 0.1,
+            neutral_labels: vec!["neutral".into()],
+        }
+    }
+}
+
+impl NlpLegoConfig {
+    /// Checks the limits.
+    ///
+    /// # Errors
+    /// [`metamorph_data::Error::Config`] naming the first key out of range.
+    pub fn validate(&self) -> metamorph_data::Result<()> {
+        let positive = [
+            ("max_cases_per_source", self.max_cases_per_source),
+            ("max_nodes_per_level", self.max_nodes_per_level),
+            ("mrc_sentences", self.mrc_sentences),
+            (
+                "mrc_candidates_per_sentence",
+                self.mrc_candidates_per_sentence,
+            ),
+            ("masked_lm_top_k", self.masked_lm_top_k),
+        ];
+        for (key, value) in positive {
+            if value == 0 {
+                return Err(metamorph_data::Error::Config(format!(
+                    "[perturb.nlplego] {key} must be at least 1"
+                )));
+            }
+        }
+        if !(0.0..=1.0).contains(&self.answer_threshold) {
+            return Err(metamorph_data::Error::Config(format!(
+                "[perturb.nlplego] answer_threshold must be in [0, 1], got {}",
+                self.answer_threshold
+            )));
+        }
+        if !(0.0..=1.0).contains(&self.max_opposite_rise) {
+            return Err(metamorph_data::Error::Config(format!(
+                "[perturb.nlplego] max_opposite_rise must be in [0, 1], got {}",
+                self.max_opposite_rise
+            )));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,351 @@
+//! NLPLego's reading-comprehension relation (seed-003 §1.5 and §2.1, `NLPLego-MRC`): a
+//! paragraph rebuilt from synonym-mutated sentences must get the same answer.
+//!
+//! As the paper does on SQuAD 2.0:
+//! * every sentence of the paragraph is disassembled alone and its derivation tree assembled
+//!   with **WordNet synonyms only**; its **leaves** (the full sentence with one word changed per
+//!   mutated adjunct) are its rewrites, at most `mrc_candidates_per_sentence` (the paper's beam
+//!   of 4; WordNet's sense order stands in for the word-vector score);
+//! * adjuncts holding a gold answer or a content word of the question are not mutated, so the
+//!   answer text survives and its offsets are recomputed;
+//! * up to `mrc_sentences` (4) sentences with rewrites are picked at random (seeded by the case
+//!   id) and the new paragraphs are the Cartesian product of their rewrites, of which at most
+//!   `max_cases_per_source` are kept (a seeded sample);
+//! * the question is unchanged.
+//!
+//! **Oracle.** The paper judges the new paragraph against the gold answers and screens the seed
+//! failures out, which is the same as requiring the source's answer whenever the source is right.
+//! This relation judges answer invariance directly ([`Expectation::SameAnswer`], SQuAD
+//! normalisation, `answer_metric` exact match or F1 at `answer_threshold`): it needs no gold
+//! answer, so it also covers unanswerable questions (no answer must stay no answer), and a seed
+//! failure is still reported when the rewrite changes the wrong answer. The follow-up carries the
+//! gold answers at their new offsets.
+
+use std::collections::BTreeSet;
+use std::ops::Range;
+
+use metamorph_data::{Answer, Case, Expectation, ParsedText, Result, Task};
+
+use super::assembly::TreeBuilder;
+use super::disassembly::Disassembly;
+use super::mutation::is_stop_word;
+use super::{NlpLegoConfig, FAMILY};
+use crate::edit::{apply, Replacement};
+use crate::{case_id, shuffle, source_seed, MetamorphicRelation, Resources, Source};
+
+/// The relation's name.
+pub const NAME: &str = "NLPLego-MRC";
+
+/// The reading-comprehension relation (see the module docs).
+#[derive(Debug)]
+pub struct ParagraphReconstruction {
+    builder: TreeBuilder,
+    config: NlpLegoConfig,
+    base_seed: u64,
+}
+
+impl ParagraphReconstruction {
+    /// The relation over the shared resources and `[perturb.nlplego]`.
+    ///
+    /// # Errors
+    /// When a resource cannot be loaded or a setting is out of range.
+    pub fn new(resources: &Resources) -> Result<Self> {
+        let config = resources.nlplego_config().clone();
+        Ok(ParagraphReconstruction {
+            builder: TreeBuilder::new(resources, false, config.mrc_candidates_per_sentence)?,
+            config,
+            base_seed: resources.seed(),
+        })
+    }
+
+    /// The rewrites of the sentence at characters `span` of `context`: each a list of one-word
+    /// replacements in context offsets, at most `mrc_candidates_per_sentence`, none empty.
+    fn sentence_rewrites(
+        &self,
+        context: &[char],
+        span: Range<usize>,
+        answers: &[Range<usize>],
+        question_words: &BTreeSet<String>,
+    ) -> Result<Vec<Vec<Replacement>>> {
+        let text: String = context[span.clone()].iter().collect();
+        let offset = span.start;
+        // An adjunct holding an answer character or a question word is frozen whole.
+        let frozen = |d: &Disassembly, i: usize| {
+            let tokens = &d.parsed.tokens;
+            d.adjuncts
+                .iter()
+                .find(|a| a.tokens.contains(&i))
+                .is_some_and(|a| {
+                    a.tokens.clone().any(|j| {
+                        let t = &tokens[j];
+                        let chars = offset + t.start as usize..offset + t.end as usize;
+                        answers
+                            .iter()
+                            .any(|ans| ans.start < chars.end && chars.start < ans.end)
+                            || question_words.contains(&t.text.to_lowercase())
+                            || question_words.contains(&t.lemma.to_lowercase())
+                    })
+                })
+        };
+        let Some(tree) = self.builder.build(&text, &frozen)? else {
+            return Ok(Vec::new());
+        };
+        let tokens = &tree.disassembly.parsed.tokens;
+        let mut rewrites: Vec<Vec<Replacement>> = Vec::new();
+        for (n, _) in tree.leaves() {
+            let replacements: Vec<Replacement> = tree
+                .replaced_tokens(n)
+                .into_iter()
+                .map(|(i, word)| {
+                    let t = &tokens[i];
+                    Replacement::new(
+                        offset + t.start as usize,
+                        offset + t.end as usize,
+                        word.to_string(),
+                    )
+                })
+                .collect();
+            if !replacements.is_empty() && !rewrites.contains(&replacements) {
+                rewrites.push(replacements);
+            }
+            if rewrites.len() == self.config.mrc_candidates_per_sentence {
+                break;
+            }
+        }
+        Ok(rewrites)
+    }
+}
+
+/// The content words of the question, lower case (text and lemma): what the paper freezes.
+fn question_words(question: &str, parse: Option<&ParsedText>) -> BTreeSet<String> {
+    let mut words = BTreeSet::new();
+    match parse {
+        Some(p) => {
+            for t in &p.tokens {
+                if t.text.chars().all(char::is_alphabetic) && !is_stop_word(&t.text) {
+                    words.insert(t.text.to_lowercase());
+                    words.insert(t.lemma.to_lowercase());
+                }
+            }
+        }
+        None => {
+            for w in question.split(|c: char| !c.is_alphanumeric()) {
+                if !w.is_empty() && !is_stop_word(w) {
+                    words.insert(w.to_lowercase());
+                }
+            }
+        }
+    }
+    words
+}
+
+/// `answer` moved through the replacements (character offsets of the old context); `None` when
+/// it has no offset or a replacement touches it.
+fn moved(answer: &Answer, replacements: &[Replacement]) -> Option<u32> {
+    let start = answer.start? as usize;
+    let end = start + answer.text.chars().count();
+    let mut shift: isize = 0;
+    for r in replacements {
+        if r.start < end && start < r.end {
+            return None;
+        }
+        if r.end <= start {
+            shift += r.after.chars().count() as isize - (r.end - r.start) as isize;
+        }
+    }
+    u32::try_from(start as isize + shift).ok()
+}
+
+impl MetamorphicRelation for ParagraphReconstruction {
+    fn family(&self) -> &'static str {
+        FAMILY
+    }
+
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn tasks(&self) -> &'static [Task] {
+        &[Task::Squad]
+    }
+
+    fn parsed_fields(&self) -> &'static [&'static str] {
+        &["context"]
+    }
+
+    fn follow_ups(&self, source: &Source<'_>) -> Result<Vec<Case>> {
+        let example = source.example;
+        let (Some(context), Some(parsed)) = (example.context.as_deref(), source.parse("context"))
+        else {
+            return Ok(Vec::new());
+        };
+        let question = example.question.as_deref().unwrap_or_default();
+        let question_words = question_words(question, source.parse("question"));
+        let chars: Vec<char> = context.chars().collect();
+        let answers: Vec<Range<usize>> = example
+            .answers
+            .iter()
+            .flatten()
+            .filter_map(|a| {
+                let start = a.start? as usize;
+                Some(start..start + a.text.chars().count())
+            })
+            .collect();
+        let mut per_sentence: Vec<Vec<Vec<Replacement>>> = Vec::new();
+        for sentence in &parsed.sentences {
+            let (first, last) = (sentence.start as usize, sentence.end as usize);
+            if first >= last || last > parsed.tokens.len() {
+                continue;
+            }
+            let span = parsed.tokens[first].start as usize..parsed.tokens[last - 1].end as usize;
+            let rewrites = self.sentence_rewrites(&chars, span, &answers, &question_words)?;
+            if !rewrites.is_empty() {
+                per_sentence.push(rewrites);
+            }
+        }
+        if per_sentence.is_empty() {
+            return Ok(Vec::new());
+        }
+        let seed = source_seed(self.base_seed, &example.id, NAME);
+        shuffle(&mut per_sentence, seed);
+        per_sentence.truncate(self.config.mrc_sentences);
+        // The Cartesian product of the chosen sentences' rewrites, sampled.
+        let total: usize = per_sentence.iter().map(Vec::len).product();
+        let mut picks: Vec<usize> = (0..total).collect();
+        shuffle(&mut picks, seed.rotate_left(17));
+        picks.truncate(self.config.max_cases_per_source);
+        picks.sort_unstable();
+        let expectation = Expectation::SameAnswer {
+            metric: self.config.answer_metric,
+            threshold: self.config.answer_threshold,
+        };
+        let mut cases = Vec::new();
+        for pick in picks {
+            let mut rest = pick;
+            let mut replacements = Vec::new();
+            for rewrites in &per_sentence {
+                replacements.extend(rewrites[rest % rewrites.len()].iter().cloned());
+                rest /= rewrites.len();
+            }
+            let Some((new_context, edits)) = apply("context", context, replacements.clone()) else {
+                continue;
+            };
+            let answers = match &example.answers {
+                None => None,
+                Some(list) => {
+                    let mut out = Vec::with_capacity(list.len());
+                    for a in list {
+                        let start = match a.start {
+                            None => None,
+                            Some(_) => match moved(a, &replacements) {
+                                Some(s) => Some(s),
+                                // The frozen adjuncts keep answers intact; a rewrite that still
+                                // touches one is dropped rather than given a wrong gold offset.
+                                None => break,
+                            },
+                        };
+                        out.push(Answer {
+                            text: a.text.clone(),
+                            start,
+                        });
+                    }
+                    if out.len() != list.len() {
+                        continue;
+                    }
+                    Some(out)
+                }
+            };
+            let mut followup = example.clone();
+            followup.id = case_id(&example.id, NAME, cases.len());
+            followup.context = Some(new_context);
+            followup.answers = answers;
+            let mut case = Case::new(FAMILY, NAME, vec![example.clone()], followup, &expectation);
+            case.edits = edits;
+            case.seed = seed;
+            cases.push(case);
+        }
+        Ok(cases)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{pipeline, resources};
+    use metamorph_data::Example;
+
+    fn squad(context: &str, question: &str, answer: &str) -> (Example, Vec<ParsedText>) {
+        let mut e = Example::new("sq1", Task::Squad);
+        e.context = Some(context.into());
+        e.question = Some(question.into());
+        let start = context.find(answer).unwrap();
+        e.answers = Some(vec![Answer {
+            text: answer.into(),
+            start: Some(context[..start].chars().count() as u32),
+        }]);
+        let parses = crate::source::parse_examples(
+            pipeline(),
+            std::slice::from_ref(&e),
+            &["context", "question"],
+        )
+        .unwrap();
+        (e, parses)
+    }
+
+    #[test]
+    fn rewritten_paragraphs_keep_the_answer_and_change_one_word_per_adjunct() {
+        let context = "On May 3, downtown Jacksonville was ravaged by a fire that started as a \
+                       kitchen fire. The old city hall burned to the ground in the late evening.";
+        let (example, parses) = squad(context, "What ravaged downtown Jacksonville?", "a fire");
+        let relation = ParagraphReconstruction::new(resources()).unwrap();
+        let cases = relation
+            .follow_ups(&Source::new(&example, &parses))
+            .unwrap();
+        assert!(!cases.is_empty());
+        assert!(
+            cases.len() <= 16,
+            "at most 4 rewrites of each of two sentences"
+        );
+        for case in &cases {
+            let new = case.followup.context.as_deref().unwrap();
+            assert_ne!(new, context);
+            assert_eq!(case.followup.question, example.question);
+            let answer = &case.followup.answers.as_ref().unwrap()[0];
+            let start = answer.start.unwrap() as usize;
+            let found: String = new
+                .chars()
+                .skip(start)
+                .take(answer.text.chars().count())
+                .collect();
+            assert_eq!(found, "a fire");
+            for edit in &case.edits {
+                assert_eq!(edit.before.split_whitespace().count(), 1, "{edit:?}");
+                // Question words ("ravaged", "downtown", "Jacksonville") never change.
+                assert!(!["ravaged", "downtown", "Jacksonville"].contains(&edit.before.as_str()));
+            }
+            assert_eq!(
+                case.expectation().unwrap(),
+                Expectation::SameAnswer {
+                    metric: metamorph_data::AnswerMetric::ExactMatch,
+                    threshold: 1.0
+                }
+            );
+        }
+        // Reproducible from the seed.
+        let again = relation
+            .follow_ups(&Source::new(&example, &parses))
+            .unwrap();
+        assert_eq!(again, cases);
+    }
+
+    #[test]
+    fn answers_move_with_earlier_replacements() {
+        let answer = Answer {
+            text: "fire".into(),
+            start: Some(20),
+        };
+        assert_eq!(moved(&answer, &[Replacement::new(2, 5, "abcde")]), Some(22));
+        assert_eq!(moved(&answer, &[Replacement::new(30, 35, "x")]), Some(20));
+        assert_eq!(moved(&answer, &[Replacement::new(21, 22, "x")]), None);
+    }
+}

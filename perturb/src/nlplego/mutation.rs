@@ -1,0 +1,440 @@
+//! NLPLego's adjunct mutation `σ(b)` (seed-003 §1.3): each variant of an adjunct changes exactly
+//! one word of it.
+//!
+//! **Eligible words** (paper): nouns, verbs, adjectives and adverbs that are not NLTK English
+//! stop-words. As in the authors' code, also not punctuation, not a word inside a named entity,
+//! not a hyphenated or otherwise non-alphabetic word, and not a capitalised first word of the
+//! adjunct; the caller may freeze more (the MRC relation freezes adjuncts holding answer or
+//! question words). An adjunct without an eligible word is inserted unchanged.
+//!
+//! **Sources**:
+//! * WordNet synonyms of the word's lemma in its part of speech, inflected to the original's
+//!   Penn tag with lemminflect's tables, from the word's **most frequent sense** only (its first
+//!   synset), at most [`NlpLegoConfig::synonyms_per_word`](super::NlpLegoConfig). The authors
+//!   rank the synonyms of every sense by spaCy `en_core_web_lg` vector similarity;
+//!   `en_core_web_sm` has no word vectors, so the first sense stands in. Verbs are not replaced
+//!   from WordNet, for the reason CREST's review found (their synonyms take other argument
+//!   frames); the masked LM replaces them.
+//! * Masked-LM predictions for the word masked in its *parent sentence's context* — the parent
+//!   with this adjunct inserted and later slots empty, as the authors' code builds it — that
+//!   reach the probability floor (0.1) among the top 5, are whole alphabetic words longer than
+//!   one letter and are not stop-words.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use metamorph_data::{Result, Token};
+use metamorph_generate::masked_lm::{CandleMaskedLm, FillOptions};
+
+use crate::coreference::generation::mutable_pos;
+use crate::edit::match_case;
+use crate::lexicon::inflect::Inflections;
+use crate::lexicon::wordnet::WordNet;
+
+/// NLTK's English stop-word list (the 179 words of `nltk.corpus.stopwords.words('english')`).
+pub const NLTK_STOP_WORDS: [&str; 179] = [
+    "i",
+    "me",
+    "my",
+    "myself",
+    "we",
+    "our",
+    "ours",
+    "ourselves",
+    "you",
+    "you're",
+    "you've",
+    "you'll",
+    "you'd",
+    "your",
+    "yours",
+    "yourself",
+    "yourselves",
+    "he",
+    "him",
+    "his",
+    "himself",
+    "she",
+    "she's",
+    "her",
+    "hers",
+    "herself",
+    "it",
+    "it's",
+    "its",
+    "itself",
+    "they",
+    "them",
+    "their",
+    "theirs",
+    "themselves",
+    "what",
+    "which",
+    "who",
+    "whom",
+    "this",
+    "that",
+    "that'll",
+    "these",
+    "those",
+    "am",
+    "is",
+    "are",
+    "was",
+    "were",
+    "be",
+    "been",
+    "being",
+    "have",
+    "has",
+    "had",
+    "having",
+    "do",
+    "does",
+    "did",
+    "doing",
+    "a",
+    "an",
+    "the",
+    "and",
+    "but",
+    "if",
+    "or",
+    "because",
+    "as",
+    "until",
+    "while",
+    "of",
+    "at",
+    "by",
+    "for",
+    "with",
+    "about",
+    "against",
+    "between",
+    "into",
+    "through",
+    "during",
+    "before",
+    "after",
+    "above",
+    "below",
+    "to",
+    "from",
+    "up",
+    "down",
+    "in",
+    "out",
+    "on",
+    "off",
+    "over",
+    "under",
+    "again",
+    "further",
+    "then",
+    "once",
+    "here",
+    "there",
+    "when",
+    "where",
+    "why",
+    "how",
+    "all",
+    "any",
+    "both",
+    "each",
+    "few",
+    "more",
+    "most",
+    "other",
+    "some",
+    "such",
+    "no",
+    "nor",
+    "not",
+    "only",
+    "own",
+    "same",
+    "so",
+    "than",
+    "too",
+    "very",
+    "s",
+    "t",
+    "can",
+    "will",
+    "just",
+    "don",
+    "don't",
+    "should",
+    "should've",
+    "now",
+    "d",
+    "ll",
+    "m",
+    "o",
+    "re",
+    "ve",
+    "y",
+    "ain",
+    "aren",
+    "aren't",
+    "couldn",
+    "couldn't",
+    "didn",
+    "didn't",
+    "doesn",
+    "doesn't",
+    "hadn",
+    "hadn't",
+    "hasn",
+    "hasn't",
+    "haven",
+    "haven't",
+    "isn",
+    "isn't",
+    "ma",
+    "mightn",
+    "mightn't",
+    "mustn",
+    "mustn't",
+    "needn",
+    "needn't",
+    "shan",
+    "shan't",
+    "shouldn",
+    "shouldn't",
+    "wasn",
+    "wasn't",
+    "weren",
+    "weren't",
+    "won",
+    "won't",
+    "wouldn",
+    "wouldn't",
+];
+
+/// Whether `word` (any case) is an NLTK stop-word.
+pub fn is_stop_word(word: &str) -> bool {
+    let lower = word.to_lowercase();
+    NLTK_STOP_WORDS.contains(&lower.as_str())
+}
+
+/// One word replaced in an adjunct.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Substitution {
+    /// The token replaced (index into the disassembled text's tokens).
+    pub token: usize,
+    /// Its text before.
+    pub before: String,
+    /// Its text after.
+    pub after: String,
+}
+
+/// Where replacements come from.
+enum Source {
+    /// WordNet synonyms.
+    Synonyms,
+    /// Masked-LM predictions in context.
+    MaskedLm(Arc<CandleMaskedLm>, FillOptions),
+}
+
+/// Proposes the one-word substitutions of adjunct words (see the module docs).
+pub struct AdjunctMutator {
+    wordnet: Arc<WordNet>,
+    inflections: Arc<Inflections>,
+    source: Source,
+    synonyms_per_word: usize,
+}
+
+impl std::fmt::Debug for AdjunctMutator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AdjunctMutator")
+            .field("masked_lm", &self.uses_masked_lm())
+            .field("synonyms_per_word", &self.synonyms_per_word)
+            .finish()
+    }
+}
+
+impl AdjunctMutator {
+    /// A mutator drawing on WordNet synonyms, at most `synonyms_per_word` per word.
+    pub fn synonyms(
+        wordnet: Arc<WordNet>,
+        inflections: Arc<Inflections>,
+        synonyms_per_word: usize,
+    ) -> Self {
+        AdjunctMutator {
+            wordnet,
+            inflections,
+            source: Source::Synonyms,
+            synonyms_per_word,
+        }
+    }
+
+    /// The same mutator drawing on `model`'s predictions instead.
+    pub fn with_masked_lm(mut self, model: Arc<CandleMaskedLm>, options: FillOptions) -> Self {
+        self.source = Source::MaskedLm(model, options);
+        self
+    }
+
+    /// Whether replacements come from a masked LM.
+    pub fn uses_masked_lm(&self) -> bool {
+        matches!(self.source, Source::MaskedLm(..))
+    }
+
+    /// WordNet synonyms of `token` from its most frequent sense (the first synset of its lemma
+    /// in its POS), single words inflected to its tag, at most `synonyms_per_word`. Later senses
+    /// are left out: in the first review their lemmas read as other meanings ("a long time" → "a
+    /// retentive time", "a great job" → "a bully job").
+    fn first_sense_synonyms(&self, token: &Token) -> Vec<String> {
+        let Some(pos) = mutable_pos(token) else {
+            return Vec::new();
+        };
+        let lemma = token.lemma.to_lowercase();
+        let Some(synset) = self.wordnet.synsets(&lemma, pos).into_iter().next() else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for l in synset.lemmas() {
+            let name = l.name().to_lowercase();
+            if name == lemma || !name.chars().all(|c| c.is_ascii_lowercase()) {
+                continue;
+            }
+            let form = match token.tag.as_str() {
+                "NN" | "VB" | "VBP" | "JJ" | "RB" => Some(name),
+                tag => self.inflections.inflect(&name, tag),
+            };
+            let Some(form) = form else { continue };
+            if form.eq_ignore_ascii_case(&token.text) || is_stop_word(&form) {
+                continue;
+            }
+            out.push(match_case(&token.text, &form));
+            if out.len() == self.synonyms_per_word {
+                break;
+            }
+        }
+        out
+    }
+
+    /// Whether token `i` of an adjunct whose words are `core` may be replaced (see the module
+    /// docs; `frozen` is the caller's extra rule).
+    pub fn is_eligible(&self, tokens: &[Token], i: usize, core_start: usize) -> bool {
+        let t = &tokens[i];
+        let pos_ok = match t.pos.as_str() {
+            "NOUN" | "ADJ" | "ADV" => true,
+            "VERB" => self.uses_masked_lm(),
+            _ => false,
+        };
+        let capitalised_first =
+            i == core_start && t.text.chars().next().is_some_and(char::is_uppercase);
+        pos_ok
+            && !t.tag.starts_with("NNP")
+            && t.ent_type.is_empty()
+            && t.text.len() > 1
+            && t.text.chars().all(char::is_alphabetic)
+            && !is_stop_word(&t.text)
+            && !capitalised_first
+    }
+
+    /// The replacements of token `i`, best first. `context` is the parent sentence with the
+    /// adjunct inserted and the token's character span in it (the masked LM's input; unused by
+    /// WordNet).
+    ///
+    /// # Errors
+    /// When the masked LM fails.
+    pub fn replacements(
+        &self,
+        tokens: &[Token],
+        i: usize,
+        context: (&str, (usize, usize)),
+    ) -> Result<Vec<String>> {
+        let token = &tokens[i];
+        let words: Vec<String> = match &self.source {
+            Source::Synonyms => self.first_sense_synonyms(token),
+            Source::MaskedLm(model, options) => {
+                let (text, span) = context;
+                model
+                    .substitutes(text, span, options, None)?
+                    .into_iter()
+                    .map(|c| match_case(&token.text, &c.word.to_lowercase()))
+                    .filter(|w| {
+                        w.chars().count() > 1
+                            && w.chars().all(char::is_alphabetic)
+                            && !is_stop_word(w)
+                            && !w.eq_ignore_ascii_case(&token.text)
+                    })
+                    .collect()
+            }
+        };
+        let mut seen = BTreeSet::new();
+        Ok(words
+            .into_iter()
+            .filter(|w| seen.insert(w.to_lowercase()))
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{pipeline, resources};
+
+    fn parsed(text: &str) -> metamorph_data::ParsedText {
+        let docs = pipeline().process(&[text]).unwrap();
+        metamorph_parse::to_parsed_text("x", "text", &docs[0])
+    }
+
+    fn mutator() -> AdjunctMutator {
+        let r = resources();
+        AdjunctMutator::synonyms(r.wordnet().unwrap(), r.inflections().unwrap(), 3)
+    }
+
+    #[test]
+    fn nltk_list_is_complete_and_lower_case() {
+        assert_eq!(NLTK_STOP_WORDS.len(), 179);
+        let unique: BTreeSet<_> = NLTK_STOP_WORDS.iter().collect();
+        assert_eq!(unique.len(), 179);
+        assert!(is_stop_word("The") && is_stop_word("doesn't") && !is_stop_word("fire"));
+    }
+
+    #[test]
+    fn only_content_words_outside_names_are_eligible() {
+        let p = parsed(
+            "On May 3, downtown Jacksonville was ravaged by a fire that started as a kitchen fire.",
+        );
+        let m = mutator();
+        let eligible: Vec<&str> = (0..p.tokens.len())
+            .filter(|&i| m.is_eligible(&p.tokens, i, 0))
+            .map(|i| p.tokens[i].text.as_str())
+            .collect();
+        // "On", "May", "3", "Jacksonville" (names, a stop-word, a number) and the verbs (WordNet
+        // does not replace verbs) are out; "kitchen" and "fire" are in.
+        assert!(
+            eligible.contains(&"kitchen") && eligible.contains(&"fire"),
+            "{eligible:?}"
+        );
+        for word in [
+            "On",
+            "May",
+            "3",
+            "Jacksonville",
+            "a",
+            "that",
+            "started",
+            "ravaged",
+        ] {
+            assert!(!eligible.contains(&word), "{word} in {eligible:?}");
+        }
+    }
+
+    #[test]
+    fn synonyms_are_inflected_and_never_the_word_itself() {
+        let p = parsed("The children played with the old cars.");
+        let i = p.tokens.iter().position(|t| t.text == "cars").unwrap();
+        let words = mutator().replacements(&p.tokens, i, ("", (0, 0))).unwrap();
+        assert!(!words.is_empty() && words.len() <= 3, "{words:?}");
+        for w in &words {
+            assert!(w.ends_with('s') && w != "cars", "{w}");
+        }
+    }
+}

@@ -1,0 +1,157 @@
+//! NLPLego's paraphrase relation (seed-003 Eq. 5, `NLPLego-SSM`): a sentence and a sentence
+//! derived from it by inserting an adjunct do not mean the same, so a paraphrase model must
+//! judge the pair *not duplicate* (label `0`).
+//!
+//! **Pairs.** The paper says "all sentence pairs with the derivation relation" (any ancestor and
+//! descendant); the authors' code writes parent→child pairs only. This relation follows the
+//! code: one case per tree edge, `(parent, child)` in that order. Ancestor pairs add many more
+//! cases (a path of `n + 1` nodes has `n(n+1)/2` of them) whose difference is only larger.
+//!
+//! **Seeds.** Each text of a paraphrase pair (`text`, `text_b`, e.g. QQP's two questions) is a
+//! seed sentence of its own, as in the authors' code; the case's source is the pair it came
+//! from. Mutation is by the masked LM when `[perturb.nlplego] masked_lm` is set (the paper's
+//! setting), by WordNet synonyms otherwise.
+
+use metamorph_data::{Case, Example, Expectation, Result, Task};
+
+use super::assembly::TreeBuilder;
+use super::{NlpLegoConfig, FAMILY};
+use crate::edit::difference;
+use crate::{case_id, source_seed, MetamorphicRelation, Resources, Source};
+
+/// The relation's name (the paper's SSM: sentence semantic matching).
+pub const NAME: &str = "NLPLego-SSM";
+
+/// The label a paraphrase model gives a pair that is not a paraphrase.
+pub const NOT_DUPLICATE: &str = "0";
+
+/// The paraphrase relation (see the module docs).
+#[derive(Debug)]
+pub struct DerivationPairs {
+    builder: TreeBuilder,
+    config: NlpLegoConfig,
+    base_seed: u64,
+}
+
+impl DerivationPairs {
+    /// The relation over the shared resources and `[perturb.nlplego]`.
+    ///
+    /// # Errors
+    /// When a resource cannot be loaded or a setting is out of range.
+    pub fn new(resources: &Resources) -> Result<Self> {
+        let config = resources.nlplego_config().clone();
+        Ok(DerivationPairs {
+            builder: TreeBuilder::new(resources, true, config.max_nodes_per_level)?,
+            config,
+            base_seed: resources.seed(),
+        })
+    }
+}
+
+impl MetamorphicRelation for DerivationPairs {
+    fn family(&self) -> &'static str {
+        FAMILY
+    }
+
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn tasks(&self) -> &'static [Task] {
+        &[Task::Paraphrase]
+    }
+
+    fn follow_ups(&self, source: &Source<'_>) -> Result<Vec<Case>> {
+        let example = source.example;
+        let seed = source_seed(self.base_seed, &example.id, NAME);
+        let expectation = Expectation::LabelIs {
+            label: NOT_DUPLICATE.into(),
+        };
+        let mut cases = Vec::new();
+        for text in [&example.text, &example.text_b] {
+            let Some(text) = text.as_deref().filter(|t| !t.trim().is_empty()) else {
+                continue;
+            };
+            let Some(tree) = self.builder.build(text, &|_, _| false)? else {
+                continue;
+            };
+            for node in tree.nodes.iter().skip(1) {
+                if cases.len() == self.config.max_cases_per_source {
+                    return Ok(cases);
+                }
+                let Some(p) = node.parent else { continue };
+                let parent = &tree.nodes[p].text;
+                let mut followup =
+                    Example::new(case_id(&example.id, NAME, cases.len()), Task::Paraphrase);
+                followup.origin = example.origin.clone();
+                followup.text = Some(parent.clone());
+                followup.text_b = Some(node.text.clone());
+                let mut case =
+                    Case::new(FAMILY, NAME, vec![example.clone()], followup, &expectation);
+                case.edits = difference("text_b", parent, &node.text)
+                    .into_iter()
+                    .collect();
+                case.seed = seed;
+                cases.push(case);
+            }
+        }
+        Ok(cases)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::resources;
+
+    #[test]
+    fn the_papers_quora_pair_is_a_parent_child_case_labelled_not_duplicate() {
+        // Table 4: "Why did Trump purge members ?" vs "…members of his cabinet ?".
+        let relation = DerivationPairs::new(resources()).unwrap();
+        let mut example = Example::new("q1", Task::Paraphrase);
+        example.text = Some("Why did Trump purge members of his cabinet?".into());
+        example.text_b = Some("Why did Trump fire so many people?".into());
+        let cases = relation.follow_ups(&Source::unparsed(&example)).unwrap();
+        let pair = cases
+            .iter()
+            .find(|c| {
+                c.followup.text_b.as_deref() == Some("Why did Trump purge members of his cabinet?")
+            })
+            .expect("the unchanged insertion of `of his cabinet`");
+        assert_eq!(
+            pair.followup.text.as_deref(),
+            Some("Why did Trump purge members?")
+        );
+        assert_eq!(
+            pair.expectation().unwrap(),
+            Expectation::LabelIs { label: "0".into() }
+        );
+        assert_eq!(pair.source_ids, ["q1"]);
+        for c in &cases {
+            let (a, b) = (
+                c.followup.text.as_deref().unwrap(),
+                c.followup.text_b.as_deref().unwrap(),
+            );
+            assert!(
+                b.split_whitespace().count() > a.split_whitespace().count(),
+                "{a} / {b}"
+            );
+        }
+    }
+
+    #[test]
+    fn cases_stop_at_the_configured_cap() {
+        let config = crate::PerturbConfig {
+            nlplego: crate::nlplego::NlpLegoConfig {
+                max_cases_per_source: 1,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let relation = DerivationPairs::new(&Resources::from_config(&config)).unwrap();
+        let mut example = Example::new("q1", Task::Paraphrase);
+        example.text = Some("How can I quickly learn the old songs of Spain?".into());
+        let cases = relation.follow_ups(&Source::unparsed(&example)).unwrap();
+        assert_eq!(cases.len(), 1);
+    }
+}
