@@ -337,6 +337,9 @@ impl Interner {
     }
 }
 
+/// Tag counts by (lemma, POS index, synset offset).
+type SenseCounts = HashMap<(Box<str>, usize, u32), u32>;
+
 /// The WordNet database in memory. Cheap to share (`Send + Sync`, read-only after load).
 #[derive(Debug)]
 pub struct WordNet {
@@ -353,6 +356,8 @@ pub struct WordNet {
     index_synsets: Vec<SynsetId>,
     /// Where irregular forms are looked up (see [`WordNet::with_exceptions`]).
     exceptions: Option<std::sync::Arc<Inflections>>,
+    /// `index.sense`'s tag counts by (lemma, POS, offset), read on first use.
+    sense_counts: std::sync::OnceLock<SenseCounts>,
 }
 
 /// A pointer not yet resolved: target POS and offset, and the line it came from.
@@ -450,6 +455,7 @@ impl WordNet {
             index: HashMap::with_capacity(160_000),
             index_synsets: Vec::with_capacity(210_000),
             exceptions: None,
+            sense_counts: std::sync::OnceLock::new(),
         };
         // Pointers are parsed into `pending` (each synset's span already final: pending[i]
         // becomes pointers[i]) and resolved once every data file is in.
@@ -817,6 +823,51 @@ impl WordNet {
             .flat_map(|f| self.index_entry(f, pos).iter())
             .map(|&id| self.synset(id))
             .collect()
+    }
+
+    /// How often `lemma` was tagged in `synset`'s sense in the semantic concordance (NLTK's
+    /// `Lemma.count()`, from `index.sense`): 0 for senses never seen in running text, which is
+    /// how rare or archaic synonyms ("coevals" for "generation") are told apart.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when `index.sense` cannot be read; [`Error::Malformed`] naming its line.
+    pub fn sense_count(&self, synset: Synset<'_>, lemma: &str) -> Result<u32> {
+        if self.sense_counts.get().is_none() {
+            let path = self.dir.join("index.sense");
+            let text = read_text(&path)?;
+            let mut counts = HashMap::with_capacity(210_000);
+            for (n, line) in text.lines().enumerate() {
+                // `lemma%ss_type:lex_filenum:lex_id:head_word:head_id offset sense_number count`
+                let mut fields = line.split(' ');
+                let (Some(key), Some(offset), Some(_), Some(count)) =
+                    (fields.next(), fields.next(), fields.next(), fields.next())
+                else {
+                    return Err(malformed(&path, n + 1, "sense", "expected four fields"));
+                };
+                let Some((name, rest)) = key.split_once('%') else {
+                    return Err(malformed(&path, n + 1, "sense key", "no `%`"));
+                };
+                let pos = match rest.as_bytes().first() {
+                    Some(b'1') => Pos::Noun,
+                    Some(b'2') => Pos::Verb,
+                    Some(b'3' | b'5') => Pos::Adj,
+                    Some(b'4') => Pos::Adv,
+                    _ => return Err(malformed(&path, n + 1, "sense key", "unknown ss_type")),
+                };
+                let (Ok(offset), Ok(count)) = (offset.parse::<u32>(), count.parse::<u32>()) else {
+                    return Err(malformed(&path, n + 1, "offset/count", "not a number"));
+                };
+                counts.insert((Box::from(name), pos.index(), offset), count);
+            }
+            let _ = self.sense_counts.set(counts);
+        }
+        let counts = self.sense_counts.get().expect("set above");
+        let key = (
+            Box::from(normalize(lemma).as_str()),
+            synset.pos().index(),
+            synset.offset(),
+        );
+        Ok(counts.get(&key).copied().unwrap_or(0))
     }
 
     /// The synsets of `lemma` in every POS (NLTK's `synsets(lemma)` with no POS: nouns, verbs,

@@ -281,6 +281,41 @@ fn is_complement(tokens: &[Token], i: usize) -> bool {
     h.pos == "VERB" && others.count() == 0
 }
 
+/// Whether removing `removed` leaves a kept verb (or "be") without any of the dependents it had
+/// besides subject, auxiliaries and punctuation: "was released in Thailand on 25 October" must
+/// not become "was released", nor "the tests were in one box" "the tests were". Each phrase
+/// alone may look like an adjunct; together they were the verb's complement.
+fn strips_a_verb(tokens: &[Token], removed: &[bool]) -> bool {
+    (0..tokens.len()).any(|v| {
+        if removed[v] || !(tokens[v].pos == "VERB" || tokens[v].lemma == "be") {
+            return false;
+        }
+        let mut dependents = tokens.iter().enumerate().filter(|(j, c)| {
+            *j != v
+                && c.head as usize == v
+                && !matches!(
+                    c.dep.as_str(),
+                    "nsubj"
+                        | "nsubjpass"
+                        | "aux"
+                        | "auxpass"
+                        | "neg"
+                        | "punct"
+                        | "cc"
+                        | "conj"
+                        | "mark"
+                        | "expl"
+                )
+        });
+        let mut any = false;
+        let all_removed = dependents.all(|(j, _)| {
+            any = true;
+            removed[j]
+        });
+        any && all_removed
+    })
+}
+
 fn is_verbal(t: &Token) -> bool {
     matches!(t.pos.as_str(), "VERB" | "AUX")
 }
@@ -545,6 +580,9 @@ impl Disassembler {
         let kept: Vec<usize> = (0..tokens.len()).filter(|&i| included[i]).collect();
         if reparsed.tokens.len() != kept.len() || reparsed.sentences.len() != parsed.sentences.len()
         {
+            return Ok(false);
+        }
+        if strips_a_verb(tokens, removed) {
             return Ok(false);
         }
         let mut new_index = vec![usize::MAX; tokens.len()];

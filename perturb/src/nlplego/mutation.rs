@@ -285,19 +285,32 @@ impl AdjunctMutator {
     /// WordNet synonyms of `token` from its most frequent sense (the first synset of its lemma
     /// in its POS), single words inflected to its tag, at most `synonyms_per_word`. Later senses
     /// are left out: in the first review their lemmas read as other meanings ("a long time" → "a
-    /// retentive time", "a great job" → "a bully job").
-    fn first_sense_synonyms(&self, token: &Token) -> Vec<String> {
+    /// retentive time", "a great job" → "a bully job"). So are synonyms never tagged in that sense in
+    /// WordNet's concordance ([`WordNet::sense_count`] 0: "coevals", "esurient").
+    fn first_sense_synonyms(&self, token: &Token) -> Result<Vec<String>> {
         let Some(pos) = mutable_pos(token) else {
-            return Vec::new();
+            return Ok(Vec::new());
         };
         let lemma = token.lemma.to_lowercase();
         let Some(synset) = self.wordnet.synsets(&lemma, pos).into_iter().next() else {
-            return Vec::new();
+            return Ok(Vec::new());
         };
         let mut out = Vec::new();
         for l in synset.lemmas() {
             let name = l.name().to_lowercase();
-            if name == lemma || !name.chars().all(|c| c.is_ascii_lowercase()) {
+            if name == lemma
+                || !name.chars().all(|c| c.is_ascii_lowercase())
+                || self.wordnet.sense_count(synset, &name)? == 0
+            {
+                continue;
+            }
+            // A singular noun needs a singular synonym ("a generation", not "a contemporaries").
+            if token.tag == "NN"
+                && self
+                    .inflections
+                    .inflect(&name, "NNS")
+                    .is_none_or(|plural| plural == name)
+            {
                 continue;
             }
             let form = match token.tag.as_str() {
@@ -313,7 +326,7 @@ impl AdjunctMutator {
                 break;
             }
         }
-        out
+        Ok(out)
     }
 
     /// Whether token `i` of an adjunct whose words are `core` may be replaced (see the module
@@ -327,7 +340,12 @@ impl AdjunctMutator {
         };
         let capitalised_first =
             i == core_start && t.text.chars().next().is_some_and(char::is_uppercase);
+        // A piece of a hyphenated word ("quarter" in "quarter-finals") is part of a compound.
+        let hyphen = |j: usize| tokens.get(j).is_some_and(|h| h.text == "-");
+        let hyphenated = (i > 0 && hyphen(i - 1) && tokens[i - 1].whitespace.is_empty())
+            || (t.whitespace.is_empty() && hyphen(i + 1));
         pos_ok
+            && !hyphenated
             && !t.tag.starts_with("NNP")
             && t.ent_type.is_empty()
             && t.text.len() > 1
@@ -350,7 +368,7 @@ impl AdjunctMutator {
     ) -> Result<Vec<String>> {
         let token = &tokens[i];
         let words: Vec<String> = match &self.source {
-            Source::Synonyms => self.first_sense_synonyms(token),
+            Source::Synonyms => self.first_sense_synonyms(token)?,
             Source::MaskedLm(model, options) => {
                 let (text, span) = context;
                 model
