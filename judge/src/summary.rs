@@ -244,10 +244,21 @@ impl Summary {
         Ok(())
     }
 
-    /// A plain-text table of the summary.
+    /// A plain-text table of the summary, its columns as wide as their longest entry.
     pub fn table(&self) -> String {
+        let width = |header: &str, cell: &dyn Fn(&MrSummary) -> usize| {
+            self.relations
+                .iter()
+                .map(cell)
+                .max()
+                .unwrap_or(0)
+                .max(header.len())
+        };
+        let family = width("family", &|s| s.family.chars().count());
+        let mr = width("mr", &|s| s.mr.chars().count());
+        let model = width("model", &|s| s.model.chars().count());
         let mut out = format!(
-            "{:<10} {:<8} {:<28} {:>6} {:>10} {:>10} {:>8}  {}\n",
+            "{:<family$} {:<mr$} {:<model$} {:>6} {:>10} {:>10} {:>8}  {}\n",
             "family", "mr", "model", "cases", "applicable", "violations", "rate", "95% CI"
         );
         for s in &self.relations {
@@ -260,7 +271,7 @@ impl Summary {
                 .map(|[lo, hi]| format!("[{:.1}%, {:.1}%]", lo * 100.0, hi * 100.0))
                 .unwrap_or_else(|| "-".into());
             out.push_str(&format!(
-                "{:<10} {:<8} {:<28} {:>6} {:>10} {:>10} {:>8}  {}\n",
+                "{:<family$} {:<mr$} {:<model$} {:>6} {:>10} {:>10} {:>8}  {}\n",
                 s.family, s.mr, s.model, s.cases, s.applicable, s.violations, rate, ci
             ));
         }

@@ -145,13 +145,27 @@ fn pipeline(config: Option<PathBuf>, output: Option<PathBuf>, force: bool) -> an
     println!("summary:   {}", report.summary_path.display());
     println!("report:    {}\n", report.report_path.display());
     if !report.perturb_counts.is_empty() {
+        let family = report
+            .perturb_counts
+            .iter()
+            .map(|c| c.family.chars().count())
+            .max()
+            .unwrap_or(0)
+            .max("family".len());
+        let mr = report
+            .perturb_counts
+            .iter()
+            .map(|c| c.mr.chars().count())
+            .max()
+            .unwrap_or(0)
+            .max("mr".len());
         println!(
-            "{:<8} {:<7} {:>8} {:>9} {:>7} {:>9}",
+            "{:<family$} {:<mr$} {:>8} {:>9} {:>7} {:>9}",
             "family", "mr", "sources", "eligible", "cases", "unparsed"
         );
         for c in &report.perturb_counts {
             println!(
-                "{:<8} {:<7} {:>8} {:>9} {:>7} {:>9}",
+                "{:<family$} {:<mr$} {:>8} {:>9} {:>7} {:>9}",
                 c.family, c.mr, c.sources, c.eligible, c.cases, c.unparsed
             );
         }

@@ -441,3 +441,41 @@ fn bpb_contrast_sets_run_through_generate_to_the_consistency_metric() {
         }
     }
 }
+
+#[test]
+fn nlplego_runs_its_three_oracles_on_the_bundled_samples() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = PipelineOptions {
+        output: Some(dir.path().join("out")),
+        ..PipelineOptions::default()
+    };
+    let report = run_pipeline(&root().join("examples/configs/nlplego.toml"), &options).unwrap();
+    for (mr, model) in [
+        ("NLPLego-MRC", "squad-sliding-window-baseline"),
+        ("NLPLego-SA", "sentiment-lexicon-baseline"),
+        ("NLPLego-SSM", "minilm-paraphrase"),
+    ] {
+        let made = report
+            .perturb_counts
+            .iter()
+            .find(|c| c.family == "nlplego" && c.mr == mr)
+            .map_or(0, |c| c.cases);
+        assert!(made > 0, "{mr}: {:?}", report.perturb_counts);
+        let judged = report
+            .summary
+            .relations
+            .iter()
+            .find(|r| r.mr == mr)
+            .unwrap_or_else(|| panic!("{mr} has no verdicts"));
+        assert_eq!(judged.model, model);
+        assert_eq!(judged.cases, made, "{mr}: every case gets a verdict");
+        assert!(judged.applicable > 0, "{mr}");
+    }
+    // The sentiment cases' sources (parent sentence, adjunct alone) were predicted too.
+    let predictions: Vec<metamorph_data::Prediction> =
+        read(&dir.path().join("out/sentiment/prediction/*.parquet"));
+    assert!(predictions
+        .iter()
+        .any(|p| p.example_id.contains(":NLPLego-SA:adjunct")));
+    assert!(predictions.iter().all(|p| p.probabilities.is_some()));
+}
