@@ -6,8 +6,12 @@
 //! passages); for `sit4re`, the real FewRel sample there (992 sentences, entity pool built from
 //! it with the NER, as the pipeline does); for `crest`, the first 100 texts of the real GAP
 //! validation sample there (CREST re-parses every candidate follow-up, so its figure includes
-//! those parses). A clone without `../shared` uses the bundled `data/samples/boolq.jsonl`,
-//! `data/samples/tacred.json` and `data/samples/gap.tsv` instead (the origin is printed).
+//! those parses); for the NLPLego relations, the first 100 DynaSent sentences (`nlplego-sa`),
+//! the first 100 PAWS pairs (`nlplego-ssm`, 200 seed sentences) and the first 40 SQuAD 2.0
+//! questions (`nlplego-mrc`) there (every adjunct candidate is re-parsed by the keep-test, so
+//! those parses are included). A clone without `../shared` uses the bundled
+//! `data/samples/boolq.jsonl`, `tacred.json`, `gap.tsv`, `sentiment.tsv`, `paraphrase.tsv` and
+//! `squad.json` instead (the origin is printed).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -26,6 +30,9 @@ const BATCH: usize = 256;
 /// CREST texts per iteration: it re-parses every candidate follow-up, so the whole GAP sample
 /// would make a single iteration last minutes.
 const CREST_TEXTS: usize = 100;
+/// NLPLego sources per iteration (SQuAD: questions; their paragraphs repeat).
+const NLPLEGO_SOURCES: usize = 100;
+const NLPLEGO_QUESTIONS: usize = 40;
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -108,23 +115,80 @@ fn perturb(c: &mut Criterion) {
         ("data/samples/gap.tsv", DatasetFormat::Gap),
     ]);
     coref.truncate(CREST_TEXTS);
-    let families = [
-        ("mt4mrc", &boolq, origin, &["question", "context"][..], None),
-        ("crest", &coref, coref_origin, &["text"][..], None),
+    let (mut sentiment, sentiment_origin) = read_first(&[
         (
+            "../shared/data/sentiment/dynasent-v1.1-round02-dynabench-dev.jsonl",
+            DatasetFormat::SentimentJsonl,
+        ),
+        ("data/samples/sentiment.tsv", DatasetFormat::SentimentTsv),
+    ]);
+    sentiment.truncate(NLPLEGO_SOURCES);
+    let (mut paraphrase, paraphrase_origin) = read_first(&[
+        (
+            "../shared/data/paraphrase/paws_wiki_labeled_final_dev_first1000.tsv",
+            DatasetFormat::ParaphraseTsv,
+        ),
+        ("data/samples/paraphrase.tsv", DatasetFormat::ParaphraseTsv),
+    ]);
+    paraphrase.truncate(NLPLEGO_SOURCES);
+    let (mut squad, squad_origin) = read_first(&[
+        (
+            "../shared/data/squad_v2/dev-v2.0_Normans_Rhine.json",
+            DatasetFormat::Squad,
+        ),
+        ("data/samples/squad.json", DatasetFormat::Squad),
+    ]);
+    squad.truncate(NLPLEGO_QUESTIONS);
+    // (benchmark name, relations, examples, origin, parsed fields, entity pool)
+    let families = [
+        (
+            "mt4mrc",
+            "mt4mrc",
+            &boolq,
+            origin,
+            &["question", "context"][..],
+            None,
+        ),
+        ("crest", "crest", &coref, coref_origin, &["text"][..], None),
+        (
+            "sit4re",
             "sit4re",
             &relation,
             relation_origin,
             &["text"][..],
             Some(pool_path),
         ),
+        (
+            "nlplego-sa",
+            "NLPLego-SA",
+            &sentiment,
+            sentiment_origin,
+            &["text"][..],
+            None,
+        ),
+        (
+            "nlplego-ssm",
+            "NLPLego-SSM",
+            &paraphrase,
+            paraphrase_origin,
+            &["text", "text_b"][..],
+            None,
+        ),
+        (
+            "nlplego-mrc",
+            "NLPLego-MRC",
+            &squad,
+            squad_origin,
+            &["context", "question"][..],
+            None,
+        ),
     ];
     let mut group = c.benchmark_group("perturb");
     group.sample_size(10);
-    for (family, examples, origin, fields, pool) in families {
+    for (family, relations, examples, origin, fields, pool) in families {
         let input = batches(&spacy, examples, fields);
         let config = PerturbConfig {
-            relations: vec![family.into()],
+            relations: vec![relations.into()],
             entity_pool: pool,
             ..PerturbConfig::default()
         };

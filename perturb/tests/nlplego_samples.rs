@@ -1,6 +1,7 @@
 //! NLPLego over real text: the bundled samples (always) and the shared SQuAD 2.0, DynaSent and
 //! PAWS samples in `../shared/data` (skipped, saying so, where that folder is absent). Every case
-//! is checked against what its relation promises.
+//! is checked against what its relation promises. With `NLPLEGO_REVIEW=<n>` each test also
+//! prints `n` seeded follow-ups of the shared sample, for the README's grammar review.
 
 use std::path::Path;
 
@@ -34,9 +35,7 @@ fn run(mr: &str, examples: &[Example], fields: &[&str]) -> (usize, Vec<Case>) {
     let mut eligible = 0;
     let mut cases = Vec::new();
     for example in examples {
-        let found = relation
-            .follow_ups(&Source::new(example, &parses))
-            .unwrap();
+        let found = relation.follow_ups(&Source::new(example, &parses)).unwrap();
         assert!(found.len() <= 32, "{}: the per-source cap", example.id);
         eligible += usize::from(!found.is_empty());
         for case in &found {
@@ -61,6 +60,28 @@ fn applied(text: &str, edit: &metamorph_data::Edit) -> String {
         + &chars[edit.end as usize..].iter().collect::<String>()
 }
 
+/// The number of follow-ups to print for review (`NLPLEGO_REVIEW`), 0 by default.
+fn review_count() -> usize {
+    std::env::var("NLPLEGO_REVIEW")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Prints `review_count()` cases chosen with a fixed seed, each as `show` renders it.
+fn print_review(name: &str, cases: &[Case], show: impl Fn(&Case) -> String) {
+    let n = review_count();
+    if n == 0 {
+        return;
+    }
+    let mut order: Vec<usize> = (0..cases.len()).collect();
+    metamorph_perturb::shuffle(&mut order, 2023);
+    println!("--- review: {n} of {} {name} follow-ups ---", cases.len());
+    for (k, &i) in order.iter().take(n).enumerate() {
+        println!("{:>3}. [{}] {}", k + 1, cases[i].case_id, show(&cases[i]));
+    }
+}
+
 fn words(text: &str) -> usize {
     text.split_whitespace().count()
 }
@@ -70,7 +91,10 @@ fn check_mrc(examples: &[Example], name: &str) -> usize {
     for case in &cases {
         let source = &case.sources[0];
         let context = source.context.as_deref().unwrap();
-        assert_eq!(case.followup.question, source.question, "question unchanged");
+        assert_eq!(
+            case.followup.question, source.question,
+            "question unchanged"
+        );
         assert!(!case.edits.is_empty());
         // Applying the edits right to left rebuilds the follow-up's paragraph.
         let mut rebuilt = context.to_string();
@@ -91,6 +115,39 @@ fn check_mrc(examples: &[Example], name: &str) -> usize {
             assert_eq!(found, answer.text, "{}", case.case_id);
         }
     }
+    if name.starts_with("shared") {
+        print_review(name, &cases, |case| {
+            // Each changed word in its sentence of the follow-up paragraph.
+            let source: Vec<char> = case.sources[0]
+                .context
+                .as_deref()
+                .unwrap()
+                .chars()
+                .collect();
+            case.edits
+                .iter()
+                .map(|e| {
+                    let (s, t) = (e.start as usize, e.end as usize);
+                    let from = source[..s]
+                        .iter()
+                        .rposition(|c| *c == '.')
+                        .map_or(0, |p| p + 2);
+                    let to = source[t..]
+                        .iter()
+                        .position(|c| *c == '.')
+                        .map_or(source.len(), |p| t + p + 1);
+                    format!(
+                        "{}[{} -> {}]{}",
+                        source[from..s].iter().collect::<String>(),
+                        e.before,
+                        e.after,
+                        source[t..to].iter().collect::<String>()
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n       ")
+        });
+    }
     println!(
         "{name}: {} questions, {eligible} with follow-ups, {} NLPLego-MRC cases",
         examples.len(),
@@ -110,9 +167,22 @@ fn check_sentiment(examples: &[Example], name: &str) -> usize {
         let lower = child.to_lowercase();
         for word in adjunct.split_whitespace() {
             let w = word.to_lowercase();
-            assert!(w == "a" || w == "an" || lower.contains(&w), "{adjunct} in {child}");
+            assert!(
+                w == "a" || w == "an" || lower.contains(&w),
+                "{adjunct} in {child}"
+            );
         }
         assert_eq!(applied(parent, &case.edits[0]), child);
+    }
+    if name.starts_with("shared") {
+        print_review(name, &cases, |case| {
+            format!(
+                "{}\n       + [{}] = {}",
+                case.sources[0].text.as_deref().unwrap(),
+                case.sources[1].text.as_deref().unwrap(),
+                case.followup.text.as_deref().unwrap()
+            )
+        });
     }
     println!(
         "{name}: {} sentences, {eligible} with follow-ups, {} NLPLego-SA cases",
@@ -133,6 +203,15 @@ fn check_paraphrase(examples: &[Example], name: &str) -> usize {
             case.expectation().unwrap(),
             metamorph_data::Expectation::LabelIs { label: "0".into() }
         );
+    }
+    if name.starts_with("shared") {
+        print_review(name, &cases, |case| {
+            format!(
+                "{}\n       -> {}",
+                case.followup.text.as_deref().unwrap(),
+                case.followup.text_b.as_deref().unwrap()
+            )
+        });
     }
     println!(
         "{name}: {} pairs, {eligible} with follow-ups, {} NLPLego-SSM cases",
@@ -164,9 +243,14 @@ fn sentiment_on_the_bundled_and_shared_samples() {
 
 #[test]
 fn paraphrase_on_the_bundled_and_shared_samples() {
-    let bundled = read(&bundled("paraphrase.tsv"), DatasetFormat::ParaphraseTsv, 100);
+    let bundled = read(
+        &bundled("paraphrase.tsv"),
+        DatasetFormat::ParaphraseTsv,
+        100,
+    );
     assert!(check_paraphrase(&bundled, "bundled paraphrase") > 0);
-    if let Some(path) = shared_data::sample("paraphrase/paws_wiki_labeled_final_dev_first1000.tsv") {
+    if let Some(path) = shared_data::sample("paraphrase/paws_wiki_labeled_final_dev_first1000.tsv")
+    {
         let shared = read(&path, DatasetFormat::ParaphraseTsv, 60);
         assert!(check_paraphrase(&shared, "shared PAWS") > 60);
     }

@@ -208,6 +208,13 @@ const MODIFIER_STOPS: [&str; 4] = ["of", "too", "as", "how"];
 /// Negating adverbs, never adjuncts (removing one inverts the sentence).
 const NEGATIONS: [&str; 5] = ["not", "n't", "never", "no", "nt"];
 
+/// Adverbs that spaCy often labels `advmod` where they are a phrasal verb's particle ("look
+/// **forward** to", "came **back**"): removing one changes the verb ("I look each year").
+const PARTICLES: [&str; 16] = [
+    "forward", "back", "up", "down", "out", "off", "away", "in", "on", "over", "around", "along",
+    "together", "apart", "ahead", "aside",
+];
+
 /// The basic elements of `tokens` (see the module docs).
 pub fn basic_elements(tokens: &[Token]) -> Vec<bool> {
     let n = tokens.len();
@@ -254,6 +261,10 @@ fn is_complement(tokens: &[Token], i: usize) -> bool {
         return false;
     }
     let h = &tokens[head];
+    // A predicate adjective's phrase is its complement ("due to the introduction").
+    if h.pos == "ADJ" && matches!(h.dep.as_str(), "acomp" | "oprd") {
+        return true;
+    }
     let others = tokens.iter().enumerate().filter(|(j, c)| {
         *j != i
             && *j != head
@@ -316,6 +327,60 @@ fn strips_a_verb(tokens: &[Token], removed: &[bool]) -> bool {
     })
 }
 
+/// Words that open a phrase about the phrase before them ("found in Africa, **including** South
+/// Africa"): what they refer back to must stay.
+const BACK_REFERENCES: [&str; 7] = [
+    "including",
+    "especially",
+    "particularly",
+    "notably",
+    "mainly",
+    "mostly",
+    "except",
+];
+
+/// Whether the phrase right after `core` (past one comma) refers back to it.
+fn refers_back(tokens: &[Token], core: &Range<usize>) -> bool {
+    let mut next = core.end;
+    if tokens.get(next).is_some_and(|t| t.text == ",") {
+        next += 1;
+    }
+    tokens
+        .get(next)
+        .is_some_and(|t| BACK_REFERENCES.contains(&t.text.to_lowercase().as_str()))
+}
+
+/// Whether `core` is fronted before the root of an inverted or subjectless clause ("In the
+/// reviews below will be the rating"): with no subject before its verb, the clause needs it.
+fn fronts_an_inversion(tokens: &[Token], core: &Range<usize>) -> bool {
+    let Some(root) = core
+        .clone()
+        .map(|j| tokens[j].head as usize)
+        .find(|h| !core.contains(h))
+    else {
+        return false;
+    };
+    if core.end > root || tokens[root].head as usize != root {
+        return false;
+    }
+    let subject_before = tokens.iter().enumerate().any(|(j, t)| {
+        t.head as usize == root
+            && j < root
+            && !core.contains(&j)
+            && matches!(t.dep.as_str(), "nsubj" | "nsubjpass" | "expl" | "csubj")
+    });
+    !subject_before
+}
+
+/// Whether a kept token hangs from a removed one: the removed tokens must be whole subtrees, or
+/// a closing bracket, a conjunction or an adverb is left behind ("son ) .", "Survey or …").
+fn orphans(tokens: &[Token], removed: &[bool]) -> bool {
+    tokens
+        .iter()
+        .enumerate()
+        .any(|(i, t)| !removed[i] && removed[t.head as usize])
+}
+
 fn is_verbal(t: &Token) -> bool {
     matches!(t.pos.as_str(), "VERB" | "AUX")
 }
@@ -361,6 +426,7 @@ pub fn candidates(parsed: &ParsedText) -> Vec<Adjunct> {
             ("advmod", "ADV")
                 if t.tag != "WRB"
                     && !NEGATIONS.contains(&lower.as_str())
+                    && !PARTICLES.contains(&lower.as_str())
                     && !is_complement(tokens, i) =>
             {
                 AdjunctKind::Adverb
@@ -392,6 +458,9 @@ pub fn candidates(parsed: &ParsedText) -> Vec<Adjunct> {
             continue;
         };
         if core.clone().any(|j| basic[j]) || cuts_entity(tokens, &core) {
+            continue;
+        }
+        if refers_back(tokens, &core) || fronts_an_inversion(tokens, &core) {
             continue;
         }
         let words: Vec<String> = core
@@ -582,7 +651,7 @@ impl Disassembler {
         {
             return Ok(false);
         }
-        if strips_a_verb(tokens, removed) {
+        if strips_a_verb(tokens, removed) || orphans(tokens, removed) {
             return Ok(false);
         }
         let mut new_index = vec![usize::MAX; tokens.len()];

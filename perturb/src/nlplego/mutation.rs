@@ -384,7 +384,9 @@ impl AdjunctMutator {
                     .collect()
             }
         };
-        let mut seen = BTreeSet::new();
+        // A word the sentence already has would read as a repetition ("cultural and ethnic" →
+        // "cultural and cultural").
+        let mut seen: BTreeSet<String> = tokens.iter().map(|t| t.text.to_lowercase()).collect();
         Ok(words
             .into_iter()
             .filter(|w| seen.insert(w.to_lowercase()))
