@@ -460,7 +460,11 @@ pub fn candidates(parsed: &ParsedText) -> Vec<Adjunct> {
         if core.clone().any(|j| basic[j]) || cuts_entity(tokens, &core) {
             continue;
         }
-        if refers_back(tokens, &core) || fronts_an_inversion(tokens, &core) {
+        // An adjective whose adverb stayed outside it would leave the adverb dangling
+        // ("vague, virtually deliberately sounds").
+        let dangling_adverb =
+            kind == AdjunctKind::Adjective && core.start > 0 && tokens[core.start - 1].pos == "ADV";
+        if dangling_adverb || refers_back(tokens, &core) || fronts_an_inversion(tokens, &core) {
             continue;
         }
         let words: Vec<String> = core

@@ -214,6 +214,14 @@ pub const NLTK_STOP_WORDS: [&str; 179] = [
     "wouldn't",
 ];
 
+/// Degree and focus adverbs that are not stop-words but work like them: their WordNet synonyms
+/// change the construction ("far enough away" → "far plenty away", "almost no" → "near no",
+/// "also represented" → "besides represented").
+pub const FUNCTION_ADVERBS: [&str; 14] = [
+    "enough", "quite", "rather", "pretty", "fairly", "somewhat", "almost", "nearly", "even",
+    "also", "still", "already", "ever", "yet",
+];
+
 /// Whether `word` (any case) is an NLTK stop-word.
 pub fn is_stop_word(word: &str) -> bool {
     let lower = word.to_lowercase();
@@ -344,7 +352,22 @@ impl AdjunctMutator {
         let hyphen = |j: usize| tokens.get(j).is_some_and(|h| h.text == "-");
         let hyphenated = (i > 0 && hyphen(i - 1) && tokens[i - 1].whitespace.is_empty())
             || (t.whitespace.is_empty() && hyphen(i + 1));
+        // A bare singular noun is usually part of an idiom ("as part of", "by treaty", "at
+        // home"): a countable synonym there needs an article ("as portion of").
+        let bare_singular = t.tag == "NN"
+            && t.dep != "compound"
+            && !tokens.iter().any(|c| {
+                c.head as usize == i
+                    && matches!(
+                        c.dep.as_str(),
+                        "det" | "poss" | "nummod" | "amod" | "compound" | "predet"
+                    )
+            });
+        let function_adverb =
+            t.pos == "ADV" && FUNCTION_ADVERBS.contains(&t.text.to_lowercase().as_str());
         pos_ok
+            && !bare_singular
+            && !function_adverb
             && !hyphenated
             && !t.tag.starts_with("NNP")
             && t.ent_type.is_empty()
