@@ -148,7 +148,7 @@ impl Disassembly {
 /// The text of the `included` tokens, `word(i)` giving token `i`'s (possibly mutated) text.
 ///
 /// A removed run takes its trailing space with it (the last kept token before a gap gets the
-/// whitespace of the gap's last token), when the text's first token is removed the first kept
+/// whitespace of the gap's last token), when a sentence's first words are removed its first kept
 /// word is capitalised, and an indefinite article takes the form of the word now after it
 /// ("an old house" without "old" is "a house").
 pub fn render<'a>(tokens: &[Token], included: &[bool], word: impl Fn(usize) -> &'a str) -> String {
@@ -163,7 +163,15 @@ pub fn render<'a>(tokens: &[Token], included: &[bool], word: impl Fn(usize) -> &
                 text = std::borrow::Cow::Owned(match_case(&text, article));
             }
         }
-        if k == 0 && i > 0 {
+        // A sentence whose opening words were removed starts with a capital: the text's first
+        // sentence, or one after a kept full stop ("However, it was cold." → "It was cold.").
+        let after_gap = if k == 0 {
+            i > 0
+        } else {
+            let previous = kept[k - 1];
+            previous + 1 < i && matches!(tokens[previous].text.as_str(), "." | "!" | "?")
+        };
+        if after_gap {
             out.push_str(&capitalize(&text));
         } else {
             out.push_str(&text);
@@ -708,6 +716,34 @@ mod tests {
                 s
             })
             .collect()
+    }
+
+    /// `text` rendered without the tokens whose text is in `removed`.
+    fn without(text: &str, removed: &[&str]) -> String {
+        let docs = pipeline().process(&[text]).unwrap();
+        let parsed = metamorph_parse::to_parsed_text("x", "text", &docs[0]);
+        let included: Vec<bool> = parsed
+            .tokens
+            .iter()
+            .map(|t| !removed.contains(&t.text.as_str()))
+            .collect();
+        render(&parsed.tokens, &included, |i| {
+            parsed.tokens[i].text.as_str()
+        })
+    }
+
+    #[test]
+    fn rendering_repairs_capitals_spaces_and_articles() {
+        assert_eq!(
+            without("It was late. However, it was sunny.", &["However", ","]),
+            "It was late. It was sunny."
+        );
+        assert_eq!(
+            without("She saw an old house.", &["old"]),
+            "She saw a house."
+        );
+        assert_eq!(without("A bright idea came.", &["bright"]), "An idea came.");
+        assert_eq!(without("It rained in May.", &["in", "May"]), "It rained.");
     }
 
     #[test]
