@@ -210,6 +210,21 @@ const CORE_DEPS: [&str; 17] = [
     "agent",
 ];
 
+/// Dependents that do not complete a verb's meaning: what is left when a verb has lost its
+/// complements (see [`is_complement`] and [`strips_a_verb`]).
+const NOT_COMPLEMENTS: [&str; 10] = [
+    "nsubj",
+    "nsubjpass",
+    "aux",
+    "auxpass",
+    "neg",
+    "punct",
+    "cc",
+    "conj",
+    "mark",
+    "expl",
+];
+
 /// Words whose presence rules out an adjective or adverb candidate (the authors' code).
 const MODIFIER_STOPS: [&str; 4] = ["of", "too", "as", "how"];
 
@@ -277,19 +292,7 @@ fn is_complement(tokens: &[Token], i: usize) -> bool {
         *j != i
             && *j != head
             && c.head as usize == head
-            && !matches!(
-                c.dep.as_str(),
-                "nsubj"
-                    | "nsubjpass"
-                    | "aux"
-                    | "auxpass"
-                    | "neg"
-                    | "punct"
-                    | "cc"
-                    | "conj"
-                    | "mark"
-                    | "expl"
-            )
+            && !NOT_COMPLEMENTS.contains(&c.dep.as_str())
     });
     if h.lemma == "be" {
         let predicates = tokens.iter().enumerate().any(|(j, c)| {
@@ -310,21 +313,7 @@ fn strips_a_verb(tokens: &[Token], removed: &[bool]) -> bool {
             return false;
         }
         let mut dependents = tokens.iter().enumerate().filter(|(j, c)| {
-            *j != v
-                && c.head as usize == v
-                && !matches!(
-                    c.dep.as_str(),
-                    "nsubj"
-                        | "nsubjpass"
-                        | "aux"
-                        | "auxpass"
-                        | "neg"
-                        | "punct"
-                        | "cc"
-                        | "conj"
-                        | "mark"
-                        | "expl"
-                )
+            *j != v && c.head as usize == v && !NOT_COMPLEMENTS.contains(&c.dep.as_str())
         });
         let mut any = false;
         let all_removed = dependents.all(|(j, _)| {
