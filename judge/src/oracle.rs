@@ -371,6 +371,103 @@ mod tests {
         })
     }
 
+    /// A sentiment prediction with P(positive) = `positive`.
+    fn sentiment(id: &str, positive: f32) -> Prediction {
+        use metamorph_data::LabelProb;
+        Prediction {
+            label: Some(
+                if positive >= 0.5 {
+                    "positive"
+                } else {
+                    "negative"
+                }
+                .into(),
+            ),
+            probabilities: Some(vec![
+                LabelProb {
+                    label: "positive".into(),
+                    prob: positive,
+                },
+                LabelProb {
+                    label: "negative".into(),
+                    prob: 1.0 - positive,
+                },
+            ]),
+            ..Prediction::new(id, "m", Task::Sentiment)
+        }
+    }
+
+    #[test]
+    fn directional_fails_when_the_opposite_class_gains_more_than_the_threshold() {
+        // seed-003 Table 4: RoBERTa labels "brave" negative, and "It's a brave attempt." gains
+        // +0.990 positive over "It's a attempt.": the opposite of the adjunct's own label rose.
+        let directional = Expectation::Directional {
+            parent: 0,
+            part: 1,
+            max_rise: 0.1,
+        };
+        let mut c = case(directional, None);
+        c.source_ids.push("adjunct".into());
+        c.sources.push(Example::new("adjunct", Task::Sentiment));
+        let parent = sentiment("s", 0.005);
+        let brave = sentiment("adjunct", 0.2);
+        let v = judge_case(&c, &[&parent, &brave], &sentiment("s:MR:0", 0.995)).unwrap();
+        assert_eq!(v.holds, Some(false), "{}", v.detail);
+        assert!(v.detail.contains("rose by 0.990"), "{}", v.detail);
+        // A rise of 0.05 is within the threshold, and a fall of the opposite class holds.
+        let v = judge_case(&c, &[&parent, &brave], &sentiment("s:MR:0", 0.055)).unwrap();
+        assert_eq!(v.holds, Some(true), "{}", v.detail);
+        let v = judge_case(
+            &c,
+            &[&sentiment("s", 0.6), &brave],
+            &sentiment("s:MR:0", 0.1),
+        )
+        .unwrap();
+        assert_eq!(v.holds, Some(true), "{}", v.detail);
+        // A positive adjunct: the negative class may not rise by more than 0.1.
+        let good = sentiment("adjunct", 0.9);
+        let v = judge_case(
+            &c,
+            &[&sentiment("s", 0.7), &good],
+            &sentiment("s:MR:0", 0.55),
+        )
+        .unwrap();
+        assert_eq!(v.holds, Some(false), "{}", v.detail);
+        // Without probabilities the case cannot be judged: an error naming what is missing.
+        let err = judge_case(
+            &c,
+            &[&label("s", "positive"), &good],
+            &sentiment("s:MR:0", 0.5),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("class probabilities"), "{err}");
+    }
+
+    #[test]
+    fn a_neutral_adjunct_makes_the_directional_case_not_applicable() {
+        let directional = Expectation::Directional {
+            parent: 0,
+            part: 1,
+            max_rise: 0.1,
+        };
+        let neutral = Precondition::SourceLabelNotIn {
+            source: 1,
+            labels: vec!["neutral".into()],
+        };
+        let mut c = case(directional, Some(neutral));
+        c.source_ids.push("adjunct".into());
+        c.sources.push(Example::new("adjunct", Task::Sentiment));
+        let adjunct = label("adjunct", "neutral");
+        let v = judge_case(
+            &c,
+            &[&sentiment("s", 0.9), &adjunct],
+            &sentiment("s:MR:0", 0.1),
+        )
+        .unwrap();
+        assert!(!v.applicable && v.holds.is_none(), "{}", v.detail);
+        assert!(v.detail.contains("none of"), "{}", v.detail);
+    }
+
     #[test]
     fn same_clusters_aligns_through_the_edit_and_applies_thresholds() {
         use metamorph_data::{CharSpan, Edit};

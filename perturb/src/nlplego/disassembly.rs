@@ -372,10 +372,12 @@ fn fronts_an_inversion(tokens: &[Token], core: &Range<usize>) -> bool {
 /// Whether a kept token hangs from a removed one: the removed tokens must be whole subtrees, or
 /// a closing bracket, a conjunction or an adverb is left behind ("son ) .", "Survey or …").
 fn orphans(tokens: &[Token], removed: &[bool]) -> bool {
+    // Sentence-final punctuation that the parser hung from a clause's verb is no orphan.
+    let terminal = |t: &Token| matches!(t.text.as_str(), "." | "?" | "!");
     tokens
         .iter()
         .enumerate()
-        .any(|(i, t)| !removed[i] && removed[t.head as usize])
+        .any(|(i, t)| !removed[i] && removed[t.head as usize] && !terminal(t))
 }
 
 fn is_verbal(t: &Token) -> bool {

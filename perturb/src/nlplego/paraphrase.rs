@@ -140,6 +140,39 @@ mod tests {
     }
 
     #[test]
+    fn the_papers_other_quora_examples_are_derivation_pairs() {
+        // Table 4: an adverbial clause and a relative clause are adjuncts of a question (the
+        // relative clause with "which": en_core_web_sm reads the paper's "that" as a complement
+        // clause of "ask", a basic element).
+        let relation = DerivationPairs::new(resources()).unwrap();
+        for (full, basic) in [
+            (
+                "How can I delete my Instagram account if I don't know my own password?",
+                "How can I delete my Instagram account?",
+            ),
+            (
+                "Why do people ask questions on Quora which a Google search could answer faster?",
+                "Why do people ask questions on Quora?",
+            ),
+        ] {
+            let mut example = Example::new("q", Task::Paraphrase);
+            example.text = Some(full.into());
+            let cases = relation.follow_ups(&Source::unparsed(&example)).unwrap();
+            assert!(
+                cases
+                    .iter()
+                    .any(|c| c.followup.text.as_deref() == Some(basic)
+                        && c.followup.text_b.as_deref() == Some(full)),
+                "{full}: {:?}",
+                cases
+                    .iter()
+                    .map(|c| (c.followup.text.clone(), c.followup.text_b.clone()))
+                    .collect::<Vec<_>>()
+            );
+        }
+    }
+
+    #[test]
     fn cases_stop_at_the_configured_cap() {
         let config = crate::PerturbConfig {
             nlplego: crate::nlplego::NlpLegoConfig {
