@@ -372,6 +372,61 @@ mod tests {
             .all(|(_, n)| n.edit.as_ref().unwrap().substitution.is_some()));
     }
 
+    /// With a masked LM (the tiny random BERT of generate's parity fixtures, floor 0 since its
+    /// probabilities are spread thin), each substitution is one of the model's predictions for
+    /// the word masked in the *parent* sentence with the adjunct inserted, and verbs are
+    /// eligible.
+    #[test]
+    fn masked_lm_substitutions_are_predicted_in_the_parent_context() {
+        let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../generate/tests/fixtures/mlm/bert");
+        let mut config = crate::PerturbConfig::default();
+        config.nlplego.masked_lm = Some(fixture.display().to_string());
+        config.nlplego.masked_lm_min_prob = 0.0;
+        config.nlplego.masked_lm_top_k = 50;
+        let resources = Resources::from_config(&config);
+        let builder = TreeBuilder::new(&resources, true, 64).unwrap();
+        let model = resources.nlplego_masked_lm().unwrap().unwrap();
+        let t = builder.build(JACKSONVILLE, &|_, _| false).unwrap().unwrap();
+        let mut checked = 0;
+        for node in &t.nodes {
+            let Some(NodeEdit {
+                adjunct,
+                substitution: Some(s),
+            }) = &node.edit
+            else {
+                continue;
+            };
+            let parent = &t.nodes[node.parent.unwrap()];
+            let included = t.disassembly.included(adjunct + 1);
+            let (context, spans) =
+                render_with_spans(&t.disassembly.parsed.tokens, &included, &parent.words);
+            let options = FillOptions {
+                top_k: 50,
+                min_prob: 0.0,
+                same_pos: false,
+            };
+            let predicted: Vec<String> = model
+                .substitutes(&context, spans[s.token].unwrap(), &options, None)
+                .unwrap()
+                .into_iter()
+                .map(|c| c.word.to_lowercase())
+                .collect();
+            assert!(
+                predicted.contains(&s.after.to_lowercase()),
+                "{} not among {predicted:?}",
+                s.after
+            );
+            checked += 1;
+        }
+        assert!(checked > 0, "the fixture proposed no substitution");
+        // "started" (a verb of the second adjunct) may be replaced by the masked LM.
+        let tokens = &t.disassembly.parsed.tokens;
+        let started = tokens.iter().position(|t| t.text == "started").unwrap();
+        let mutator = &builder.mutator;
+        assert!(mutator.uses_masked_lm() && mutator.is_eligible(tokens, started, 0));
+    }
+
     #[test]
     fn frozen_tokens_are_never_replaced() {
         let r = resources();
