@@ -40,7 +40,7 @@ pub mod syntax;
 mod testing;
 
 pub use resources::Resources;
-pub use source::{parse_examples, Source};
+pub use source::{parse_alone, parse_examples, Source};
 pub use stage::{PerturbConfig, PerturbStage, RelationCounts};
 
 use break_perturb_build::{ContrastSetRelation, PerturbationKind};

@@ -73,3 +73,25 @@ pub fn parse_examples(
         .map(|((id, field), doc)| metamorph_parse::to_parsed_text(id, field, doc))
         .collect())
 }
+
+/// Parses each of `texts` alone with `pipeline` (what relations that re-parse follow-up
+/// sentences do: CREST's selection, NLPLego's keep-test); `purpose` names the caller in errors.
+///
+/// # Errors
+/// [`metamorph_data::Error::Model`] when a text is longer than the pipeline's `max_length`.
+pub fn parse_alone(
+    pipeline: &metamorph_parse::spacy::pipeline::Pipeline,
+    texts: &[&str],
+    purpose: &str,
+) -> metamorph_data::Result<Vec<ParsedText>> {
+    let docs = pipeline
+        .process(texts)
+        .map_err(|e| metamorph_data::Error::Model {
+            model: pipeline.name().to_string(),
+            message: format!("{purpose}: {e}"),
+        })?;
+    Ok(docs
+        .iter()
+        .map(|d| metamorph_parse::to_parsed_text("", "text", d))
+        .collect())
+}

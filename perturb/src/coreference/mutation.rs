@@ -158,17 +158,7 @@ impl CorefPreservingMutation {
 
     /// Parses `texts` (sentences) alone.
     fn parse(&self, texts: &[&str]) -> Result<Vec<ParsedText>> {
-        let docs = self
-            .parser
-            .process(texts)
-            .map_err(|e| metamorph_data::Error::Model {
-                model: self.parser.name().to_string(),
-                message: format!("CREST re-parse: {e}"),
-            })?;
-        Ok(docs
-            .iter()
-            .map(|d| metamorph_parse::to_parsed_text("", "text", d))
-            .collect())
+        crate::parse_alone(&self.parser, texts, "CREST re-parse")
     }
 
     /// The kept mutations of the sentence over document tokens `sentence`, at most

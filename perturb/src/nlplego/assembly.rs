@@ -17,6 +17,7 @@ use metamorph_generate::masked_lm::FillOptions;
 
 use super::disassembly::{render, Disassembler, Disassembly};
 use super::mutation::{AdjunctMutator, Substitution};
+use super::NlpLegoConfig;
 use crate::Resources;
 
 /// Disassembles texts and assembles their derivation trees: what every NLPLego relation runs.
@@ -25,6 +26,8 @@ pub struct TreeBuilder {
     disassembler: Disassembler,
     mutator: AdjunctMutator,
     max_nodes_per_level: usize,
+    config: NlpLegoConfig,
+    base_seed: u64,
 }
 
 impl TreeBuilder {
@@ -55,7 +58,20 @@ impl TreeBuilder {
             disassembler: Disassembler::new(resources.parser()?),
             mutator,
             max_nodes_per_level,
+            config: config.clone(),
+            base_seed: resources.seed(),
         })
+    }
+
+    /// `[perturb.nlplego]`.
+    pub fn config(&self) -> &NlpLegoConfig {
+        &self.config
+    }
+
+    /// The seed of relation `mr`'s randomness for source `source_id` ([`crate::source_seed`]
+    /// from the run's base seed).
+    pub fn seed(&self, source_id: &str, mr: &str) -> u64 {
+        crate::source_seed(self.base_seed, source_id, mr)
     }
 
     /// The disassembler.

@@ -587,17 +587,7 @@ impl Disassembler {
     /// # Errors
     /// [`metamorph_data::Error::Model`] when a text is longer than the pipeline allows.
     pub fn parse(&self, texts: &[&str]) -> Result<Vec<ParsedText>> {
-        let docs = self
-            .parser
-            .process(texts)
-            .map_err(|e| metamorph_data::Error::Model {
-                model: self.parser.name().to_string(),
-                message: format!("NLPLego parse: {e}"),
-            })?;
-        Ok(docs
-            .iter()
-            .map(|d| metamorph_parse::to_parsed_text("", "text", d))
-            .collect())
+        crate::parse_alone(&self.parser, texts, "NLPLego parse")
     }
 
     /// Disassembles `text` (parsed alone): `None` when it has no adjunct.

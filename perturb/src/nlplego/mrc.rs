@@ -29,9 +29,9 @@ use metamorph_data::{Answer, Case, Expectation, ParsedText, Result, Task};
 use super::assembly::TreeBuilder;
 use super::disassembly::Disassembly;
 use super::mutation::is_stop_word;
-use super::{NlpLegoConfig, FAMILY};
+use super::FAMILY;
 use crate::edit::{apply, Replacement};
-use crate::{case_id, shuffle, source_seed, MetamorphicRelation, Resources, Source};
+use crate::{case_id, shuffle, MetamorphicRelation, Resources, Source};
 
 /// The relation's name.
 pub const NAME: &str = "NLPLego-MRC";
@@ -40,8 +40,6 @@ pub const NAME: &str = "NLPLego-MRC";
 #[derive(Debug)]
 pub struct ParagraphReconstruction {
     builder: TreeBuilder,
-    config: NlpLegoConfig,
-    base_seed: u64,
 }
 
 impl ParagraphReconstruction {
@@ -50,11 +48,9 @@ impl ParagraphReconstruction {
     /// # Errors
     /// When a resource cannot be loaded or a setting is out of range.
     pub fn new(resources: &Resources) -> Result<Self> {
-        let config = resources.nlplego_config().clone();
+        let config = resources.nlplego_config();
         Ok(ParagraphReconstruction {
             builder: TreeBuilder::new(resources, false, config.mrc_candidates_per_sentence)?,
-            config,
-            base_seed: resources.seed(),
         })
     }
 
@@ -108,7 +104,7 @@ impl ParagraphReconstruction {
             if !replacements.is_empty() && !rewrites.contains(&replacements) {
                 rewrites.push(replacements);
             }
-            if rewrites.len() == self.config.mrc_candidates_per_sentence {
+            if rewrites.len() == self.builder.config().mrc_candidates_per_sentence {
                 break;
             }
         }
@@ -206,18 +202,18 @@ impl MetamorphicRelation for ParagraphReconstruction {
         if per_sentence.is_empty() {
             return Ok(Vec::new());
         }
-        let seed = source_seed(self.base_seed, &example.id, NAME);
+        let seed = self.builder.seed(&example.id, NAME);
         shuffle(&mut per_sentence, seed);
-        per_sentence.truncate(self.config.mrc_sentences);
+        per_sentence.truncate(self.builder.config().mrc_sentences);
         // The Cartesian product of the chosen sentences' rewrites, sampled.
         let total: usize = per_sentence.iter().map(Vec::len).product();
         let mut picks: Vec<usize> = (0..total).collect();
         shuffle(&mut picks, seed.rotate_left(17));
-        picks.truncate(self.config.max_cases_per_source);
+        picks.truncate(self.builder.config().max_cases_per_source);
         picks.sort_unstable();
         let expectation = Expectation::SameAnswer {
-            metric: self.config.answer_metric,
-            threshold: self.config.answer_threshold,
+            metric: self.builder.config().answer_metric,
+            threshold: self.builder.config().answer_threshold,
         };
         let mut cases = Vec::new();
         for pick in picks {

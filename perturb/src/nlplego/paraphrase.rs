@@ -15,9 +15,9 @@
 use metamorph_data::{Case, Example, Expectation, Result, Task};
 
 use super::assembly::TreeBuilder;
-use super::{NlpLegoConfig, FAMILY};
+use super::FAMILY;
 use crate::edit::difference;
-use crate::{case_id, source_seed, MetamorphicRelation, Resources, Source};
+use crate::{case_id, MetamorphicRelation, Resources, Source};
 
 /// The relation's name (the paper's SSM: sentence semantic matching).
 pub const NAME: &str = "NLPLego-SSM";
@@ -29,8 +29,6 @@ pub const NOT_DUPLICATE: &str = "0";
 #[derive(Debug)]
 pub struct DerivationPairs {
     builder: TreeBuilder,
-    config: NlpLegoConfig,
-    base_seed: u64,
 }
 
 impl DerivationPairs {
@@ -39,11 +37,9 @@ impl DerivationPairs {
     /// # Errors
     /// When a resource cannot be loaded or a setting is out of range.
     pub fn new(resources: &Resources) -> Result<Self> {
-        let config = resources.nlplego_config().clone();
+        let config = resources.nlplego_config();
         Ok(DerivationPairs {
             builder: TreeBuilder::new(resources, true, config.max_nodes_per_level)?,
-            config,
-            base_seed: resources.seed(),
         })
     }
 }
@@ -63,7 +59,7 @@ impl MetamorphicRelation for DerivationPairs {
 
     fn follow_ups(&self, source: &Source<'_>) -> Result<Vec<Case>> {
         let example = source.example;
-        let seed = source_seed(self.base_seed, &example.id, NAME);
+        let seed = self.builder.seed(&example.id, NAME);
         let expectation = Expectation::LabelIs {
             label: NOT_DUPLICATE.into(),
         };
@@ -76,7 +72,7 @@ impl MetamorphicRelation for DerivationPairs {
                 continue;
             };
             for node in tree.nodes.iter().skip(1) {
-                if cases.len() == self.config.max_cases_per_source {
+                if cases.len() == self.builder.config().max_cases_per_source {
                     return Ok(cases);
                 }
                 let Some(p) = node.parent else { continue };

@@ -15,9 +15,9 @@
 use metamorph_data::{Case, Example, Expectation, Precondition, Result, Task};
 
 use super::assembly::TreeBuilder;
-use super::{NlpLegoConfig, FAMILY};
+use super::FAMILY;
 use crate::edit::difference;
-use crate::{case_id, source_seed, MetamorphicRelation, Resources, Source};
+use crate::{case_id, MetamorphicRelation, Resources, Source};
 
 /// The relation's name.
 pub const NAME: &str = "NLPLego-SA";
@@ -26,8 +26,6 @@ pub const NAME: &str = "NLPLego-SA";
 #[derive(Debug)]
 pub struct DirectionalAdjunct {
     builder: TreeBuilder,
-    config: NlpLegoConfig,
-    base_seed: u64,
 }
 
 impl DirectionalAdjunct {
@@ -36,11 +34,9 @@ impl DirectionalAdjunct {
     /// # Errors
     /// When a resource cannot be loaded or a setting is out of range.
     pub fn new(resources: &Resources) -> Result<Self> {
-        let config = resources.nlplego_config().clone();
+        let config = resources.nlplego_config();
         Ok(DirectionalAdjunct {
             builder: TreeBuilder::new(resources, true, config.max_nodes_per_level)?,
-            config,
-            base_seed: resources.seed(),
         })
     }
 }
@@ -66,7 +62,7 @@ impl MetamorphicRelation for DirectionalAdjunct {
         let Some(tree) = self.builder.build(text, &|_, _| false)? else {
             return Ok(Vec::new());
         };
-        let seed = source_seed(self.base_seed, &example.id, NAME);
+        let seed = self.builder.seed(&example.id, NAME);
         let input = |id: String, text: &str| {
             let mut e = Example::new(id, Task::Sentiment);
             e.origin = example.origin.clone();
@@ -76,16 +72,17 @@ impl MetamorphicRelation for DirectionalAdjunct {
         let expectation = Expectation::Directional {
             parent: 0,
             part: 1,
-            max_rise: self.config.max_opposite_rise,
+            max_rise: self.builder.config().max_opposite_rise,
         };
-        let precondition =
-            (!self.config.neutral_labels.is_empty()).then(|| Precondition::SourceLabelNotIn {
+        let precondition = (!self.builder.config().neutral_labels.is_empty()).then(|| {
+            Precondition::SourceLabelNotIn {
                 source: 1,
-                labels: self.config.neutral_labels.clone(),
-            });
+                labels: self.builder.config().neutral_labels.clone(),
+            }
+        });
         let mut cases = Vec::new();
         for (n, node) in tree.nodes.iter().enumerate().skip(1) {
-            if cases.len() == self.config.max_cases_per_source {
+            if cases.len() == self.builder.config().max_cases_per_source {
                 break;
             }
             let (Some(p), Some(adjunct)) = (node.parent, tree.inserted_adjunct(n)) else {
