@@ -130,3 +130,36 @@ impl NlpLegoConfig {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_reads_from_toml_and_rejects_bad_limits() {
+        let config: crate::PerturbConfig = toml::from_str(
+            "[nlplego]\nmax_cases_per_source = 5\nanswer_metric = \"f1\"\nanswer_threshold = 0.8\n",
+        )
+        .unwrap();
+        assert_eq!(config.nlplego.max_cases_per_source, 5);
+        assert_eq!(config.nlplego.answer_metric, AnswerMetric::F1);
+        assert!(config.nlplego.validate().is_ok());
+        for bad in [
+            "[nlplego]\nmax_nodes_per_level = 0\n",
+            "[nlplego]\nanswer_threshold = 1.5\n",
+            "[nlplego]\nmax_opposite_rise = -0.1\n",
+        ] {
+            let config: crate::PerturbConfig = toml::from_str(bad).unwrap();
+            let err = config.nlplego.validate().unwrap_err().to_string();
+            assert!(err.contains("[perturb.nlplego]"), "{err}");
+        }
+        // Unknown keys are errors, as everywhere in the config.
+        assert!(toml::from_str::<crate::PerturbConfig>("[nlplego]\nbeam = 4\n").is_err());
+        // A relation built over a bad table fails with that error.
+        let config: crate::PerturbConfig =
+            toml::from_str("[nlplego]\nmrc_sentences = 0\n").unwrap();
+        let resources = crate::Resources::from_config(&config);
+        let err = ParagraphReconstruction::new(&resources).unwrap_err();
+        assert!(err.to_string().contains("mrc_sentences"), "{err}");
+    }
+}
