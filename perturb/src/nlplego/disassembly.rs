@@ -109,7 +109,7 @@ impl Disassembly {
     }
 
     /// The template `p0`: the basic sentence with the slots written `[1]`, `[2]`, … where the
-    /// adjuncts were (seed-003's "[1], Downtown Jacksonville was ravaged by a fire [2].").
+    /// adjuncts were (seed-003's `"[1], Downtown Jacksonville was ravaged by a fire [2]."`).
     pub fn template(&self) -> String {
         let tokens = &self.parsed.tokens;
         let mut out = String::new();
