@@ -142,7 +142,7 @@ pub fn candidates(
 
 /// `lemma` in the form the Penn `tag` asks for: the lemma itself for base forms (`NN`, `VB`,
 /// `VBP`, `JJ`, `RB`), lemminflect's first form otherwise (`None` when its tables have none).
-fn inflect(inflections: &Inflections, lemma: &str, tag: &str) -> Option<String> {
+pub fn inflect(inflections: &Inflections, lemma: &str, tag: &str) -> Option<String> {
     match tag {
         "NN" | "VB" | "VBP" | "JJ" | "RB" => Some(lemma.to_string()),
         _ => inflections.inflect(lemma, tag),

@@ -170,73 +170,57 @@ impl DerivationTree {
                 .clone()
                 .filter(|&i| !frozen(i) && mutator.is_eligible(tokens, i, adjunct.core.start))
                 .collect();
-            // Each parent's children, substitutions first, the unchanged insertion last.
-            let mut per_parent: Vec<Vec<Node>> = Vec::with_capacity(previous.len());
+            // Each parent's children as (parent, substitution), substitutions first and the
+            // unchanged insertion last; only those a level keeps are rendered.
+            let mut per_parent = Vec::with_capacity(previous.len());
             for &p in &previous {
-                let parent = &nodes[p];
-                let (context, spans) = render_with_spans(tokens, &included, &parent.words);
+                let (context, spans) = render_with_spans(tokens, &included, &nodes[p].words);
                 let mut children = Vec::new();
                 for &i in &eligible {
                     let Some(span) = spans[i] else { continue };
                     for word in mutator.replacements(tokens, i, (&context, span))? {
-                        let mut words = parent.words.clone();
-                        words[i] = word.clone();
-                        children.push(Node {
-                            parent: Some(p),
-                            level,
-                            text: render(tokens, &included, |j| words[j].as_str()),
-                            edit: Some(NodeEdit {
-                                adjunct: a,
-                                substitution: Some(Substitution {
-                                    token: i,
-                                    before: parent.words[i].clone(),
-                                    after: word,
-                                }),
-                            }),
-                            words,
-                        });
+                        children.push((p, Some((i, word))));
                     }
                 }
-                children.push(Node {
-                    parent: Some(p),
-                    level,
-                    text: context,
-                    words: parent.words.clone(),
-                    edit: Some(NodeEdit {
-                        adjunct: a,
-                        substitution: None,
-                    }),
-                });
-                per_parent.push(children);
+                children.push((p, None));
+                per_parent.push(children.into_iter());
             }
-            let mut next = Vec::new();
-            let mut round = 0;
-            while next.len() < max_nodes_per_level {
+            // Round-robin over the parents until the level is full.
+            let mut kept = Vec::new();
+            'fill: loop {
                 let mut took = false;
                 for children in &mut per_parent {
-                    if round < children.len() && next.len() < max_nodes_per_level {
-                        next.push(std::mem::replace(
-                            &mut children[round],
-                            Node {
-                                parent: None,
-                                level: 0,
-                                words: Vec::new(),
-                                text: String::new(),
-                                edit: None,
-                            },
-                        ));
+                    if kept.len() == max_nodes_per_level {
+                        break 'fill;
+                    }
+                    if let Some(child) = children.next() {
+                        kept.push(child);
                         took = true;
                     }
                 }
                 if !took {
                     break;
                 }
-                round += 1;
             }
             previous.clear();
-            for node in next {
+            for (p, substitution) in kept {
+                let mut words = nodes[p].words.clone();
+                let substitution = substitution.map(|(i, word)| Substitution {
+                    token: i,
+                    before: std::mem::replace(&mut words[i], word.clone()),
+                    after: word,
+                });
                 previous.push(nodes.len());
-                nodes.push(node);
+                nodes.push(Node {
+                    parent: Some(p),
+                    level,
+                    text: render(tokens, &included, |j| words[j].as_str()),
+                    words,
+                    edit: Some(NodeEdit {
+                        adjunct: a,
+                        substitution,
+                    }),
+                });
             }
         }
         Ok(DerivationTree { disassembly, nodes })
@@ -327,14 +311,19 @@ mod tests {
     const JACKSONVILLE: &str = "On May 3, downtown Jacksonville was ravaged by a fire that \
                                 started as a small kitchen fire.";
 
+    /// The WordNet tree of [`JACKSONVILLE`], levels of at most `max` nodes.
     fn tree(max: usize) -> DerivationTree {
+        tree_frozen(max, &|_| false)
+    }
+
+    fn tree_frozen(max: usize, frozen: &dyn Fn(usize) -> bool) -> DerivationTree {
         let r = resources();
         let d = Disassembler::new(r.parser().unwrap())
             .disassemble(JACKSONVILLE)
             .unwrap()
             .unwrap();
         let m = AdjunctMutator::synonyms(r.wordnet().unwrap(), r.inflections().unwrap(), 3);
-        DerivationTree::assemble(d, &m, &|_| false, max).unwrap()
+        DerivationTree::assemble(d, &m, frozen, max).unwrap()
     }
 
     #[test]
@@ -445,13 +434,7 @@ mod tests {
 
     #[test]
     fn frozen_tokens_are_never_replaced() {
-        let r = resources();
-        let d = Disassembler::new(r.parser().unwrap())
-            .disassemble(JACKSONVILLE)
-            .unwrap()
-            .unwrap();
-        let m = AdjunctMutator::synonyms(r.wordnet().unwrap(), r.inflections().unwrap(), 3);
-        let t = DerivationTree::assemble(d, &m, &|_| true, 8).unwrap();
+        let t = tree_frozen(8, &|_| true);
         assert_eq!(t.nodes.len(), 3, "one unchanged insertion per level");
         assert_eq!(t.nodes[2].text, JACKSONVILLE);
     }

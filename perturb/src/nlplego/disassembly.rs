@@ -272,12 +272,13 @@ pub fn basic_elements(tokens: &[Token]) -> Vec<bool> {
     basic
 }
 
-/// Whether the prepositional phrase or adverb at `i` is more likely its verb's complement than
-/// an adjunct, by valency: its head is a form of "be" without another predicate ("the tests
-/// were in one box"), or a verb with no dependent besides subject, auxiliaries and this phrase
-/// ("we live in Boston", "depending on the cut"). The keep-test cannot see these — the
-/// sentence without them still parses — and the first grammar review found them to be the most
-/// common ungrammatical basic sentences.
+/// Whether the prepositional phrase or adverb at `i` is more likely its head's complement than
+/// an adjunct: its head is a predicate adjective ("due to the introduction") or a form of "be"
+/// without another predicate ("the tests were in one box"). A verb left with no dependent
+/// besides subject and auxiliaries ("we live in Boston", "depending on the cut") is the
+/// keep-test's [`strips_a_verb`]. The re-parse cannot see these — the sentence without them
+/// still parses — and the first grammar review found them to be the most common ungrammatical
+/// basic sentences.
 fn is_complement(tokens: &[Token], i: usize) -> bool {
     let head = tokens[i].head as usize;
     if head == i {
@@ -288,19 +289,11 @@ fn is_complement(tokens: &[Token], i: usize) -> bool {
     if h.pos == "ADJ" && matches!(h.dep.as_str(), "acomp" | "oprd") {
         return true;
     }
-    let others = tokens.iter().enumerate().filter(|(j, c)| {
-        *j != i
-            && *j != head
-            && c.head as usize == head
-            && !NOT_COMPLEMENTS.contains(&c.dep.as_str())
-    });
-    if h.lemma == "be" {
-        let predicates = tokens.iter().enumerate().any(|(j, c)| {
+    // A form of "be" without another predicate: the phrase is the predicate.
+    h.lemma == "be"
+        && !tokens.iter().enumerate().any(|(j, c)| {
             j != i && c.head as usize == head && matches!(c.dep.as_str(), "attr" | "acomp" | "oprd")
-        });
-        return !predicates;
-    }
-    h.pos == "VERB" && others.count() == 0
+        })
 }
 
 /// Whether removing `removed` leaves a kept verb (or "be") without any of the dependents it had
@@ -636,15 +629,16 @@ impl Disassembler {
     /// every kept basic element has its dependency label and its head unchanged.
     fn keeps(&self, parsed: &ParsedText, basic: &[bool], removed: &[bool]) -> Result<bool> {
         let tokens = &parsed.tokens;
+        // The structural checks first: they need no re-parse.
+        if strips_a_verb(tokens, removed) || orphans(tokens, removed) {
+            return Ok(false);
+        }
         let included: Vec<bool> = removed.iter().map(|r| !r).collect();
         let text = render(tokens, &included, |i| tokens[i].text.as_str());
         let reparsed = self.parse(&[&text])?.remove(0);
         let kept: Vec<usize> = (0..tokens.len()).filter(|&i| included[i]).collect();
         if reparsed.tokens.len() != kept.len() || reparsed.sentences.len() != parsed.sentences.len()
         {
-            return Ok(false);
-        }
-        if strips_a_verb(tokens, removed) || orphans(tokens, removed) {
             return Ok(false);
         }
         let mut new_index = vec![usize::MAX; tokens.len()];

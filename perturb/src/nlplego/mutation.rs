@@ -26,7 +26,7 @@ use std::sync::Arc;
 use metamorph_data::{Result, Token};
 use metamorph_generate::masked_lm::{CandleMaskedLm, FillOptions};
 
-use crate::coreference::generation::mutable_pos;
+use crate::coreference::generation::{inflect, mutable_pos};
 use crate::edit::match_case;
 use crate::lexicon::inflect::Inflections;
 use crate::lexicon::wordnet::WordNet;
@@ -321,11 +321,9 @@ impl AdjunctMutator {
             {
                 continue;
             }
-            let form = match token.tag.as_str() {
-                "NN" | "VB" | "VBP" | "JJ" | "RB" => Some(name),
-                tag => self.inflections.inflect(&name, tag),
+            let Some(form) = inflect(&self.inflections, &name, &token.tag) else {
+                continue;
             };
-            let Some(form) = form else { continue };
             if form.eq_ignore_ascii_case(&token.text) || is_stop_word(&form) {
                 continue;
             }
