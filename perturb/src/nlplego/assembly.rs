@@ -15,7 +15,7 @@
 use metamorph_data::Result;
 use metamorph_generate::masked_lm::FillOptions;
 
-use super::disassembly::{render, Disassembler, Disassembly};
+use super::disassembly::{render, render_spans, Disassembler, Disassembly};
 use super::mutation::{AdjunctMutator, Substitution};
 use super::NlpLegoConfig;
 use crate::Resources;
@@ -174,7 +174,8 @@ impl DerivationTree {
             // unchanged insertion last; only those a level keeps are rendered.
             let mut per_parent = Vec::with_capacity(previous.len());
             for &p in &previous {
-                let (context, spans) = render_with_spans(tokens, &included, &nodes[p].words);
+                let (context, spans) =
+                    render_spans(tokens, &included, |j| nodes[p].words[j].as_str());
                 let mut children = Vec::new();
                 for &i in &eligible {
                     let Some(span) = spans[i] else { continue };
@@ -269,35 +270,6 @@ impl DerivationTree {
             .map(|(i, w)| (i, w.as_str()))
             .collect()
     }
-}
-
-/// [`render`], also returning each rendered token's character span in the result.
-fn render_with_spans(
-    tokens: &[metamorph_data::Token],
-    included: &[bool],
-    words: &[String],
-) -> (String, Vec<Option<(usize, usize)>>) {
-    let text = render(tokens, included, |i| words[i].as_str());
-    // Rendering concatenates the kept words and whitespace in order, so walking the same
-    // sequence gives the spans (capitalisation keeps a word's length in characters for the
-    // letters spaCy's tokens hold; a mismatch leaves the span out).
-    let mut spans = vec![None; tokens.len()];
-    let chars: Vec<char> = text.chars().collect();
-    let mut at = 0usize;
-    for i in (0..tokens.len()).filter(|&i| included[i]) {
-        let len = words[i].chars().count();
-        let found: String = chars.iter().skip(at).take(len).collect();
-        if found.to_lowercase() == words[i].to_lowercase() {
-            spans[i] = Some((at, at + len));
-            at += len;
-        } else {
-            return (text, vec![None; tokens.len()]);
-        }
-        while at < chars.len() && chars[at].is_whitespace() {
-            at += 1;
-        }
-    }
-    (text, spans)
 }
 
 #[cfg(test)]
@@ -404,8 +376,9 @@ mod tests {
             };
             let parent = &t.nodes[node.parent.unwrap()];
             let included = t.disassembly.included(adjunct + 1);
-            let (context, spans) =
-                render_with_spans(&t.disassembly.parsed.tokens, &included, &parent.words);
+            let (context, spans) = render_spans(&t.disassembly.parsed.tokens, &included, |j| {
+                parent.words[j].as_str()
+            });
             let options = FillOptions {
                 top_k: 50,
                 min_prob: 0.0,

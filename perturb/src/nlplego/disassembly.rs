@@ -152,7 +152,19 @@ impl Disassembly {
 /// word is capitalised, and an indefinite article takes the form of the word now after it
 /// ("an old house" without "old" is "a house").
 pub fn render<'a>(tokens: &[Token], included: &[bool], word: impl Fn(usize) -> &'a str) -> String {
+    render_spans(tokens, included, word).0
+}
+
+/// [`render`], also giving each rendered token's character span `[start, end)` in the result
+/// (`None` for tokens left out): where a masked LM masks a word in context.
+pub fn render_spans<'a>(
+    tokens: &[Token],
+    included: &[bool],
+    word: impl Fn(usize) -> &'a str,
+) -> (String, Vec<Option<(usize, usize)>>) {
     let mut out = String::new();
+    let mut spans = vec![None; tokens.len()];
+    let mut chars = 0usize;
     let kept: Vec<usize> = (0..tokens.len()).filter(|&i| included[i]).collect();
     for (k, &i) in kept.iter().enumerate() {
         let mut text = std::borrow::Cow::Borrowed(word(i));
@@ -172,15 +184,19 @@ pub fn render<'a>(tokens: &[Token], included: &[bool], word: impl Fn(usize) -> &
             previous + 1 < i && matches!(tokens[previous].text.as_str(), "." | "!" | "?")
         };
         if after_gap {
-            out.push_str(&capitalize(&text));
-        } else {
-            out.push_str(&text);
+            text = std::borrow::Cow::Owned(capitalize(&text));
         }
+        let len = text.chars().count();
+        spans[i] = Some((chars, chars + len));
+        out.push_str(&text);
+        chars += len;
         if let Some(&next) = kept.get(k + 1) {
-            out.push_str(&tokens[next - 1].whitespace);
+            let space = &tokens[next - 1].whitespace;
+            out.push_str(space);
+            chars += space.chars().count();
         }
     }
-    out
+    (out, spans)
 }
 
 /// Whether two spellings of a token are the same word (case aside; "a" and "an" are one).
@@ -719,6 +735,33 @@ mod tests {
         );
         assert_eq!(without("A bright idea came.", &["bright"]), "An idea came.");
         assert_eq!(without("It rained in May.", &["in", "May"]), "It rained.");
+    }
+
+    #[test]
+    fn spans_point_at_each_rendered_word_after_repairs() {
+        let docs = pipeline()
+            .process(&["However, she saw an old house."])
+            .unwrap();
+        let parsed = metamorph_parse::to_parsed_text("x", "text", &docs[0]);
+        let removed = ["However", ",", "old"];
+        let included: Vec<bool> = parsed
+            .tokens
+            .iter()
+            .map(|t| !removed.contains(&t.text.as_str()))
+            .collect();
+        let (text, spans) = render_spans(&parsed.tokens, &included, |i| {
+            parsed.tokens[i].text.as_str()
+        });
+        assert_eq!(text, "She saw a house.");
+        let chars: Vec<char> = text.chars().collect();
+        let at = |word: &str| {
+            let i = parsed.tokens.iter().position(|t| t.text == word).unwrap();
+            spans[i].map(|(s, e)| chars[s..e].iter().collect::<String>())
+        };
+        assert_eq!(at("she").as_deref(), Some("She"));
+        assert_eq!(at("an").as_deref(), Some("a"));
+        assert_eq!(at("house").as_deref(), Some("house"));
+        assert_eq!(at("old"), None);
     }
 
     #[test]
