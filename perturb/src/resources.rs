@@ -19,8 +19,8 @@ use crate::lexicon::wordnet::WordNet;
 use crate::nlplego::NlpLegoConfig;
 use crate::PerturbConfig;
 
-/// Lazily loaded, shared lexical resources (see the module docs).
-#[derive(Debug, Default)]
+/// Lazily loaded, shared lexical resources (see the module docs). A clone shares every cache.
+#[derive(Clone, Debug, Default)]
 pub struct Resources {
     seed: u64,
     entity_pool_path: Option<PathBuf>,
@@ -182,13 +182,8 @@ impl Resources {
     /// passes an extractive QA model of `execute`), sharing everything loaded so far.
     pub fn with_step_qa(&self, qa: Arc<dyn ContextQa>) -> Resources {
         Resources {
-            seed: self.seed,
-            entity_pool_path: self.entity_pool_path.clone(),
-            crest: self.crest.clone(),
-            bpb: self.bpb.clone(),
-            nlplego: self.nlplego.clone(),
             step_qa: StepQaSlot(Some(qa)),
-            caches: Arc::clone(&self.caches),
+            ..self.clone()
         }
     }
 
@@ -276,13 +271,8 @@ impl Resources {
     /// relation dataset a pool of its own), sharing every cache with `self`.
     pub fn with_entity_pool(&self, path: Option<PathBuf>) -> Resources {
         Resources {
-            seed: self.seed,
             entity_pool_path: path,
-            crest: self.crest.clone(),
-            bpb: self.bpb.clone(),
-            nlplego: self.nlplego.clone(),
-            step_qa: self.step_qa.clone(),
-            caches: Arc::clone(&self.caches),
+            ..self.clone()
         }
     }
 

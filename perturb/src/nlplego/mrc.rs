@@ -152,6 +152,19 @@ fn moved(answer: &Answer, replacements: &[Replacement]) -> Option<u32> {
     u32::try_from(start as isize + shift).ok()
 }
 
+/// `answer` with its offset moved through the replacements (unchanged without an offset);
+/// `None` when a replacement touches it.
+fn moved_answer(answer: &Answer, replacements: &[Replacement]) -> Option<Answer> {
+    let start = match answer.start {
+        None => None,
+        Some(_) => Some(moved(answer, replacements)?),
+    };
+    Some(Answer {
+        text: answer.text.clone(),
+        start,
+    })
+}
+
 impl MetamorphicRelation for ParagraphReconstruction {
     fn family(&self) -> &'static str {
         FAMILY
@@ -226,29 +239,19 @@ impl MetamorphicRelation for ParagraphReconstruction {
             let Some((new_context, edits)) = apply("context", context, replacements.clone()) else {
                 continue;
             };
+            // The frozen adjuncts keep answers intact; a rewrite that still touches one is
+            // dropped rather than given a wrong gold offset.
             let answers = match &example.answers {
                 None => None,
                 Some(list) => {
-                    let mut out = Vec::with_capacity(list.len());
-                    for a in list {
-                        let start = match a.start {
-                            None => None,
-                            Some(_) => match moved(a, &replacements) {
-                                Some(s) => Some(s),
-                                // The frozen adjuncts keep answers intact; a rewrite that still
-                                // touches one is dropped rather than given a wrong gold offset.
-                                None => break,
-                            },
-                        };
-                        out.push(Answer {
-                            text: a.text.clone(),
-                            start,
-                        });
-                    }
-                    if out.len() != list.len() {
+                    let Some(moved) = list
+                        .iter()
+                        .map(|a| moved_answer(a, &replacements))
+                        .collect::<Option<Vec<_>>>()
+                    else {
                         continue;
-                    }
-                    Some(out)
+                    };
+                    Some(moved)
                 }
             };
             let mut followup = example.clone();
