@@ -145,20 +145,15 @@ fn pipeline(config: Option<PathBuf>, output: Option<PathBuf>, force: bool) -> an
     println!("summary:   {}", report.summary_path.display());
     println!("report:    {}\n", report.report_path.display());
     if !report.perturb_counts.is_empty() {
-        let family = report
-            .perturb_counts
-            .iter()
-            .map(|c| c.family.chars().count())
-            .max()
-            .unwrap_or(0)
-            .max("family".len());
-        let mr = report
-            .perturb_counts
-            .iter()
-            .map(|c| c.mr.chars().count())
-            .max()
-            .unwrap_or(0)
-            .max("mr".len());
+        let counts = &report.perturb_counts;
+        let width = |header: &str, cell: fn(&metamorph_perturb::RelationCounts) -> &str| {
+            counts
+                .iter()
+                .map(|c| cell(c).chars().count())
+                .fold(header.len(), usize::max)
+        };
+        let family = width("family", |c| &c.family);
+        let mr = width("mr", |c| &c.mr);
         println!(
             "{:<family$} {:<mr$} {:>8} {:>9} {:>7} {:>9}",
             "family", "mr", "sources", "eligible", "cases", "unparsed"
