@@ -38,6 +38,7 @@ use metamorph_data::{ParsedText, Result, Token};
 use metamorph_parse::spacy::pipeline::Pipeline;
 
 use crate::edit::{capitalize, indefinite_article, match_case};
+use crate::syntax::Tree;
 
 /// The kind of an adjunct (the paper's component types).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -393,40 +394,15 @@ fn is_verbal(t: &Token) -> bool {
     matches!(t.pos.as_str(), "VERB" | "AUX")
 }
 
-/// The token range of `i`'s subtree (spaCy's trees are projective, so it is contiguous).
-fn subtree(tokens: &[Token], i: usize) -> Range<usize> {
-    let mut lo = i;
-    let mut hi = i;
-    for j in 0..tokens.len() {
-        let mut k = j;
-        // Walk up to a root; the parse is a forest of sentence trees.
-        for _ in 0..tokens.len() {
-            if k == i {
-                lo = lo.min(j);
-                hi = hi.max(j);
-                break;
-            }
-            let head = tokens[k].head as usize;
-            if head == k {
-                break;
-            }
-            k = head;
-        }
-    }
-    lo..hi + 1
-}
-
 /// The adjunct candidates of `parsed`, before the keep-test: their kinds and token ranges
 /// (attached commas included), without duplicates, longest first.
 pub fn candidates(parsed: &ParsedText) -> Vec<Adjunct> {
     let tokens = &parsed.tokens;
+    let tree = Tree::new(parsed);
     let basic = basic_elements(tokens);
     let mut spans: Vec<(AdjunctKind, Range<usize>)> = Vec::new();
     for (i, t) in tokens.iter().enumerate() {
-        let has_children = tokens
-            .iter()
-            .enumerate()
-            .any(|(j, c)| j != i && c.head as usize == i);
+        let has_children = tree.children(i).next().is_some();
         let head = &tokens[t.head as usize];
         let lower = t.text.to_lowercase();
         let kind = match (t.dep.as_str(), t.pos.as_str()) {
@@ -446,7 +422,7 @@ pub fn candidates(parsed: &ParsedText) -> Vec<Adjunct> {
             ("relcl" | "advcl", _) => AdjunctKind::Clause,
             _ => continue,
         };
-        spans.push((kind, subtree(tokens, i)));
+        spans.push((kind, tree.subtree(i)));
     }
     for phrase in &parsed.phrases {
         if phrase.label == "SBAR" && phrase.end > phrase.start + 1 {
@@ -492,7 +468,7 @@ pub fn candidates(parsed: &ParsedText) -> Vec<Adjunct> {
             continue;
         }
         // What remains must still hold a word of its own sentence besides punctuation.
-        let sentence = sentence_of(parsed, core.start);
+        let sentence = tree.sentence_of(core.start);
         let rest = sentence
             .clone()
             .filter(|j| !core.contains(j) && tokens[*j].pos != "PUNCT")
@@ -533,16 +509,6 @@ fn cuts_entity(tokens: &[Token], range: &Range<usize>) -> bool {
     let continues = |j: usize| inside(j) && tokens[j].ent_iob == "I";
     (range.start < tokens.len() && continues(range.start))
         || (range.end < tokens.len() && continues(range.end))
-}
-
-/// The token range of the sentence holding token `i`.
-fn sentence_of(parsed: &ParsedText, i: usize) -> Range<usize> {
-    parsed
-        .sentences
-        .iter()
-        .map(|s| s.start as usize..s.end as usize)
-        .find(|s| s.contains(&i))
-        .unwrap_or(0..parsed.tokens.len())
 }
 
 /// `core` with the commas that travel with it (see the module docs).
