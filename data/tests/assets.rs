@@ -47,6 +47,32 @@ fn fetches_verifies_unpacks_and_is_idempotent() {
 }
 
 #[test]
+fn concurrent_fetches_of_one_asset_all_succeed() {
+    // Test threads fetch the same asset at once on a fresh machine: each must get the unpacked
+    // asset, none may see another's half-written download or staging folder.
+    if !pip_available() {
+        eprintln!("skipped: python3 -m pip is not available on this machine");
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let spec = assets::spec("lemminflect").unwrap();
+    let outcomes: Vec<FetchOutcome> = std::thread::scope(|scope| {
+        let fetchers: Vec<_> = (0..4)
+            .map(|_| scope.spawn(|| fetch(home.path(), spec).unwrap_or_else(|e| panic!("{e}"))))
+            .collect();
+        fetchers.into_iter().map(|f| f.join().unwrap()).collect()
+    });
+    let fetched = outcomes
+        .iter()
+        .filter(|o| matches!(o, FetchOutcome::Fetched(_)))
+        .count();
+    assert_eq!(fetched, 1, "{outcomes:?}");
+    for outcome in &outcomes {
+        assert!(outcome.path().join(&spec.check).is_file());
+    }
+}
+
+#[test]
 fn resolves_local_directories_with_their_files() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("config.json"), "{}").unwrap();
