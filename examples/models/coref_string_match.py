@@ -19,6 +19,10 @@ metamorph.toml. Standard library only.
 
 Request: {"id": ..., "task": "coref", "text": ...}. Response: {"id": ..., "clusters": [[[start,
 end], ...], ...]} with character offsets into `text` (clusters of one mention are left out).
+
+With `--http HOST:PORT` it serves the same objects over HTTP instead (metamorph's `kind =
+"http"`): each POST carries a JSON array of requests and is answered with a JSON array of
+responses; it prints `serving http://HOST:PORT/` first (port 0 picks a free port).
 """
 import json
 import re
@@ -130,20 +134,73 @@ def predict(request):
     return {"id": request["id"], "clusters": clusters(request.get("text") or "")}
 
 
-def main():
+def answer(request):
+    """The response to one request object; a failure is reported, not raised."""
+    try:
+        return predict(request)
+    except Exception as error:  # report, keep serving
+        identifier = request.get("id", "") if isinstance(request, dict) else ""
+        return {"id": identifier, "error": str(error)}
+
+
+def serve_jsonl():
     for line in sys.stdin:
         line = line.strip()
         if not line:
             continue
-        request = None
         try:
             request = json.loads(line)
-            response = predict(request)
-        except Exception as error:  # report, keep serving
-            identifier = request.get("id", "") if isinstance(request, dict) else ""
-            response = {"id": identifier, "error": str(error)}
+        except ValueError as error:
+            request = None
+            response = {"id": "", "error": f"not JSON: {error}"}
+        else:
+            response = answer(request)
         sys.stdout.write(json.dumps(response) + "\n")
         sys.stdout.flush()
+
+
+def serve_http(address):
+    """metamorph's `kind = "http"`: POST a JSON array of requests, get a JSON array back."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    host, _, port = address.rpartition(":")
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):
+            length = int(self.headers.get("Content-Length") or 0)
+            try:
+                requests = json.loads(self.rfile.read(length))
+                if not isinstance(requests, list):
+                    raise ValueError("expected a JSON array of requests")
+            except ValueError as error:
+                self.reply(400, {"error": str(error)})
+                return
+            self.reply(200, [answer(request) for request in requests])
+
+        def reply(self, status, body):
+            data = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, format, *args):
+            sys.stderr.write("%s %s\n" % (self.address_string(), format % args))
+
+    server = ThreadingHTTPServer((host or "127.0.0.1", int(port)), Handler)
+    # The bound address (port 0 picks a free one), for whoever started the server.
+    print(f"serving http://{server.server_address[0]}:{server.server_address[1]}/", flush=True)
+    server.serve_forever()
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--http":
+        serve_http(sys.argv[2])
+    elif len(sys.argv) == 1:
+        serve_jsonl()
+    else:
+        sys.exit(f"usage: {sys.argv[0]} [--http HOST:PORT]")
 
 
 if __name__ == "__main__":

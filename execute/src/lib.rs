@@ -11,6 +11,10 @@
 //!   Ollama or OpenAI, with a per-task prompt template, and the reply is read back as yes/no, a
 //!   label of the configured set or an answer span with character offsets; timeouts, retries
 //!   with backoff and a bound on requests in flight. Design notes in [`openai`].
+//! * [`HttpModel`] is the plain HTTP adapter (config `kind = "http"`): the same protocol's
+//!   objects, a batch per `POST {url}` as a JSON array, answered by a JSON array; for models
+//!   served elsewhere (e.g. a coreference system behind a web app). Retries and bounded
+//!   concurrency as the OpenAI-compatible adapter's.
 //! * [`ExecuteStage`] computes each source's prediction once, however many follow-ups it has,
 //!   runs identical inputs once, and forwards the case batches so the judge sees them.
 //!
@@ -81,12 +85,14 @@
 #![deny(missing_docs)]
 
 pub mod candle;
+pub mod http;
 pub mod openai;
 pub mod protocol;
 mod stage;
 mod subprocess;
 
 pub use candle::{Head, LoadOptions, SentenceEncoder, SentenceSimilarityModel, TaskEncoder};
+pub use http::{HttpConfig, HttpModel};
 pub use openai::{OpenAiConfig, OpenAiModel};
 pub use stage::{ExecuteConfig, ExecuteStage, ForTasks, ModelConfig};
 pub use subprocess::{SubprocessConfig, SubprocessModel};

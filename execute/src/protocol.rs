@@ -26,7 +26,7 @@
 //! For BoolQ the label may be `yes`/`no`, `true`/`false` or `1`/`0` (any case) and is normalised
 //! to `yes`/`no`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use metamorph_data::{AnswerSpan, CharSpan, EntitySpan, Example, LabelProb, Prediction, Task};
 use serde::{Deserialize, Serialize};
@@ -246,6 +246,102 @@ pub fn to_prediction(
         generated: response.generated,
         latency_ms,
     })
+}
+
+/// A batch's responses matched to its requests by `id`: each request answered once, no unknown
+/// id; the responses may come in any order. Shared by the subprocess and HTTP adapters.
+pub struct BatchAnswers<'b> {
+    batch: &'b [&'b Example],
+    model: &'b str,
+    index: HashMap<&'b str, usize>,
+    predictions: Vec<Option<Prediction>>,
+    missing: usize,
+}
+
+impl<'b> BatchAnswers<'b> {
+    /// Expects one response per example of `batch`, for the model called `model`.
+    ///
+    /// # Errors
+    /// A message naming an id that occurs twice in the batch.
+    pub fn new(model: &'b str, batch: &'b [&'b Example]) -> Result<Self, String> {
+        let mut index = HashMap::with_capacity(batch.len());
+        for (i, example) in batch.iter().enumerate() {
+            if index.insert(example.id.as_str(), i).is_some() {
+                return Err(format!("duplicate id `{}` in one batch", example.id));
+            }
+        }
+        Ok(BatchAnswers {
+            batch,
+            model,
+            index,
+            predictions: vec![None; batch.len()],
+            missing: batch.len(),
+        })
+    }
+
+    /// How many requests are still unanswered.
+    pub fn missing(&self) -> usize {
+        self.missing
+    }
+
+    /// Takes one response.
+    ///
+    /// # Errors
+    /// A message for an unknown id, an id answered twice, or a response [`to_prediction`]
+    /// refuses.
+    pub fn accept(&mut self, response: Response) -> Result<(), String> {
+        let Some(&i) = self.index.get(response.id.as_str()) else {
+            return Err(format!("answered unknown id `{}`", response.id));
+        };
+        if self.predictions[i].is_some() {
+            return Err(format!("answered id `{}` twice", response.id));
+        }
+        self.predictions[i] = Some(to_prediction(
+            response,
+            self.batch[i].task,
+            self.model,
+            0.0,
+        )?);
+        self.missing -= 1;
+        Ok(())
+    }
+
+    /// The predictions in the batch's order, each with `latency_ms`.
+    ///
+    /// # Errors
+    /// A message naming the first unanswered ids.
+    pub fn finish(self, latency_ms: f32) -> Result<Vec<Prediction>, String> {
+        if self.missing > 0 {
+            let unanswered: Vec<String> = self
+                .batch
+                .iter()
+                .zip(&self.predictions)
+                .filter(|(_, p)| p.is_none())
+                .take(5)
+                .map(|(e, _)| format!("`{}`", e.id))
+                .collect();
+            return Err(format!(
+                "{} of {} requests unanswered ({}{})",
+                self.missing,
+                self.batch.len(),
+                unanswered.join(", "),
+                if self.missing > unanswered.len() {
+                    ", …"
+                } else {
+                    ""
+                }
+            ));
+        }
+        Ok(self
+            .predictions
+            .into_iter()
+            .flatten()
+            .map(|mut p| {
+                p.latency_ms = latency_ms;
+                p
+            })
+            .collect())
+    }
 }
 
 fn normalise_yes_no(label: &str) -> Option<String> {

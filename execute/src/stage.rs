@@ -20,7 +20,9 @@ use crate::candle::{
     SequenceClassificationModel, SimilarityOptions, TaskEncoder,
 };
 use crate::protocol::Request;
-use crate::{Model, OpenAiConfig, OpenAiModel, SubprocessConfig, SubprocessModel};
+use crate::{
+    HttpConfig, HttpModel, Model, OpenAiConfig, OpenAiModel, SubprocessConfig, SubprocessModel,
+};
 use metamorph_data::assets::{HubOptions, ModelSource};
 
 /// The `[execute]` table of the config file.
@@ -41,18 +43,19 @@ pub struct ModelConfig {
     /// `sentence-similarity` (a paraphrase model on candle sentence embeddings), a checkpoint
     /// with a task head on candle: `extractive-qa` (squad, drop), `sequence-classification`
     /// (boolq, sentiment, paraphrase, relation) or `candle` (whichever of the two its
-    /// `config.json` `architectures` names), or `openai` (an OpenAI-compatible
-    /// chat/completions endpoint).
+    /// `config.json` `architectures` names), `openai` (an OpenAI-compatible
+    /// chat/completions endpoint) or `http` (the JSONL protocol's objects over HTTP, a batch
+    /// per `POST` to `url`).
     #[serde(default = "default_kind")]
     pub kind: String,
     /// Program and arguments (`subprocess`).
     #[serde(default)]
     pub command: Vec<String>,
-    /// Seconds to wait for one batch (`subprocess`, default 120) or for one request
+    /// Seconds to wait for one batch (`subprocess`, `http`, default 120) or for one request
     /// (`openai`, default 60).
     #[serde(default)]
     pub timeout_secs: Option<f64>,
-    /// Requests per batch (`subprocess`, default 32), rows per forward pass at most (candle
+    /// Requests per batch (`subprocess`, `http`, default 32), rows per forward pass at most (candle
     /// models, default 64) or examples handed to the model at once (`openai`, default 32).
     #[serde(default)]
     pub batch_size: Option<usize>,
@@ -126,8 +129,12 @@ pub struct ModelConfig {
     /// The API root (`openai`), e.g. `http://127.0.0.1:8000/v1`.
     #[serde(default)]
     pub base_url: Option<String>,
-    /// The environment variable holding the API key (`openai`, default `OPENAI_API_KEY`); the
-    /// key itself never goes in the config file. Unset or empty: no `Authorization` header.
+    /// The endpoint each batch is posted to (`http`), e.g. `http://10.0.0.7:8080/predict`.
+    #[serde(default)]
+    pub url: Option<String>,
+    /// The environment variable holding the API key (`openai`, default `OPENAI_API_KEY`; `http`:
+    /// no default); the key itself never goes in the config file. Unset or empty: no
+    /// `Authorization` header.
     #[serde(default)]
     pub api_key_env: Option<String>,
     /// Prompt templates per task (`openai`, `[execute.models.prompts] boolq = "…{question}…"`),
@@ -151,14 +158,15 @@ pub struct ModelConfig {
     /// Upper bound on a reply's tokens (`openai`, default: the server's).
     #[serde(default)]
     pub max_tokens: Option<u32>,
-    /// Further attempts after a timeout, connection error, 408, 429 or 5xx (`openai`, default 2).
+    /// Further attempts after a timeout, connection error, 408, 429 or 5xx (`openai`, `http`,
+    /// default 2).
     #[serde(default)]
     pub retries: Option<u32>,
     /// Seconds before the first retry, doubled for each further one, with jitter (`openai`,
-    /// default 0.5); a `Retry-After` header overrides it.
+    /// `http`, default 0.5); a `Retry-After` header overrides it.
     #[serde(default)]
     pub backoff_secs: Option<f64>,
-    /// Requests in flight at most (`openai`, default 4).
+    /// Requests in flight at most (`openai`, default 4; `http`, default 1).
     #[serde(default)]
     pub concurrency: Option<usize>,
 }
@@ -195,6 +203,7 @@ impl ModelConfig {
             env: Default::default(),
             tasks: Vec::new(),
             base_url: None,
+            url: None,
             api_key_env: None,
             prompts: Default::default(),
             labels: Default::default(),
@@ -252,10 +261,11 @@ impl ModelConfig {
             }
             "candle" => self.start_task_model(base_dir, None)?,
             "openai" => Arc::new(self.start_openai(|var| std::env::var(var).ok())?),
+            "http" => Arc::new(self.start_http(|var| std::env::var(var).ok())?),
             other => {
                 return Err(Error::Config(format!(
                     "model `{}`: unknown kind `{other}` (this build supports: subprocess, \
-                     sentence-similarity, extractive-qa, sequence-classification, candle, openai)",
+                     sentence-similarity, extractive-qa, sequence-classification, candle, openai, http)",
                     self.name
                 )))
             }
@@ -337,6 +347,50 @@ impl ModelConfig {
             return Err(config_err(why));
         }
         Ok(model)
+    }
+
+    /// The `http` model; `env` reads the API key's variable.
+    fn start_http(&self, env: impl Fn(&str) -> Option<String>) -> Result<HttpModel> {
+        let url = self.url.clone().ok_or_else(|| {
+            self.config_err(
+                "kind `http` needs `url`, the endpoint each batch is posted to, e.g. \
+                 \"http://127.0.0.1:8080/predict\""
+                    .into(),
+            )
+        })?;
+        let mut config = HttpConfig::new(url);
+        if let Some(var) = self.api_key_env.as_deref() {
+            config.transport.api_key = env(var).filter(|key| !key.trim().is_empty());
+            if config.transport.api_key.is_none() {
+                tracing::warn!(
+                    "model `{}`: `{var}` (api_key_env) is not set: sending no API key",
+                    self.name
+                );
+            }
+        }
+        let seconds = |value: f64, key: &str| {
+            Duration::try_from_secs_f64(value).map_err(|_| {
+                self.config_err(format!(
+                    "`{key}` must be a number of seconds ≥ 0, found {value}"
+                ))
+            })
+        };
+        if let Some(t) = self.timeout_secs {
+            config.transport.timeout = seconds(t, "timeout_secs")?;
+        }
+        if let Some(b) = self.backoff_secs {
+            config.transport.backoff = seconds(b, "backoff_secs")?;
+        }
+        if let Some(r) = self.retries {
+            config.transport.retries = r;
+        }
+        if let Some(c) = self.concurrency {
+            config.transport.concurrency = c;
+        }
+        if let Some(b) = self.batch_size {
+            config.batch_size = b;
+        }
+        HttpModel::try_new(&self.name, config)
     }
 
     fn config_err(&self, message: String) -> Error {

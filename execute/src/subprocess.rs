@@ -1,6 +1,6 @@
 //! The JSONL subprocess adapter (protocol in [`crate::protocol`]).
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -11,7 +11,7 @@ use crossbeam_channel::{Receiver, RecvTimeoutError};
 use metamorph_data::{Error, Example, Prediction, Result};
 use serde::Deserialize;
 
-use crate::protocol::{to_prediction, Request, Response};
+use crate::protocol::{BatchAnswers, Request, Response};
 use crate::Model;
 
 /// How to start and talk to a model program.
@@ -188,12 +188,9 @@ impl SubprocessModel {
 
     fn round_trip(&self, running: &mut Running, batch: &[&Example]) -> Result<Vec<Prediction>> {
         let started = Instant::now();
+        let mut answers = BatchAnswers::new(&self.name, batch).map_err(|m| self.error(m))?;
         let mut payload = Vec::with_capacity(batch.len() * 256);
-        let mut wanted: HashMap<&str, usize> = HashMap::with_capacity(batch.len());
-        for (i, example) in batch.iter().enumerate() {
-            if wanted.insert(example.id.as_str(), i).is_some() {
-                return Err(self.error(format!("duplicate id `{}` in one batch", example.id)));
-            }
+        for example in batch {
             serde_json::to_writer(&mut payload, &Request::from_example(example))
                 .map_err(|e| self.error(format!("cannot encode request `{}`: {e}", example.id)))?;
             payload.push(b'\n');
@@ -208,10 +205,8 @@ impl SubprocessModel {
             (stdin, result)
         });
         let deadline = started + Duration::from_secs_f64(self.config.timeout_secs);
-        let mut out: Vec<Option<Prediction>> = vec![None; batch.len()];
-        let mut remaining = batch.len();
         let mut failure = None;
-        while remaining > 0 {
+        while answers.missing() > 0 {
             let timeout = deadline.saturating_duration_since(Instant::now());
             let line = match running.lines.recv_timeout(timeout) {
                 Ok(Ok(line)) => line,
@@ -226,8 +221,9 @@ impl SubprocessModel {
                 Err(RecvTimeoutError::Timeout) => {
                     let _ = running.child.kill();
                     failure = Some(format!(
-                        "timed out after {:.0} s with {remaining} of {} responses missing; the process was stopped",
+                        "timed out after {:.0} s with {} of {} responses missing; the process was stopped",
                         self.config.timeout_secs,
+                        answers.missing(),
                         batch.len()
                     ));
                     break;
@@ -246,22 +242,10 @@ impl SubprocessModel {
                     break;
                 }
             };
-            let Some(&index) = wanted.get(response.id.as_str()) else {
-                failure = Some(format!("answered unknown id `{}`", response.id));
-                break;
-            };
-            if out[index].is_some() {
-                failure = Some(format!("answered id `{}` twice", response.id));
+            if let Err(message) = answers.accept(response) {
+                failure = Some(message);
                 break;
             }
-            match to_prediction(response, batch[index].task, &self.name, 0.0) {
-                Ok(p) => out[index] = Some(p),
-                Err(message) => {
-                    failure = Some(message);
-                    break;
-                }
-            }
-            remaining -= 1;
         }
         match writer.join() {
             Ok((stdin, Ok(()))) => running.stdin = Some(stdin),
@@ -277,14 +261,7 @@ impl SubprocessModel {
             return Err(self.error(message));
         }
         let latency = started.elapsed().as_secs_f32() * 1000.0 / batch.len().max(1) as f32;
-        Ok(out
-            .into_iter()
-            .map(|p| {
-                let mut p = p.expect("every slot was filled");
-                p.latency_ms = latency;
-                p
-            })
-            .collect())
+        answers.finish(latency).map_err(|m| self.error(m))
     }
 }
 

@@ -37,6 +37,7 @@ mod checkpoint;
 pub mod decoding;
 pub mod device;
 pub mod encoders;
+pub mod http;
 mod linear;
 pub mod masked_lm;
 pub mod openai;

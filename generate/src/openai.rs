@@ -2,36 +2,25 @@
 //! few-shot generator ([`OpenAiGenerator`]) and `metamorph-execute`'s model-under-test adapter.
 //!
 //! # Design decisions
-//! * **Blocking client, bounded threads**: requests are blocking `ureq` calls (the copy
-//!   `hf-hub` already links, with rustls for https) run by `concurrency` scoped worker threads
-//!   that take the next item from a shared counter ([`ChatClient::map_concurrent`]); at most
-//!   `concurrency` requests are in flight, and a batch never spawns more threads than it has
-//!   items. After a failure no further request of the batch is started. No async runtime.
-//! * **Retries** (`retries`, default 2) on connection errors, timeouts, 408, 429 and 5xx, after
-//!   `backoff · 2^attempt` (capped at 30 s) scaled by a random factor in [0.5, 1) so that
-//!   workers that failed together do not retry together; a `Retry-After: <seconds>` header
-//!   replaces the computed delay (capped at 120 s; the HTTP-date form is not read). Other
-//!   statuses (400, 401, 404, …) and malformed replies fail at once: repeating them cannot help.
+//! * **Transport**: the `POST`, its retries (timeouts, connection errors, 408, 429, 5xx, with
+//!   jittered backoff or the server's `Retry-After`) and bounded concurrency are
+//!   [`crate::http::HttpEndpoint`]'s; a malformed chat reply fails at once.
 //! * **The request is the common subset** every server accepts: `model`, `messages`,
-//!   `temperature`, and `max_tokens` only when configured. Proxies from the environment are not
-//!   used. The `Authorization: Bearer` header is sent only with a key.
+//!   `temperature`, and `max_tokens` only when configured.
 //! * **Few-shot generation** ([`OpenAiGenerator`]): a system message, then each example as a
 //!   user turn (the model input) and an assistant turn (the output), then the input; greedy
 //!   (temperature 0) by default. The reply is cleaned of reasoning blocks, code fences, labels
 //!   and wrapping quotes; for decompositions, steps on separate (numbered) lines are joined
 //!   into BREAK's one-line form.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use metamorph_data::{Error, Result};
 use serde::{Deserialize, Serialize};
 
+pub use crate::http::quoted;
+use crate::http::{HttpEndpoint, HttpSettings};
 use crate::{DecodingOptions, Seq2Seq};
-
-const MAX_BACKOFF: Duration = Duration::from_secs(30);
-const MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
 
 /// How to reach an OpenAI-compatible endpoint. Its `Debug` output hides the API key.
 #[derive(Clone)]
@@ -110,10 +99,8 @@ impl ChatMessage {
 
 /// A client of one chat/completions endpoint: retries, backoff and bounded concurrency.
 pub struct ChatClient {
-    name: String,
     settings: ChatSettings,
-    url: String,
-    agent: ureq::Agent,
+    http: HttpEndpoint,
 }
 
 impl ChatClient {
@@ -138,36 +125,27 @@ impl ChatClient {
                 "kind `openai` needs `model`: the model id the server knows".into(),
             ));
         }
-        if settings.concurrency == 0 {
-            return Err(bad("`concurrency` must be positive".into()));
-        }
         if !settings.temperature.is_finite() || settings.temperature < 0.0 {
             return Err(bad(format!(
                 "`temperature` must be a number ≥ 0, found {}",
                 settings.temperature
             )));
         }
-        if settings.timeout.is_zero() {
-            return Err(bad("`timeout_secs` must be positive".into()));
-        }
-        let agent = ureq::AgentBuilder::new()
-            .timeout(settings.timeout)
-            // Keep a connection per worker alive (ureq keeps one per host by default), so that
-            // https endpoints do not pay a TLS handshake per request.
-            .max_idle_connections_per_host(settings.concurrency)
-            .user_agent(concat!("metamorph/", env!("CARGO_PKG_VERSION")))
-            .build();
-        Ok(ChatClient {
-            url: format!("{base}/chat/completions"),
-            name,
-            settings,
-            agent,
-        })
+        let transport = HttpSettings {
+            api_key: settings.api_key.clone(),
+            timeout: settings.timeout,
+            retries: settings.retries,
+            backoff: settings.backoff,
+            concurrency: settings.concurrency,
+        };
+        let http = HttpEndpoint::try_new(name, format!("{base}/chat/completions"), transport)?
+            .with_detail(format!(" (model `{}`)", settings.model));
+        Ok(ChatClient { settings, http })
     }
 
     /// The endpoint, `{base_url}/chat/completions`.
     pub fn url(&self) -> &str {
-        &self.url
+        self.http.url()
     }
 
     /// The settings it was made with.
@@ -176,10 +154,12 @@ impl ChatClient {
     }
 
     fn error(&self, item: &str, message: impl std::fmt::Display) -> Error {
-        Error::Model {
-            model: self.name.clone(),
-            message: format!("{item}: {message}"),
-        }
+        self.http.error(item, message)
+    }
+
+    /// The transport: its retries, backoff and [`HttpEndpoint::map_concurrent`].
+    pub fn http(&self) -> &HttpEndpoint {
+        &self.http
     }
 
     /// The reply's text for `messages`, retrying transient failures; `item` (e.g.
@@ -196,134 +176,8 @@ impl ChatClient {
             max_tokens: self.settings.max_tokens,
         })
         .map_err(|e| self.error(item, format!("cannot encode the request: {e}")))?;
-        let mut attempt = 0;
-        loop {
-            match self.send(&body) {
-                Ok(text) => return self.read_completion(item, &text),
-                Err(failure) => {
-                    let attempts = attempt + 1;
-                    if !failure.retryable || attempt >= self.settings.retries {
-                        let tries = if attempts > 1 {
-                            format!(" (after {attempts} attempts)")
-                        } else {
-                            String::new()
-                        };
-                        return Err(self.error(
-                            item,
-                            format!(
-                                "POST {} (model `{}`): {}{tries}",
-                                self.url, self.settings.model, failure.message
-                            ),
-                        ));
-                    }
-                    let delay = failure
-                        .retry_after
-                        .map(|d| d.min(MAX_RETRY_AFTER))
-                        .unwrap_or_else(|| self.backoff(attempt));
-                    tracing::warn!(
-                        "model `{}`: {item}: {}; retry {}/{} in {:.2}s",
-                        self.name,
-                        failure.message,
-                        attempts,
-                        self.settings.retries,
-                        delay.as_secs_f64()
-                    );
-                    std::thread::sleep(delay);
-                    attempt += 1;
-                }
-            }
-        }
-    }
-
-    /// `f` on every item by at most `concurrency` threads. Each slot is the item's result, or
-    /// `None` when an earlier failure stopped the batch before the item was started.
-    pub fn map_concurrent<T: Sync, R: Send + Sync>(
-        &self,
-        items: &[T],
-        f: impl Fn(&T) -> Result<R> + Sync,
-    ) -> Vec<Option<Result<R>>> {
-        let results: Vec<OnceLock<Result<R>>> = items.iter().map(|_| OnceLock::new()).collect();
-        let next = AtomicUsize::new(0);
-        let failed = AtomicBool::new(false);
-        let workers = self.settings.concurrency.min(items.len());
-        std::thread::scope(|scope| {
-            for _ in 0..workers {
-                scope.spawn(|| loop {
-                    // After a failure the batch fails: start no further requests.
-                    if failed.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(item) = items.get(i) else {
-                        break;
-                    };
-                    let result = f(item);
-                    if result.is_err() {
-                        failed.store(true, Ordering::Relaxed);
-                    }
-                    // Each index is taken by one worker only, so the cell is empty.
-                    let _ = results[i].set(result);
-                });
-            }
-        });
-        results.into_iter().map(OnceLock::into_inner).collect()
-    }
-
-    /// `backoff · 2^attempt`, capped, times a random factor in [0.5, 1).
-    pub fn backoff(&self, attempt: u32) -> Duration {
-        let full = self
-            .settings
-            .backoff
-            .saturating_mul(1u32 << attempt.min(16))
-            .min(MAX_BACKOFF);
-        full.mul_f64(0.5 + 0.5 * fastrand::f64())
-    }
-
-    /// One HTTP exchange: the body of a 2xx reply, or what went wrong.
-    fn send(&self, body: &str) -> std::result::Result<String, Failure> {
-        let mut request = self
-            .agent
-            .post(&self.url)
-            .set("Content-Type", "application/json");
-        if let Some(key) = &self.settings.api_key {
-            request = request.set("Authorization", &format!("Bearer {key}"));
-        }
-        match request.send_string(body) {
-            Ok(response) => response.into_string().map_err(|e| Failure {
-                retryable: true,
-                message: format!("reading the reply failed: {e}"),
-                retry_after: None,
-            }),
-            Err(ureq::Error::Status(status, response)) => {
-                let retry_after = response
-                    .header("Retry-After")
-                    .and_then(|v| v.trim().parse::<u64>().ok())
-                    .map(Duration::from_secs);
-                let text = response.into_string().unwrap_or_default();
-                Err(Failure {
-                    retryable: status == 408 || status == 429 || status >= 500,
-                    message: format!("HTTP {status}: {}", error_message(&text)),
-                    retry_after,
-                })
-            }
-            Err(ureq::Error::Transport(transport)) => {
-                use ureq::ErrorKind::*;
-                let retryable = matches!(transport.kind(), ConnectionFailed | Io | BadStatus);
-                let message = if is_timeout(&transport) {
-                    format!(
-                        "timed out after {:.1}s without a reply",
-                        self.settings.timeout.as_secs_f64()
-                    )
-                } else {
-                    transport_message(&transport)
-                };
-                Err(Failure {
-                    retryable,
-                    message,
-                    retry_after: None,
-                })
-            }
-        }
+        let text = self.http.post(item, &body)?;
+        self.read_completion(item, &text)
     }
 
     /// The first choice's text of a chat/completions reply.
@@ -333,7 +187,7 @@ impl ChatClient {
                 item,
                 format!(
                     "the reply of {} is not a chat completion ({e}): {}",
-                    self.url,
+                    self.url(),
                     quoted(text)
                 ),
             )
@@ -359,86 +213,6 @@ impl ChatClient {
             }
         }
     }
-}
-
-/// A reply for an error message: quoted, cut at 200 characters.
-pub fn quoted(reply: &str) -> String {
-    const MAX: usize = 200;
-    if reply.chars().count() <= MAX {
-        format!("{reply:?}")
-    } else {
-        let head: String = reply.chars().take(MAX).collect();
-        format!("{head:?}…")
-    }
-}
-
-/// A transport error without the URL (the caller names it once): kind, message and causes.
-fn transport_message(transport: &ureq::Transport) -> String {
-    use std::error::Error as _;
-    let mut message = transport.kind().to_string();
-    if let Some(m) = transport.message() {
-        message.push_str(": ");
-        message.push_str(m);
-    }
-    let mut source = transport.source();
-    while let Some(e) = source {
-        let text = e.to_string();
-        if !message.contains(&text) {
-            message.push_str(": ");
-            message.push_str(&text);
-        }
-        source = e.source();
-    }
-    message
-}
-
-/// Whether a transport error is a timeout (connect or read).
-fn is_timeout(transport: &ureq::Transport) -> bool {
-    use std::error::Error as _;
-    let mut source = transport.source();
-    while let Some(e) = source {
-        if let Some(io) = e.downcast_ref::<std::io::Error>() {
-            if matches!(
-                io.kind(),
-                std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock
-            ) {
-                return true;
-            }
-        }
-        source = e.source();
-    }
-    false
-}
-
-/// The message of an error body (`{"error": {"message": …}}`, `{"error": "…"}`,
-/// `{"message": …}` or `{"detail": …}`), else the body itself, cut short.
-fn error_message(body: &str) -> String {
-    let Ok(value) = serde_json::from_str::<serde_json::Value>(body) else {
-        return if body.trim().is_empty() {
-            "(empty body)".into()
-        } else {
-            quoted(body.trim())
-        };
-    };
-    let text = |v: &serde_json::Value| match v {
-        serde_json::Value::String(s) => Some(s.clone()),
-        serde_json::Value::Null => None,
-        other => Some(other.to_string()),
-    };
-    value
-        .pointer("/error/message")
-        .and_then(text)
-        .or_else(|| value.get("error").and_then(text))
-        .or_else(|| value.get("message").and_then(text))
-        .or_else(|| value.get("detail").and_then(text))
-        .unwrap_or_else(|| quoted(body.trim()))
-}
-
-/// A failed exchange.
-struct Failure {
-    retryable: bool,
-    message: String,
-    retry_after: Option<Duration>,
 }
 
 #[derive(Serialize)]
@@ -542,7 +316,7 @@ impl Seq2Seq for OpenAiGenerator {
     /// default temperature 0, up to `max_tokens`).
     fn generate(&self, inputs: &[&str], _options: &DecodingOptions) -> Result<Vec<String>> {
         let indexed: Vec<(usize, &str)> = inputs.iter().copied().enumerate().collect();
-        let slots = self.client.map_concurrent(&indexed, |(i, input)| {
+        let slots = self.client.http().map_concurrent(&indexed, |(i, input)| {
             let reply = self
                 .client
                 .complete(&format!("input {i}"), &self.messages(input))?;
@@ -650,35 +424,6 @@ mod tests {
         s.api_key = Some("sk-secret".into());
         let shown = format!("{s:?}");
         assert!(!shown.contains("sk-secret") && shown.contains("<hidden>"));
-    }
-
-    #[test]
-    fn backoff_doubles_with_jitter_and_a_cap() {
-        let mut s = ChatSettings::new("http://127.0.0.1:1/v1/", "m");
-        s.backoff = Duration::from_secs(1);
-        let c = ChatClient::try_new("llm", s).unwrap();
-        assert_eq!(c.url(), "http://127.0.0.1:1/v1/chat/completions");
-        for attempt in 0..4 {
-            let full = Duration::from_secs(1 << attempt);
-            let d = c.backoff(attempt);
-            assert!(d >= full / 2 && d < full, "{attempt}: {d:?}");
-        }
-        assert!(c.backoff(20) <= MAX_BACKOFF);
-    }
-
-    #[test]
-    fn error_bodies_give_their_message() {
-        assert_eq!(
-            error_message(r#"{"error": {"message": "model not found", "type": "x"}}"#),
-            "model not found"
-        );
-        assert_eq!(error_message(r#"{"error": "overloaded"}"#), "overloaded");
-        assert_eq!(
-            error_message(r#"{"object": "error", "message": "bad"}"#),
-            "bad"
-        );
-        assert_eq!(error_message("Bad Gateway"), "\"Bad Gateway\"");
-        assert_eq!(error_message(""), "(empty body)");
     }
 
     #[test]

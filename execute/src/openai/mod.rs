@@ -10,7 +10,7 @@
 //!
 //! # Design decisions
 //! * **One transport** with the generate stage: the HTTP exchange, retries, backoff and bounded
-//!   concurrency are [`metamorph_generate::openai::ChatClient`] (blocking `ureq` calls run by
+//!   concurrency are [`metamorph_generate::http::HttpEndpoint`] under [`metamorph_generate::openai::ChatClient`] (blocking `ureq` calls run by
 //!   `concurrency` scoped worker threads; no async runtime); this module owns the prompts and
 //!   reads the replies as task outputs.
 //! * **Prompts fail at start-up**: templates are parsed when the model starts, so an unknown
@@ -384,9 +384,12 @@ impl Model for OpenAiModel {
             .map(|e| self.prompt(e))
             .collect::<Result<Vec<_>>>()?;
         let items: Vec<(&Example, &String)> = batch.iter().copied().zip(&prompts).collect();
-        let results = self.client.map_concurrent(&items, |(example, prompt)| {
-            self.predict_one(example, prompt)
-        });
+        let results = self
+            .client
+            .http()
+            .map_concurrent(&items, |(example, prompt)| {
+                self.predict_one(example, prompt)
+            });
         let mut predictions = Vec::with_capacity(batch.len());
         let mut not_sent = None;
         for (example, slot) in batch.iter().zip(results) {
