@@ -7,47 +7,27 @@ mod common;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
 
-use common::{status, Received, Reply, Server};
-use metamorph_data::{CharSpan, Error, Example, Prediction, Task};
-use metamorph_execute::{Model, ModelConfig};
+use common::{model_config, model_error, predict, start, status, Received, Reply, Server};
+use metamorph_data::{CharSpan, Error, Example, Task};
+use metamorph_execute::ModelConfig;
 use serde_json::{json, Value};
 
 fn config(url: &str, extra: Value) -> ModelConfig {
-    let mut value = json!({
+    let value = json!({
         "name": "remote",
         "kind": "http",
         "url": url,
         "backoff_secs": 0.01,
         "timeout_secs": 5.0,
     });
-    for (k, v) in extra.as_object().unwrap() {
-        value[k] = v.clone();
-    }
-    serde_json::from_value(value).unwrap()
-}
-
-fn start(config: &ModelConfig) -> Arc<dyn Model> {
-    config.start(Path::new(".")).unwrap()
+    model_config(value, extra)
 }
 
 fn sentiment(id: &str) -> Example {
     let mut e = Example::new(id, Task::Sentiment);
     e.text = Some(format!("text of {id}"));
     e
-}
-
-fn predict(model: &dyn Model, examples: &[Example]) -> metamorph_data::Result<Vec<Prediction>> {
-    let refs: Vec<&Example> = examples.iter().collect();
-    model.predict(&refs)
-}
-
-fn model_error(result: metamorph_data::Result<Vec<Prediction>>) -> String {
-    match result {
-        Err(e @ Error::Model { .. }) => e.to_string(),
-        other => panic!("expected a model error, got {other:?}"),
-    }
 }
 
 /// Answers every request of the posted array, last first, labelling each by its text's length.

@@ -10,10 +10,10 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{status, Received, Reply, Server};
+use common::{model_config, model_error, predict, start, status, Received, Reply, Server};
 
 use metamorph_data::{EntitySpan, Error, Example, Prediction, Task};
-use metamorph_execute::{Model, ModelConfig};
+use metamorph_execute::ModelConfig;
 use serde_json::{json, Value};
 
 fn ok(content: &str) -> Reply {
@@ -31,7 +31,7 @@ fn ok(content: &str) -> Reply {
 
 /// A model config for `server` (an unset key variable, tiny backoff), with `extra` keys.
 fn config(base_url: &str, extra: Value) -> ModelConfig {
-    let mut value = json!({
+    let value = json!({
         "name": "llm",
         "kind": "openai",
         "base_url": base_url,
@@ -40,14 +40,7 @@ fn config(base_url: &str, extra: Value) -> ModelConfig {
         "backoff_secs": 0.01,
         "timeout_secs": 5.0,
     });
-    for (k, v) in extra.as_object().unwrap() {
-        value[k] = v.clone();
-    }
-    serde_json::from_value(value).unwrap()
-}
-
-fn start(config: &ModelConfig) -> Arc<dyn Model> {
-    config.start(Path::new(".")).unwrap()
+    model_config(value, extra)
 }
 
 fn boolq(id: &str, question: &str) -> Example {
@@ -55,18 +48,6 @@ fn boolq(id: &str, question: &str) -> Example {
     e.context = Some("The sky is blue on a clear day.".into());
     e.question = Some(question.into());
     e
-}
-
-fn predict(model: &dyn Model, examples: &[Example]) -> metamorph_data::Result<Vec<Prediction>> {
-    let refs: Vec<&Example> = examples.iter().collect();
-    model.predict(&refs)
-}
-
-fn model_error(result: metamorph_data::Result<Vec<Prediction>>) -> String {
-    match result {
-        Err(e @ Error::Model { .. }) => e.to_string(),
-        other => panic!("expected a model error, got {other:?}"),
-    }
 }
 
 /// A stand-in chat model: answers from the prompt's wording.

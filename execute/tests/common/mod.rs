@@ -8,6 +8,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+use std::path::Path;
+
+use metamorph_data::{Error, Example, Prediction};
+use metamorph_execute::{Model, ModelConfig};
 use serde_json::{json, Value};
 
 /// A request as the server received it.
@@ -193,5 +197,30 @@ fn serve(
             let _ = stream.write_all(head.as_bytes());
             let _ = stream.write_all(body.as_bytes());
         }
+    }
+}
+
+/// A model config from `base` with the keys of `extra` added or replaced.
+pub fn model_config(mut base: Value, extra: Value) -> ModelConfig {
+    for (k, v) in extra.as_object().unwrap() {
+        base[k] = v.clone();
+    }
+    serde_json::from_value(base).unwrap()
+}
+
+pub fn start(config: &ModelConfig) -> Arc<dyn Model> {
+    config.start(Path::new(".")).unwrap()
+}
+
+pub fn predict(model: &dyn Model, examples: &[Example]) -> metamorph_data::Result<Vec<Prediction>> {
+    let refs: Vec<&Example> = examples.iter().collect();
+    model.predict(&refs)
+}
+
+/// The message of the model error `result` must be.
+pub fn model_error(result: metamorph_data::Result<Vec<Prediction>>) -> String {
+    match result {
+        Err(e @ Error::Model { .. }) => e.to_string(),
+        other => panic!("expected a model error, got {other:?}"),
     }
 }
