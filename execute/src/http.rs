@@ -122,25 +122,9 @@ impl Model for HttpModel {
 
     fn predict(&self, batch: &[&Example]) -> Result<Vec<Prediction>> {
         let chunks: Vec<&[&Example]> = batch.chunks(self.batch_size).collect();
-        let results = self
+        let predictions = self
             .endpoint
-            .map_concurrent(&chunks, |chunk| self.round_trip(chunk));
-        let mut out = Vec::with_capacity(batch.len());
-        let mut unsent = 0;
-        for (chunk, slot) in chunks.iter().zip(results) {
-            match slot {
-                Some(result) => out.extend(result?),
-                // Not started because another request failed; that failure is returned when
-                // its slot comes.
-                None => unsent += chunk.len(),
-            }
-        }
-        if unsent > 0 {
-            return Err(self.endpoint.error(
-                "batch",
-                format!("{unsent} examples were not sent after a request failed"),
-            ));
-        }
-        Ok(out)
+            .map_concurrent(&chunks, |chunk| self.round_trip(chunk))?;
+        Ok(predictions.into_iter().flatten().collect())
     }
 }

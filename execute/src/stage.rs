@@ -24,6 +24,7 @@ use crate::{
     HttpConfig, HttpModel, Model, OpenAiConfig, OpenAiModel, SubprocessConfig, SubprocessModel,
 };
 use metamorph_data::assets::{HubOptions, ModelSource};
+use metamorph_generate::http::HttpSettings;
 
 /// The `[execute]` table of the config file.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -288,14 +289,22 @@ impl ModelConfig {
             config_err("kind `openai` needs `model`: the model id the server knows".into())
         })?;
         let mut config = OpenAiConfig::new(base_url, model);
-        let var = self.api_key_env.as_deref().unwrap_or("OPENAI_API_KEY");
-        config.api_key = env(var).filter(|key| !key.trim().is_empty());
-        if config.api_key.is_none() && self.api_key_env.is_some() {
-            tracing::warn!(
-                "model `{}`: `{var}` (api_key_env) is not set: sending no API key",
-                self.name
-            );
-        }
+        let transport = self.transport(
+            HttpSettings {
+                api_key: None,
+                timeout: config.timeout,
+                retries: config.retries,
+                backoff: config.backoff,
+                concurrency: config.concurrency,
+            },
+            Some("OPENAI_API_KEY"),
+            env,
+        )?;
+        config.api_key = transport.api_key;
+        config.timeout = transport.timeout;
+        config.retries = transport.retries;
+        config.backoff = transport.backoff;
+        config.concurrency = transport.concurrency;
         let task_key = |key: &str, table: &str| {
             key.parse::<Task>()
                 .map_err(|e| config_err(format!("`{table}.{key}`: {e}")))
@@ -320,25 +329,6 @@ impl ModelConfig {
             config.temperature = t;
         }
         config.max_tokens = self.max_tokens;
-        let seconds = |value: f64, key: &str| {
-            Duration::try_from_secs_f64(value).map_err(|_| {
-                config_err(format!(
-                    "`{key}` must be a number of seconds ≥ 0, found {value}"
-                ))
-            })
-        };
-        if let Some(t) = self.timeout_secs {
-            config.timeout = seconds(t, "timeout_secs")?;
-        }
-        if let Some(b) = self.backoff_secs {
-            config.backoff = seconds(b, "backoff_secs")?;
-        }
-        if let Some(r) = self.retries {
-            config.retries = r;
-        }
-        if let Some(c) = self.concurrency {
-            config.concurrency = c;
-        }
         if let Some(b) = self.batch_size {
             config.batch_size = b;
         }
@@ -359,9 +349,25 @@ impl ModelConfig {
             )
         })?;
         let mut config = HttpConfig::new(url);
-        if let Some(var) = self.api_key_env.as_deref() {
-            config.transport.api_key = env(var).filter(|key| !key.trim().is_empty());
-            if config.transport.api_key.is_none() {
+        config.transport = self.transport(config.transport, None, env)?;
+        if let Some(b) = self.batch_size {
+            config.batch_size = b;
+        }
+        HttpModel::try_new(&self.name, config)
+    }
+
+    /// The HTTP kinds' transport keys over `defaults`: the API key from `api_key_env` (else
+    /// `default_key_var`, read by `env`), `timeout_secs`, `backoff_secs`, `retries`,
+    /// `concurrency`.
+    fn transport(
+        &self,
+        mut transport: HttpSettings,
+        default_key_var: Option<&str>,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<HttpSettings> {
+        if let Some(var) = self.api_key_env.as_deref().or(default_key_var) {
+            transport.api_key = env(var).filter(|key| !key.trim().is_empty());
+            if transport.api_key.is_none() && self.api_key_env.is_some() {
                 tracing::warn!(
                     "model `{}`: `{var}` (api_key_env) is not set: sending no API key",
                     self.name
@@ -376,21 +382,18 @@ impl ModelConfig {
             })
         };
         if let Some(t) = self.timeout_secs {
-            config.transport.timeout = seconds(t, "timeout_secs")?;
+            transport.timeout = seconds(t, "timeout_secs")?;
         }
         if let Some(b) = self.backoff_secs {
-            config.transport.backoff = seconds(b, "backoff_secs")?;
+            transport.backoff = seconds(b, "backoff_secs")?;
         }
         if let Some(r) = self.retries {
-            config.transport.retries = r;
+            transport.retries = r;
         }
         if let Some(c) = self.concurrency {
-            config.transport.concurrency = c;
+            transport.concurrency = c;
         }
-        if let Some(b) = self.batch_size {
-            config.batch_size = b;
-        }
-        HttpModel::try_new(&self.name, config)
+        Ok(transport)
     }
 
     fn config_err(&self, message: String) -> Error {

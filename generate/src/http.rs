@@ -187,13 +187,15 @@ impl HttpEndpoint {
         }
     }
 
-    /// `f` on every item by at most `concurrency` threads. Each slot is the item's result, or
-    /// `None` when an earlier failure stopped the batch before the item was started.
+    /// `f` on every item by at most `concurrency` threads, the results in the items' order.
+    ///
+    /// # Errors
+    /// The first failure in item order: after any failure no further item is started.
     pub fn map_concurrent<T: Sync, R: Send + Sync>(
         &self,
         items: &[T],
         f: impl Fn(&T) -> Result<R> + Sync,
-    ) -> Vec<Option<Result<R>>> {
+    ) -> Result<Vec<R>> {
         let results: Vec<OnceLock<Result<R>>> = items.iter().map(|_| OnceLock::new()).collect();
         let next = AtomicUsize::new(0);
         let failed = AtomicBool::new(false);
@@ -218,7 +220,21 @@ impl HttpEndpoint {
                 });
             }
         });
-        results.into_iter().map(OnceLock::into_inner).collect()
+        let mut out = Vec::with_capacity(items.len());
+        let mut not_started = None;
+        for (i, slot) in results.into_iter().enumerate() {
+            match slot.into_inner() {
+                Some(result) => out.push(result?),
+                // Only skipped after a failure, which a later slot returns.
+                None => {
+                    not_started.get_or_insert(i);
+                }
+            }
+        }
+        match not_started {
+            Some(i) => Err(self.error(&format!("item {i}"), "was not sent (no worker took it)")),
+            None => Ok(out),
+        }
     }
 
     /// `backoff · 2^attempt`, capped, times a random factor in [0.5, 1).

@@ -316,29 +316,12 @@ impl Seq2Seq for OpenAiGenerator {
     /// default temperature 0, up to `max_tokens`).
     fn generate(&self, inputs: &[&str], _options: &DecodingOptions) -> Result<Vec<String>> {
         let indexed: Vec<(usize, &str)> = inputs.iter().copied().enumerate().collect();
-        let slots = self.client.http().map_concurrent(&indexed, |(i, input)| {
+        self.client.http().map_concurrent(&indexed, |(i, input)| {
             let reply = self
                 .client
                 .complete(&format!("input {i}"), &self.messages(input))?;
             Ok(clean_reply(&reply, self.shape))
-        });
-        let mut out = Vec::with_capacity(inputs.len());
-        let mut not_sent = None;
-        for (i, slot) in slots.into_iter().enumerate() {
-            match slot {
-                Some(Ok(text)) => out.push(text),
-                Some(Err(e)) => return Err(e),
-                None => {
-                    not_sent.get_or_insert(i);
-                }
-            }
-        }
-        match not_sent {
-            Some(i) => Err(self
-                .client
-                .error(&format!("input {i}"), "was not sent (no worker took it)")),
-            None => Ok(out),
-        }
+        })
     }
 }
 

@@ -10,9 +10,10 @@
 //!
 //! # Design decisions
 //! * **One transport** with the generate stage: the HTTP exchange, retries, backoff and bounded
-//!   concurrency are [`metamorph_generate::http::HttpEndpoint`] under [`metamorph_generate::openai::ChatClient`] (blocking `ureq` calls run by
-//!   `concurrency` scoped worker threads; no async runtime); this module owns the prompts and
-//!   reads the replies as task outputs.
+//!   concurrency are [`metamorph_generate::http::HttpEndpoint`], under
+//!   [`metamorph_generate::openai::ChatClient`] (blocking `ureq` calls run by `concurrency`
+//!   scoped worker threads; no async runtime); this module owns the prompts and reads the
+//!   replies as task outputs.
 //! * **Prompts fail at start-up**: templates are parsed when the model starts, so an unknown
 //!   placeholder is an [`Error::Config`] naming the template; a missing field is an
 //!   [`Error::Model`] naming the example, raised before any request of the batch is sent.
@@ -384,28 +385,11 @@ impl Model for OpenAiModel {
             .map(|e| self.prompt(e))
             .collect::<Result<Vec<_>>>()?;
         let items: Vec<(&Example, &String)> = batch.iter().copied().zip(&prompts).collect();
-        let results = self
-            .client
+        self.client
             .http()
             .map_concurrent(&items, |(example, prompt)| {
                 self.predict_one(example, prompt)
-            });
-        let mut predictions = Vec::with_capacity(batch.len());
-        let mut not_sent = None;
-        for (example, slot) in batch.iter().zip(results) {
-            match slot {
-                Some(Ok(p)) => predictions.push(p),
-                // The first failure in example order.
-                Some(Err(e)) => return Err(e),
-                None => {
-                    not_sent.get_or_insert(*example);
-                }
-            }
-        }
-        match not_sent {
-            Some(example) => Err(self.error(example, "was not sent (no worker took it)")),
-            None => Ok(predictions),
-        }
+            })
     }
 
     fn handles(&self, task: Task) -> bool {
