@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Write tiny random-weight encoder checkpoints with PyTorch `transformers`' reference logits, which
-the candle task encoders (execute/src/candle/task_encoder.rs) are tested against
+the candle task encoders (models/src/task_encoder.rs) are tested against
 (execute/tests/encoder_parity.rs).
 
 Usage: python3 scripts/encoder_fixtures.py [--out DIR]
@@ -71,8 +71,8 @@ ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / "target" / "venv-torch"
 TORCH_VERSION = "2.15.0"
 TRANSFORMERS_VERSION = "5.23.0"
-OUT = ROOT / "execute" / "tests" / "fixtures" / "encoders"
-VARIANTS_OUT = ROOT / "execute" / "tests" / "fixtures" / "encoder-variants"
+OUT = ROOT / "models" / "tests" / "fixtures" / "encoders"
+VARIANTS_OUT = ROOT / "models" / "tests" / "fixtures" / "encoder-variants"
 SAMPLES = ROOT / "data" / "samples"
 
 HIDDEN, LAYERS, HEADS, INTERMEDIATE, POSITIONS = 32, 2, 4, 37, 128

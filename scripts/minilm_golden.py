@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Write golden all-MiniLM-L6-v2 sentence embeddings that the candle encoder
-(execute/src/candle/encoder.rs) is tested against (execute/tests/minilm.rs).
+(models/src/sentence_encoder.rs) is tested against (execute/tests/minilm.rs).
 
 Usage: python3 scripts/minilm_golden.py [--model DIR] [--out FILE]
 

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Golden fixtures for metamorph's masked-LM fill (`generate/tests/mlm_parity.rs`).
+"""Golden fixtures for metamorph's masked-LM fill (`models/tests/mlm_parity.rs`).
 
 Usage: python3 scripts/mlm_fixtures.py   (or `cargo xtask fixtures mlm`)
 
 Bootstraps `target/venv-torch` (torch 2.15.0, transformers 5.23.0) like
 scripts/encoder_fixtures.py, whose tokenizers, configs and corpus it reuses. For each masked-LM
-head it writes `generate/tests/fixtures/mlm/<name>/`:
+head it writes `models/tests/fixtures/mlm/<name>/`:
 
 * `config.json`, `model.safetensors`: a tiny random `…ForMaskedLM` (hidden 32, 2 layers,
   `initializer_range` 0.2 so that predictions differ clearly), saved by `save_pretrained`
@@ -26,7 +26,7 @@ import shutil
 
 import encoder_fixtures as common
 
-OUT = common.ROOT / "generate" / "tests" / "fixtures" / "mlm"
+OUT = common.ROOT / "models" / "tests" / "fixtures" / "mlm"
 TOP_K = 10
 HEADS = [
     ("bert", "bert", "BertForMaskedLM", {}),

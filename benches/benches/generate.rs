@@ -10,8 +10,10 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
 use metamorph_benches::bart::{default_dir, ensure_checkpoint, inputs};
-use metamorph_generate::bart::Bart;
-use metamorph_generate::{DecodingOptions, ModelOptions};
+use metamorph_generate::decoding::generate_ids;
+use metamorph_generate::DecodingOptions;
+use metamorph_models::bart::Bart;
+use metamorph_models::ModelOptions;
 use std::time::Duration;
 
 const DEFAULT_GRID: &str = "1x1,8x1,32x1,1x4,8x4";
@@ -56,7 +58,7 @@ fn generation(c: &mut Criterion) {
         };
         group.throughput(Throughput::Elements((batch * NEW_TOKENS) as u64));
         group.bench_function(format!("batch{batch}/beams{beams}"), |b| {
-            b.iter(|| model.generate_ids(&input, &options).expect("generate"))
+            b.iter(|| generate_ids(&model, &input, &options).expect("generate"))
         });
     }
     group.finish();

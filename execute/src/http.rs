@@ -7,14 +7,14 @@
 //! protocol's response objects, in any order, matched by `id`. Every request must be answered
 //! once: an unknown, repeated or missing id fails the batch, naming it; a response's `error`
 //! fails it with the model's message. Up to `concurrency` batches are in flight; timeouts,
-//! connection errors, 408, 429 and 5xx are retried as [`metamorph_generate::http`] documents,
+//! connection errors, 408, 429 and 5xx are retried as [`metamorph_data::http`] documents,
 //! and an API key (from the variable `api_key_env` names, never the config) is sent as
 //! `Authorization: Bearer`.
 
 use std::time::Instant;
 
+use metamorph_data::http::{quoted, HttpEndpoint, HttpSettings};
 use metamorph_data::{Example, Prediction, Result};
-use metamorph_generate::http::{quoted, HttpEndpoint, HttpSettings};
 
 use crate::protocol::{BatchAnswers, Request, Response};
 use crate::Model;

@@ -75,7 +75,7 @@
 //!   example's windows are separate rows) are sorted by length and packed so that rows × padded
 //!   width stays within `batch_tokens` (default 8192) and rows within `batch_size` (default 64),
 //!   cut where the padding saved outweighs a forward pass (`batch_cost`, default 128 tokens);
-//!   padding waste is logged at info level per call and totalled per model
+//!   padding waste is logged at debug level per call and totalled per model
 //!   (`padding_stats()`). Identical inputs are run once by the stage.
 //! * **CPU by default**, f32 by default; `cuda`/`metal` cargo features forward to candle, and
 //!   f16/bf16 are a config switch (pooling stays f32).

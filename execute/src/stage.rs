@@ -24,7 +24,7 @@ use crate::{
     HttpConfig, HttpModel, Model, OpenAiConfig, OpenAiModel, SubprocessConfig, SubprocessModel,
 };
 use metamorph_data::assets::{HubOptions, ModelSource};
-use metamorph_generate::http::HttpSettings;
+use metamorph_data::http::HttpSettings;
 
 /// The `[execute]` table of the config file.
 #[derive(Clone, Debug, Default, Deserialize)]

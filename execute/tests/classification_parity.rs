@@ -1,5 +1,5 @@
 //! Sequence classification models under test on the tiny fixtures of every architecture
-//! (`execute/tests/fixtures/encoders/*-sequence`): single texts (sentiment) and text pairs
+//! (`models/tests/fixtures/encoders/*-sequence`): single texts (sentiment) and text pairs
 //! (paraphrase, BoolQ in both pair orders) must give the softmax of the reference logits of
 //! `transformers` within 1e-4, with the model labels translated to the task's labels; a
 //! relation is classified as its sentence with the arguments marked.
@@ -33,7 +33,7 @@ struct Input {
 }
 
 fn fixtures() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/encoders");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../models/tests/fixtures/encoders");
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
         .unwrap()
         .map(|e| e.unwrap().path())

@@ -16,7 +16,7 @@ use metamorph_execute::Model;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/encoders")
+        .join("../models/tests/fixtures/encoders")
         .join(name)
 }
 

@@ -246,7 +246,7 @@ impl Drop for CorefServer {
 #[test]
 fn a_coreference_model_over_http_returns_its_clusters() {
     let Some(server) = CorefServer::start() else {
-        eprintln!("skipped: python3 is not available on this machine");
+        metamorph_data::shared_data::skipped("python3 is not available on this machine");
         return;
     };
     let model = start(&config(

@@ -1,5 +1,5 @@
 //! Extractive QA against transformers' question-answering pipeline: every `qa_pipeline` entry
-//! of the QA fixtures (`execute/tests/fixtures/encoders/*-qa/golden.json`, written by
+//! of the QA fixtures (`models/tests/fixtures/encoders/*-qa/golden.json`, written by
 //! `scripts/encoder_fixtures.py`) must give the same answer text and character offsets, and
 //! the same score within 1e-4, with the entry's `max_seq_len`, `doc_stride`, `max_answer_len`
 //! and `handle_impossible_answer` (null threshold 0). The reference is transformers 4.57's
@@ -46,7 +46,7 @@ struct Answer {
 }
 
 fn qa_fixtures() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/encoders");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../models/tests/fixtures/encoders");
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
         .unwrap()
         .map(|e| e.unwrap().path())

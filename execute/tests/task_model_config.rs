@@ -10,7 +10,7 @@ use metamorph_execute::{ExecuteConfig, ExecuteStage, ModelConfig};
 fn base() -> &'static Path {
     Path::new(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/encoders"
+        "/../models/tests/fixtures/encoders"
     ))
 }
 

@@ -29,41 +29,12 @@
 
 use metamorph_data::{Error, Result};
 
+use metamorph_models::seq2seq::{EncoderDecoder, SpecialTokens, StepDecoder};
+
 use crate::{DecodingOptions, EarlyStopping};
 
 /// The offset `transformers` adds to scores of candidates that must not be chosen.
 const MASKED: f32 = -1.0e9;
-
-/// A decoder that extends every row by one token per call, keeping its caches.
-pub trait StepDecoder {
-    /// Feeds `tokens` (one per row) and returns the next-token logits, `rows × vocab`, row-major.
-    ///
-    /// # Errors
-    /// When the model fails.
-    fn step(&mut self, tokens: &[u32]) -> Result<Vec<f32>>;
-
-    /// Makes row `r` continue from what row `rows[r]` held (beam reordering; every row stays
-    /// with its input).
-    ///
-    /// # Errors
-    /// When the model fails.
-    fn reorder(&mut self, rows: &[usize]) -> Result<()>;
-}
-
-/// The token ids decoding needs from the model's configuration.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SpecialTokens {
-    /// First decoder input (`decoder_start_token_id`).
-    pub decoder_start: u32,
-    /// End of sequence.
-    pub eos: u32,
-    /// Fills outputs after their end.
-    pub pad: u32,
-    /// Token forced as the first generated one (`forced_bos_token_id`).
-    pub forced_bos: Option<u32>,
-    /// Token forced as the last one at the length limit (`forced_eos_token_id`).
-    pub forced_eos: Option<u32>,
-}
 
 /// Checks `options` before a search.
 ///
@@ -214,6 +185,47 @@ pub fn generate(
     } else {
         beam_search(decoder, inputs, vocab, &processors)
     }
+}
+
+/// Runs the search on an encoder-decoder `model` from token ids, returning what
+/// `transformers`' `generate()` returns: per input the decoder start token, the generated ids
+/// and `pad` up to the batch's longest output.
+///
+/// # Errors
+/// [`Error::Config`] for invalid options (also `max_new_tokens` beyond the decoder's
+/// positions); [`Error::Model`] for bad inputs or failures.
+pub fn generate_ids(
+    model: &dyn EncoderDecoder,
+    inputs: &[Vec<u32>],
+    options: &DecodingOptions,
+) -> Result<Vec<Vec<u32>>> {
+    validate(options)?;
+    model.check_output_length(options.max_new_tokens)?;
+    if inputs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut session = model.start(inputs, options.num_beams)?;
+    generate(
+        session.as_mut(),
+        inputs.len(),
+        model.vocab_size(),
+        model.special_tokens(),
+        options,
+    )
+}
+
+/// [`generate_ids`] from texts to texts: inputs tokenized with the model's tokenizer, outputs
+/// decoded with special tokens skipped.
+///
+/// # Errors
+/// As [`generate_ids`]; [`Error::Model`] when tokenizing or decoding fails.
+pub fn generate_text(
+    model: &dyn EncoderDecoder,
+    inputs: &[&str],
+    options: &DecodingOptions,
+) -> Result<Vec<String>> {
+    let outputs = generate_ids(model, &model.tokenize(inputs)?, options)?;
+    model.detokenize(&outputs)
 }
 
 fn check_logits(logits: &[f32], rows: usize, vocab: usize) -> Result<()> {

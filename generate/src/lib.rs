@@ -1,54 +1,47 @@
-//! `metamorph-generate`: text generation services used by some MR families.
+//! `metamorph-generate`: text generation for the MR families that need it.
 //!
-//! Two contracts live here: [`Seq2Seq`] (BART/T5 conditional generation with greedy or beam
-//! search; Break-Perturb-Build's QDMR parsing and question generation, seed-002) and
-//! [`MaskedLm`] (masked-LM fill for word substitution; NLPLego seed-003 and CREST seed-004).
+//! [`Seq2Seq`] is the contract: BART/T5 conditional generation with greedy or beam search
+//! (Break-Perturb-Build's QDMR parsing and question generation, seed-002), or a chat model
+//! prompted with few-shot examples ([`openai::OpenAiGenerator`]). The architectures themselves
+//! (BART, T5, the masked LM used for word substitution) live in `metamorph-models`; this crate
+//! drives them.
 //!
 //! The [`stage`] module is the pipeline's `generate` stage (binary `metamorph-generate`): it
 //! completes the follow-ups of cases that carry a [`metamorph_data::GenerationRequest`] with
-//! these models, BREAK's decomposition strings and BPB's `@@k@@` reference tokens handled by
-//! [`qdmr`].
+//! these models (questions, decompositions, masked-LM substitutions), BREAK's decomposition
+//! strings and BPB's `@@k@@` reference tokens handled by [`qdmr`].
 //!
 //! # Design
-//! - [`bart`]: BART conditional generation on candle, written here: candle-transformers has no
-//!   BART, and its `marian` model (the nearest relative: same post-LN encoder-decoder layers)
-//!   keeps its layers private, has no encoder padding mask (so it cannot batch inputs of
-//!   different lengths) and uses sinusoidal positions where BART learns them (offset 2) and adds
-//!   `layernorm_embedding`. What the two share is candle-nn's building blocks (linear, layer
-//!   norm, embedding, activations), which both use.
-//! - [`t5`]: T5 conditional generation, also written here: candle-transformers' `t5` encoder
-//!   takes no attention mask and its decoder cache is private and cannot follow beams, so it
-//!   can neither batch padded inputs nor run beam search. T5 and BART share the decoding code,
-//!   the checkpoint reading (special tokens, device, float type) and candle-nn's blocks.
 //! - [`decoding`]: greedy and beam search on the host over `f32` scores, model-agnostic behind
-//!   [`decoding::StepDecoder`] (one token per row per call, caches kept by the model), written to
-//!   reproduce `transformers` 5's `generate()` token ids exactly, batched across inputs.
+//!   `metamorph_models::seq2seq::StepDecoder` (one token per row per call, caches kept by the
+//!   model), written to reproduce `transformers` 5's `generate()` token ids exactly, batched
+//!   across inputs. BART and T5 (`metamorph_models::{bart, t5}`) implement [`Seq2Seq`] through
+//!   it.
+//! - Why BART and T5 are written in `metamorph-models` rather than taken from
+//!   candle-transformers: there is no BART there, and its `marian` (the nearest relative) keeps
+//!   its layers private, has no encoder padding mask and uses sinusoidal positions; its `t5`
+//!   encoder takes no attention mask and its decoder cache is private and cannot follow beams.
+//!   Neither could batch padded inputs nor run beam search.
 //! - The encoder runs once per batch; the decoder step by step with a growing self-attention
 //!   cache per layer and cross-attention keys/values computed once per input and shared by its
 //!   beams (rows are reordered only in the self-attention cache).
 //! - Decoding pulls each step's logits to the host as `f32` (`rows × vocab`); the search itself
 //!   is cheap next to the decoder, but on a GPU this is one transfer per step.
-//! - Parity with `transformers` is tested on tiny random BART and T5 models built by
-//!   `scripts/bart_fixtures.py` and `scripts/t5_fixtures.py` (`cargo xtask fixtures bart t5`).
+//! - Parity with `transformers` is tested here on tiny random BART and T5 models built by
+//!   `scripts/bart_fixtures.py` and `scripts/t5_fixtures.py` (`cargo xtask fixtures bart t5`):
+//!   the ids of `generate()` test the architectures and the search together.
 #![deny(missing_docs)]
 
-pub mod bart;
-mod checkpoint;
 pub mod decoding;
-pub mod device;
-pub mod encoders;
-pub mod http;
-mod linear;
-pub mod masked_lm;
 pub mod openai;
 pub mod qdmr;
 pub mod stage;
-pub mod t5;
 
-pub use checkpoint::ModelOptions;
 pub use stage::{GenerateConfig, GenerateCounts, GenerateStage, Generator, GeneratorConfig};
 
 use metamorph_data::Result;
+use metamorph_models::bart::Bart;
+use metamorph_models::t5::T5;
 
 /// Decoding settings for [`Seq2Seq::generate`].
 #[derive(Clone, Debug, PartialEq)]
@@ -113,27 +106,24 @@ pub trait Seq2Seq: Send + Sync {
     fn generate(&self, inputs: &[&str], options: &DecodingOptions) -> Result<Vec<String>>;
 }
 
-/// A candidate for a masked position.
-#[derive(Clone, Debug, PartialEq)]
-pub struct FillCandidate {
-    /// The predicted word (whole word, detokenised).
-    pub word: String,
-    /// Its probability under the model.
-    pub prob: f32,
+/// BART generates through the search of [`decoding`].
+impl Seq2Seq for Bart {
+    fn name(&self) -> &str {
+        metamorph_models::seq2seq::EncoderDecoder::name(self)
+    }
+
+    fn generate(&self, inputs: &[&str], options: &DecodingOptions) -> Result<Vec<String>> {
+        decoding::generate_text(self, inputs, options)
+    }
 }
 
-/// A masked language model.
-pub trait MaskedLm: Send + Sync {
-    /// The model's name.
-    fn name(&self) -> &str;
+/// T5 generates through the search of [`decoding`].
+impl Seq2Seq for T5 {
+    fn name(&self) -> &str {
+        metamorph_models::seq2seq::EncoderDecoder::name(self)
+    }
 
-    /// The model's mask token as it must appear in inputs (e.g. `[MASK]`, `<mask>`).
-    fn mask_token(&self) -> &str;
-
-    /// For each input text (holding one or more mask tokens), the `top_k` candidates of each
-    /// masked position, in order of position.
-    ///
-    /// # Errors
-    /// [`metamorph_data::Error::Model`] when the model fails or an input holds no mask.
-    fn fill(&self, inputs: &[&str], top_k: usize) -> Result<Vec<Vec<Vec<FillCandidate>>>>;
+    fn generate(&self, inputs: &[&str], options: &DecodingOptions) -> Result<Vec<String>> {
+        decoding::generate_text(self, inputs, options)
+    }
 }

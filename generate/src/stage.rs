@@ -46,12 +46,15 @@ use serde::Deserialize;
 
 use metamorph_parse::spacy::pipeline::Pipeline;
 
-use crate::bart::Bart;
-use crate::masked_lm::{CandleMaskedLm, FillOptions};
-use crate::openai::{ChatClient, ChatSettings, FewShot, OpenAiGenerator, ReplyShape};
+use metamorph_data::http::chat::{ChatClient, ChatSettings};
+use metamorph_models::bart::Bart;
+use metamorph_models::masked_lm::{CandleMaskedLm, FillOptions};
+use metamorph_models::t5::T5;
+use metamorph_models::{device, ModelOptions};
+
+use crate::openai::{FewShot, OpenAiGenerator, ReplyShape};
 use crate::qdmr::{self, Template};
-use crate::t5::T5;
-use crate::{device, DecodingOptions, EarlyStopping, ModelOptions, Seq2Seq};
+use crate::{DecodingOptions, EarlyStopping, Seq2Seq};
 
 /// The `[generate]` table of the config file.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -111,7 +114,7 @@ impl MaskedLmConfig {
             device: device::device(self.device.as_deref().unwrap_or("cpu"))?,
             dtype: device::parse_dtype(self.dtype.as_deref().unwrap_or("f32"))?,
         };
-        let checkpoint = crate::encoders::Checkpoint::try_resolve(&source, &hub)?;
+        let checkpoint = metamorph_models::Checkpoint::try_resolve(&source, &hub)?;
         let name = self.name.clone().unwrap_or_else(|| self.model.clone());
         let model = CandleMaskedLm::load(&checkpoint, &name, &options)?;
         let parser = match self.parser.as_deref() {
@@ -906,7 +909,7 @@ impl GenerateStage {
         c.malformed_decomposition
             .fetch_add(malformed, Ordering::Relaxed);
         c.no_substitute.fetch_add(unsubstituted, Ordering::Relaxed);
-        tracing::info!(
+        tracing::debug!(
             cases = cases.len(),
             completed,
             dropped_empty_question = empty,
@@ -973,7 +976,7 @@ impl GenerateStage {
         c.examples_parsed.fetch_add(parsed, Ordering::Relaxed);
         c.examples_malformed.fetch_add(malformed, Ordering::Relaxed);
         if parsed + malformed > 0 {
-            tracing::info!(
+            tracing::debug!(
                 examples = examples.len(),
                 parsed,
                 malformed,
@@ -1288,7 +1291,7 @@ mod tests {
     /// candidate reaches drops the case.
     #[test]
     fn substitutions_take_the_best_candidate_or_drop_the_case() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mlm/bert");
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../models/tests/fixtures/mlm/bert");
         let model =
             Arc::new(CandleMaskedLm::load_dir(&dir, "bert-mlm", &ModelOptions::default()).unwrap());
         let stage = GenerateStage::try_new(None, None, false)

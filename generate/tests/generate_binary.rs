@@ -10,9 +10,10 @@ mod common;
 
 use common::{plain_text, read_cases, write_cases};
 use metamorph_data::{Case, Example, Expectation, GenerationRequest, Task};
-use metamorph_generate::bart::Bart;
 use metamorph_generate::qdmr;
-use metamorph_generate::{DecodingOptions, ModelOptions, Seq2Seq};
+use metamorph_generate::{DecodingOptions, Seq2Seq};
+use metamorph_models::bart::Bart;
+use metamorph_models::ModelOptions;
 
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bart-tiny")

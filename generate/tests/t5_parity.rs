@@ -9,8 +9,10 @@ use std::path::PathBuf;
 use candle_core::Tensor;
 use metamorph_data::assets::{HubOptions, ModelSource};
 use metamorph_data::Error;
-use metamorph_generate::t5::T5;
-use metamorph_generate::{DecodingOptions, ModelOptions, Seq2Seq};
+use metamorph_generate::decoding::generate_ids;
+use metamorph_generate::{DecodingOptions, Seq2Seq};
+use metamorph_models::t5::T5;
+use metamorph_models::ModelOptions;
 use serde_json::Value;
 
 mod common;
@@ -83,15 +85,13 @@ fn generate_ids_match_transformers_batched_and_one_by_one() {
         let name = case["name"].as_str().unwrap();
         let options = options(case);
         assert_eq!(
-            model.generate_ids(&inputs, &options).unwrap(),
+            generate_ids(&model, &inputs, &options).unwrap(),
             ids(&case["batched"]),
             "{name}, batched"
         );
         for (i, (input, want)) in inputs.iter().zip(ids(&case["single"])).enumerate() {
             assert_eq!(
-                model
-                    .generate_ids(std::slice::from_ref(input), &options)
-                    .unwrap(),
+                generate_ids(&model, std::slice::from_ref(input), &options).unwrap(),
                 [want],
                 "{name}, input {i} alone"
             );
@@ -145,16 +145,13 @@ fn loading_problems_name_the_file() {
 #[test]
 fn bad_inputs_are_model_errors() {
     let model = model();
-    let err = model
-        .generate_ids(&[vec![]], &DecodingOptions::default())
-        .unwrap_err();
+    let err = generate_ids(&model, &[vec![]], &DecodingOptions::default()).unwrap_err();
     assert!(
         matches!(err, Error::Model { .. }) && err.to_string().contains("input 0"),
         "{err}"
     );
-    let err = model
-        .generate_ids(&[vec![0, 100_000, 2]], &DecodingOptions::default())
-        .unwrap_err();
+    let err =
+        generate_ids(&model, &[vec![0, 100_000, 2]], &DecodingOptions::default()).unwrap_err();
     assert!(err.to_string().contains("100000"), "{err}");
     assert_eq!(
         model.generate(&[], &DecodingOptions::default()).unwrap(),
@@ -199,9 +196,7 @@ fn half_precision_runs_close_to_f32() {
             worst <= bound * scale,
             "{dtype:?}: {worst} vs scale {scale}"
         );
-        let out = model
-            .generate_ids(&inputs, &DecodingOptions::default())
-            .unwrap();
+        let out = generate_ids(&model, &inputs, &DecodingOptions::default()).unwrap();
         assert_eq!(out.len(), inputs.len());
         for row in out {
             assert_eq!(row[0], 0, "decoder start");

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use metamorph_data::Result;
 
-use metamorph_generate::masked_lm::CandleMaskedLm;
+use metamorph_models::masked_lm::CandleMaskedLm;
 
 use crate::break_perturb_build::evaluator::ContextQa;
 use crate::break_perturb_build::BpbRelationConfig;
@@ -167,7 +167,7 @@ impl Resources {
         let model = Arc::new(CandleMaskedLm::from_source(
             &source,
             &metamorph_data::assets::HubOptions::default(),
-            &metamorph_generate::ModelOptions::default(),
+            &metamorph_models::ModelOptions::default(),
         )?);
         slot.insert(spec.to_string(), Arc::clone(&model));
         Ok(model)

@@ -280,7 +280,7 @@ impl Stage for PerturbStage {
                 );
             }
             if c.sources > 0 {
-                tracing::info!(family = %c.family, mr = %c.mr, sources = c.sources, eligible = c.eligible, cases = c.cases, "perturb");
+                tracing::debug!(family = %c.family, mr = %c.mr, sources = c.sources, eligible = c.eligible, cases = c.cases, "perturb");
             }
         }
         Ok(())

@@ -13,4 +13,6 @@
 mod pipeline;
 pub mod report_check;
 
-pub use pipeline::{run_pipeline, DatasetEntry, PipelineConfig, PipelineOptions, PipelineReport};
+pub use pipeline::{
+    check_config, run_pipeline, DatasetEntry, PipelineConfig, PipelineOptions, PipelineReport,
+};

@@ -67,6 +67,13 @@ enum Task {
         #[arg(long, default_value = "docs/report.png")]
         screenshot: PathBuf,
     },
+    /// Build the user manual (mdBook sources in docs/) into docs/book/; the first run installs
+    /// mdbook into $METAMORPH_HOME/tools with `cargo install --locked` unless one is on PATH.
+    Book {
+        /// Also open the built book's index.html in the default browser.
+        #[arg(long)]
+        open: bool,
+    },
     /// Run the criterion benchmarks (extra flags go to `cargo bench`).
     Bench {
         /// Flags for cargo bench.
@@ -106,6 +113,7 @@ fn main() -> ExitCode {
         Task::Stage { name, args } => stage(&name, &args),
         Task::Fixtures { names, list } => fixtures(&names, list),
         Task::ReportCheck { report, screenshot } => report_check(report, &screenshot),
+        Task::Book { open } => book(open),
         Task::Bench { args } => status(
             cargo()
                 .args(["bench", "-p", "metamorph-benches"])
@@ -274,7 +282,7 @@ const FIXTURES: [(&str, &[&str], &str); 10] = [
     (
         "encoders",
         &["scripts/encoder_fixtures.py"],
-        "tiny random-weight encoders × heads with PyTorch transformers' logits and QA answers (execute/tests/fixtures/encoders/, encoder-variants/)",
+        "tiny random-weight encoders × heads with PyTorch transformers' logits and QA answers (models/tests/fixtures/encoders/, encoder-variants/)",
     ),
     (
         "bart",
@@ -289,7 +297,7 @@ const FIXTURES: [(&str, &[&str], &str); 10] = [
     (
         "mlm",
         &["scripts/mlm_fixtures.py"],
-        "tiny random BERT/RoBERTa/DeBERTa-v2 masked LMs and transformers' top-10 fills (generate/tests/fixtures/mlm/)",
+        "tiny random BERT/RoBERTa/DeBERTa-v2 masked LMs and transformers' top-10 fills (models/tests/fixtures/mlm/)",
     ),
 ];
 
@@ -350,6 +358,44 @@ fn stage(name: &str, args: &[String]) -> anyhow::Result<()> {
             ])
             .args(args),
     )
+}
+
+/// The mdbook version `cargo xtask book` installs when none is on PATH.
+const MDBOOK_VERSION: &str = "0.5.4";
+
+/// Builds docs/ into docs/book with mdbook: the one on PATH, else the one installed under
+/// `$METAMORPH_HOME/tools`, else installs it there first (a few minutes, once).
+fn book(open: bool) -> anyhow::Result<()> {
+    let on_path = Command::new("mdbook")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let mdbook = if on_path {
+        PathBuf::from("mdbook")
+    } else {
+        let tools = assets::home().join("tools");
+        let installed = tools.join("bin").join("mdbook");
+        if !installed.is_file() {
+            eprintln!(
+                "book: installing mdbook {MDBOOK_VERSION} into {} (once)",
+                tools.display()
+            );
+            status(
+                cargo()
+                    .args(["install", "mdbook", "--locked", "--version"])
+                    .args([MDBOOK_VERSION, "--root", &tools.display().to_string()]),
+            )?;
+        }
+        installed
+    };
+    let mut build = Command::new(&mdbook);
+    build.current_dir(root()).args(["build", "docs"]);
+    if open {
+        build.arg("--open");
+    }
+    status(&mut build)?;
+    println!("book: {}", root().join("docs/book/index.html").display());
+    Ok(())
 }
 
 fn status(command: &mut Command) -> anyhow::Result<()> {

@@ -151,6 +151,34 @@ impl ContextQa for ModelStepQa {
     }
 }
 
+/// The top-level tables of a pipeline config file.
+pub const CONFIG_SECTIONS: [&str; 5] = ["pipeline", "parse", "perturb", "generate", "execute"];
+
+/// Checks a pipeline config as far as it can be without running anything: every top-level
+/// table is one the pipeline reads, and every table's keys and values are the ones its stage
+/// accepts (each stage's config refuses unknown keys). Used by the docs' example check.
+///
+/// # Errors
+/// [`Error::Config`] naming the section (and the key) at fault.
+pub fn check_config(file: &ConfigFile) -> Result<()> {
+    if let Some(name) = file
+        .section_names()
+        .find(|name| !CONFIG_SECTIONS.contains(name))
+    {
+        return Err(Error::Config(format!(
+            "{}: unknown section [{name}] (expected one of {})",
+            file.origin(),
+            CONFIG_SECTIONS.join(", ")
+        )));
+    }
+    file.section::<PipelineConfig>("pipeline")?;
+    file.section::<ParseConfig>("parse")?;
+    file.section::<PerturbConfig>("perturb")?;
+    file.section::<GenerateConfig>("generate")?;
+    file.section::<ExecuteConfig>("execute")?;
+    Ok(())
+}
+
 /// Runs the pipeline described by the config file at `config_path`.
 ///
 /// # Errors
@@ -158,6 +186,7 @@ impl ContextQa for ModelStepQa {
 /// failed leaves no output file behind and is redone on the next run.
 pub fn run_pipeline(config_path: &Path, options: &PipelineOptions) -> Result<PipelineReport> {
     let file = ConfigFile::load(config_path)?;
+    check_config(&file)?;
     let base = config_path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())

@@ -308,8 +308,8 @@ fn outputs_read_unmodified_in_pyarrow_and_polars() {
         .output()
         .is_ok_and(|o| o.status.success());
     if !has_pyarrow {
-        eprintln!(
-            "skipped: pyarrow is not installed (pip install pyarrow polars to run this check)"
+        metamorph_data::shared_data::skipped(
+            "pyarrow is not installed (pip install pyarrow polars to run this check)",
         );
         return;
     }

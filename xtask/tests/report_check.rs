@@ -1,5 +1,5 @@
 //! `cargo xtask report-check`'s browser lookup and check. The rendering test runs only where a
-//! Chromium is installed (it prints `skipped:` otherwise), like the tests that need
+//! Chromium is installed (it prints `SKIPPED` otherwise), like the tests that need
 //! `../shared/data`.
 
 use std::ffi::OsString;
@@ -37,7 +37,7 @@ fn a_browser_on_path_is_found() {
 #[test]
 fn a_report_renders_offline_without_script_errors() {
     let Ok(chromium) = find_chromium(std::env::var_os("CHROMIUM"), std::env::var_os("PATH")) else {
-        eprintln!("skipped: no Chromium ({INSTALL_HINT})");
+        metamorph_data::shared_data::skipped(format_args!("no Chromium ({INSTALL_HINT})"));
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -67,7 +67,7 @@ fn a_report_renders_offline_without_script_errors() {
 #[test]
 fn the_filters_hide_other_models_in_a_real_browser() {
     let Ok(chromium) = find_chromium(std::env::var_os("CHROMIUM"), std::env::var_os("PATH")) else {
-        eprintln!("skipped: no Chromium ({INSTALL_HINT})");
+        metamorph_data::shared_data::skipped(format_args!("no Chromium ({INSTALL_HINT})"));
         return;
     };
     let verdict = |model: &str, mr: &str, holds: bool| metamorph_data::Verdict {

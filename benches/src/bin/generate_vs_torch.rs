@@ -1,4 +1,4 @@
-//! Side-by-side generation throughput: metamorph's BART (`metamorph_generate::bart`) and
+//! Side-by-side generation throughput: metamorph's BART (`metamorph_models::bart`) and
 //! `transformers`' `generate()` (`scripts/bart_speed.py`) on the same random bart-base-shaped
 //! checkpoint ([`metamorph_benches::bart`]), the same inputs and the same thread count.
 //!
@@ -18,8 +18,10 @@ use std::time::Instant;
 
 use metamorph_benches::bart::{default_dir, ensure_checkpoint, inputs};
 use metamorph_benches::cli::{list, median};
-use metamorph_generate::bart::Bart;
-use metamorph_generate::{DecodingOptions, ModelOptions};
+use metamorph_generate::decoding::generate_ids;
+use metamorph_generate::DecodingOptions;
+use metamorph_models::bart::Bart;
+use metamorph_models::ModelOptions;
 
 struct Args {
     batch: Vec<usize>,
@@ -89,12 +91,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 ..options.clone()
             };
             let batch_inputs = &all_inputs[..batch];
-            model.generate_ids(batch_inputs, &warm)?;
+            generate_ids(&model, batch_inputs, &warm)?;
             let mut times = Vec::new();
             let started = Instant::now();
             while times.len() < args.reps || started.elapsed().as_secs_f64() < args.min_seconds {
                 let t0 = Instant::now();
-                let out = model.generate_ids(batch_inputs, &options)?;
+                let out = generate_ids(&model, batch_inputs, &options)?;
                 times.push(t0.elapsed().as_secs_f64());
                 // Start token + the forced new tokens.
                 if out.iter().any(|row| row.len() != args.new_tokens + 1) {

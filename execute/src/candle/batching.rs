@@ -310,7 +310,7 @@ impl Batcher {
             Ok(())
         })?;
         self.stats.add(&call);
-        tracing::info!(
+        tracing::debug!(
             model = %self.name,
             examples = items.len(),
             rows = call.rows,

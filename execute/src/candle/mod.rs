@@ -1,9 +1,10 @@
 //! Models under test that run in-process on [candle](https://github.com/huggingface/candle).
 //!
-//! The encoders themselves (checkpoint resolution, the backbone of each architecture,
-//! [`FastBert`], devices) live in `metamorph_generate::encoders`, shared with the masked LM
-//! there (this crate depends on `generate`, not the other way round); this module re-exports
-//! them and adds the task heads and the models under test.
+//! The architectures themselves (checkpoint resolution, the backbone of each architecture and
+//! its task heads, [`TaskEncoder`], [`SentenceEncoder`], [`FastBert`], devices) live in
+//! `metamorph-models`, shared with the masked LM and the generate stage; this module re-exports
+//! them and adds the models under test: tokenization policy, batching, post-processing and
+//! label mapping.
 //!
 //! * [`checkpoint`](Checkpoint): finds a checkpoint (local directory, packaged asset or hub repo)
 //!   and reads its `config.json`, which names the architecture.
@@ -23,24 +24,20 @@
 
 pub mod batching;
 mod classification;
-mod encoder;
-mod heads;
 pub mod labels;
 pub mod question_answering;
 mod similarity;
-mod task_encoder;
 pub mod token_classification;
 
 pub use classification::{
     relation_text, ClassificationOptions, EntityMarkers, PairOrder, SequenceClassificationModel,
 };
-pub use encoder::{EncoderOptions, SentenceEncoder};
-pub use heads::Head;
-pub use metamorph_generate::device::{device, parse_dtype};
-pub use metamorph_generate::encoders::{Architecture, Checkpoint, FastBert};
+pub use metamorph_models::{
+    device, parse_dtype, Architecture, Checkpoint, EncoderOptions, FastBert, Head, LoadOptions,
+    SentenceEncoder, TaskEncoder,
+};
 pub use question_answering::{QaOptions, QuestionAnsweringModel};
 pub use similarity::{SentenceSimilarityModel, SimilarityOptions};
-pub use task_encoder::{LoadOptions, TaskEncoder};
 pub use token_classification::TokenClassifier;
 
 use metamorph_data::{Error, Example, Result};

@@ -10,8 +10,8 @@
 //!
 //! # Design decisions
 //! * **One transport** with the generate stage: the HTTP exchange, retries, backoff and bounded
-//!   concurrency are [`metamorph_generate::http::HttpEndpoint`], under
-//!   [`metamorph_generate::openai::ChatClient`] (blocking `ureq` calls run by `concurrency`
+//!   concurrency are [`metamorph_data::http::HttpEndpoint`], under
+//!   [`metamorph_data::http::chat::ChatClient`] (blocking `ureq` calls run by `concurrency`
 //!   scoped worker threads; no async runtime); this module owns the prompts and reads the
 //!   replies as task outputs.
 //! * **Prompts fail at start-up**: templates are parsed when the model starts, so an unknown
@@ -47,8 +47,8 @@ pub mod reply;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+use metamorph_data::http::chat::{ChatClient, ChatMessage, ChatSettings};
 use metamorph_data::{Error, Example, Prediction, Result, Task};
-use metamorph_generate::openai::{ChatClient, ChatMessage, ChatSettings};
 
 use crate::Model;
 use prompt::Template;

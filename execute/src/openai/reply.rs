@@ -285,7 +285,7 @@ fn find_chars(haystack: &str, needle: &str, fold_case: bool) -> Option<(usize, u
     })
 }
 
-pub(crate) use metamorph_generate::openai::quoted;
+pub(crate) use metamorph_data::http::quoted;
 
 #[cfg(test)]
 mod tests {

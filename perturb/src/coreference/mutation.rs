@@ -37,7 +37,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use metamorph_data::{Case, CharSpan, Example, Expectation, ParsedText, Result, Task, Token};
-use metamorph_generate::masked_lm::{CandleMaskedLm, FillOptions};
+use metamorph_models::masked_lm::{CandleMaskedLm, FillOptions};
 use metamorph_parse::spacy::pipeline::Pipeline;
 
 use super::generation::{candidates, PERSONAL_PRONOUNS};
@@ -515,13 +515,13 @@ mod tests {
         assert!(two.len() <= 2 && !two.is_empty());
     }
 
-    /// With a masked LM (here the tiny random BERT of generate's parity fixtures, floor 0 since
+    /// With a masked LM (here the tiny random BERT of the models crate's parity fixtures, floor 0 since
     /// its probabilities are spread thin), its predictions join WordNet's and pass the same
     /// protection and selection.
     #[test]
     fn masked_lm_predictions_join_the_candidates() {
         let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../generate/tests/fixtures/mlm/bert");
+            .join("../models/tests/fixtures/mlm/bert");
         let mut config = crate::PerturbConfig::default();
         config.crest.masked_lm = Some(fixture.display().to_string());
         config.crest.masked_lm_min_prob = 0.0;

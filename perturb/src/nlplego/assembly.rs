@@ -13,7 +13,7 @@
 //! preferred; the paper prunes only its MRC trees (beam 4) and expands the others fully.
 
 use metamorph_data::Result;
-use metamorph_generate::masked_lm::FillOptions;
+use metamorph_models::masked_lm::FillOptions;
 
 use super::disassembly::{render, render_spans, Disassembler, Disassembly};
 use super::mutation::{AdjunctMutator, Substitution};
@@ -349,14 +349,14 @@ mod tests {
             .all(|(_, n)| n.edit.as_ref().unwrap().substitution.is_some()));
     }
 
-    /// With a masked LM (the tiny random BERT of generate's parity fixtures, floor 0 since its
+    /// With a masked LM (the tiny random BERT of the models crate's parity fixtures, floor 0 since its
     /// probabilities are spread thin), each substitution is one of the model's predictions for
     /// the word masked in the *parent* sentence with the adjunct inserted, and verbs are
     /// eligible.
     #[test]
     fn masked_lm_substitutions_are_predicted_in_the_parent_context() {
         let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../generate/tests/fixtures/mlm/bert");
+            .join("../models/tests/fixtures/mlm/bert");
         let mut config = crate::PerturbConfig::default();
         config.nlplego.masked_lm = Some(fixture.display().to_string());
         config.nlplego.masked_lm_min_prob = 0.0;

@@ -24,7 +24,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use metamorph_data::{Result, Token};
-use metamorph_generate::masked_lm::{CandleMaskedLm, FillOptions};
+use metamorph_models::masked_lm::{CandleMaskedLm, FillOptions};
 
 use crate::coreference::generation::{inflect, mutable_pos};
 use crate::edit::match_case;

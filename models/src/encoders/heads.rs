@@ -17,11 +17,9 @@
 //! ModernBERT's `head` is `dense` (bias `classifier_bias`) → `classifier_activation` → `norm`
 //! (LayerNorm, bias `norm_bias`, eps `norm_eps`).
 
+use super::{Activation, Architecture};
 use candle_core::{DType, Module, Result, Tensor, D};
 use candle_nn::{LayerNorm, Linear, VarBuilder};
-pub(crate) use metamorph_generate::encoders::Activation;
-
-use super::Architecture;
 
 /// The task head on top of the encoder, chosen from config.json's `architectures` suffix
 /// (`…ForQuestionAnswering` / `…ForSequenceClassification` / `…ForTokenClassification`).

@@ -18,8 +18,9 @@ use candle_transformers::models::bert::Config as BertConfig;
 use metamorph_data::{Error, Result};
 use tokenizers::{Tokenizer, TruncationParams};
 
-use super::{model_error, Architecture, Checkpoint};
-use metamorph_generate::encoders::backbone::{Backbone, LoadError};
+use crate::checkpoint::model_error;
+use crate::encoders::backbone::{Backbone, LoadError};
+use crate::encoders::{Architecture, Checkpoint};
 
 /// How a [`SentenceEncoder`] runs.
 #[derive(Clone, Debug)]

@@ -1,4 +1,4 @@
-//! What the candle models of this crate share: device and float type, special tokens from
+//! What the seq2seq and masked-LM models of this crate share: device and float type, special tokens from
 //! `config.json` overridden by `generation_config.json`, and text in and out through
 //! `tokenizer.json` with errors naming the model and the input.
 
@@ -9,7 +9,7 @@ use metamorph_data::{Error, Result};
 use serde::Deserialize;
 use tokenizers::Tokenizer;
 
-use crate::decoding::SpecialTokens;
+use crate::seq2seq::SpecialTokens;
 
 /// The optional file with generation defaults next to `config.json`.
 pub(crate) const GENERATION_CONFIG: &str = "generation_config.json";
@@ -119,6 +119,11 @@ pub(crate) fn model_err(name: &str, message: impl std::fmt::Display) -> Error {
         model: name.to_string(),
         message: message.to_string(),
     }
+}
+
+/// A run-time error of the model `model`, saying what was being done.
+pub(crate) fn model_error(model: &str, doing: &str, e: impl std::fmt::Display) -> Error {
+    model_err(model, format!("{doing}: {e}"))
 }
 
 /// Token ids of each text (special tokens added, truncation as `tokenizer` is set up).

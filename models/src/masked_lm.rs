@@ -33,7 +33,32 @@ use tokenizers::Tokenizer;
 
 use crate::encoders::backbone::{Backbone, BackboneInfo, LoadError};
 use crate::encoders::{Activation, Architecture, Checkpoint};
-use crate::{FillCandidate, MaskedLm, ModelOptions};
+use crate::ModelOptions;
+
+/// A candidate for a masked position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FillCandidate {
+    /// The predicted word (whole word, detokenised).
+    pub word: String,
+    /// Its probability under the model.
+    pub prob: f32,
+}
+
+/// A masked language model.
+pub trait MaskedLm: Send + Sync {
+    /// The model's name.
+    fn name(&self) -> &str;
+
+    /// The model's mask token as it must appear in inputs (e.g. `[MASK]`, `<mask>`).
+    fn mask_token(&self) -> &str;
+
+    /// For each input text (holding one or more mask tokens), the `top_k` candidates of each
+    /// masked position, in order of position.
+    ///
+    /// # Errors
+    /// [`metamorph_data::Error::Model`] when the model fails or an input holds no mask.
+    fn fill(&self, inputs: &[&str], top_k: usize) -> Result<Vec<Vec<Vec<FillCandidate>>>>;
+}
 
 /// The MLM head: transform, then the decoder against the vocabulary.
 struct MlmHead {

@@ -23,9 +23,8 @@ use serde::Deserialize;
 use tokenizers::{Tokenizer, TruncationParams};
 
 use crate::checkpoint::{self, asset_err, special_tokens, ModelOptions, GENERATION_CONFIG};
-use crate::decoding::{self, SpecialTokens, StepDecoder};
 use crate::linear::{linear_no_bias, Linear};
-use crate::{DecodingOptions, Seq2Seq};
+use crate::seq2seq::{EncoderDecoder, SpecialTokens, StepDecoder};
 
 /// The keys of a T5 `config.json` the model reads.
 #[derive(Clone, Debug, Deserialize)]
@@ -588,31 +587,6 @@ impl T5 {
         };
         build().map_err(|e| self.model_err(format!("cannot start decoding: {e}")))
     }
-
-    /// Generates from token ids, returning what `transformers`' `generate()` returns (decoder
-    /// start token, generated ids, `pad` up to the batch's longest output).
-    ///
-    /// # Errors
-    /// [`Error::Config`] for invalid options; [`Error::Model`] for bad inputs or failures.
-    pub fn generate_ids(
-        &self,
-        inputs: &[Vec<u32>],
-        options: &DecodingOptions,
-    ) -> Result<Vec<Vec<u32>>> {
-        decoding::validate(options)?;
-        if inputs.is_empty() {
-            return Ok(Vec::new());
-        }
-        let encoded = self.encode(inputs)?;
-        let mut session = self.session(&encoded, options.num_beams)?;
-        decoding::generate(
-            &mut session,
-            inputs.len(),
-            self.config.vocab_size,
-            self.special,
-            options,
-        )
-    }
 }
 
 /// Decoder state over a batch: per-block caches and the encoder mask, one row per beam.
@@ -709,14 +683,36 @@ impl StepDecoder for T5Session<'_> {
     }
 }
 
-impl Seq2Seq for T5 {
+impl EncoderDecoder for T5 {
     fn name(&self) -> &str {
         &self.name
     }
 
-    fn generate(&self, inputs: &[&str], options: &DecodingOptions) -> Result<Vec<String>> {
-        let outputs = self.generate_ids(&self.tokenize(inputs)?, options)?;
-        checkpoint::decode(&self.tokenizer, &self.name, &outputs)
+    fn vocab_size(&self) -> usize {
+        self.config.vocab_size
+    }
+
+    fn special_tokens(&self) -> SpecialTokens {
+        self.special
+    }
+
+    fn check_output_length(&self, max_new_tokens: usize) -> Result<()> {
+        // Relative position buckets: any length fits.
+        let _ = max_new_tokens;
+        Ok(())
+    }
+
+    fn tokenize(&self, texts: &[&str]) -> Result<Vec<Vec<u32>>> {
+        T5::tokenize(self, texts)
+    }
+
+    fn start(&self, inputs: &[Vec<u32>], beams: usize) -> Result<Box<dyn StepDecoder + '_>> {
+        let encoded = self.encode(inputs)?;
+        Ok(Box::new(self.session(&encoded, beams)?))
+    }
+
+    fn detokenize(&self, outputs: &[Vec<u32>]) -> Result<Vec<String>> {
+        checkpoint::decode(&self.tokenizer, &self.name, outputs)
     }
 }
 

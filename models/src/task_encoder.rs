@@ -21,9 +21,10 @@ use metamorph_data::{Error, Result};
 use serde::Deserialize;
 use tokenizers::Tokenizer;
 
-use super::heads::{Activation, HeadSpec, Pooling, TaskHead};
-use super::{model_error, Architecture, Checkpoint, Head};
-use metamorph_generate::encoders::backbone::{Backbone, BackboneInfo, LoadError};
+use crate::checkpoint::model_error;
+use crate::encoders::backbone::{Backbone, BackboneInfo, LoadError};
+use crate::encoders::heads::{HeadSpec, Pooling, TaskHead};
+use crate::encoders::{Activation, Architecture, Checkpoint, Head};
 
 /// How a model is placed: device + dtype.
 #[derive(Clone, Debug)]

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{BertModel, Config, HiddenAct};
-use metamorph_execute::candle::FastBert;
+use metamorph_models::FastBert;
 
 /// Seeded uniform values in [-scale, scale] (splitmix64), so the weights are the same every run.
 fn values(seed: &mut u64, n: usize, scale: f32) -> Vec<f32> {

@@ -10,7 +10,8 @@
 //!
 //! Inputs are tokenized with the checkpoint's `tokenizer.json` (special tokens added, truncated
 //! to `max_position_embeddings`), right-padded into one batch with an attention mask; the
-//! encoder runs once per call and [`crate::decoding`] drives the decoder.
+//! encoder runs once per call and the search (`metamorph_generate::decoding`) drives the decoder
+//! through [`EncoderDecoder`].
 
 use std::path::{Path, PathBuf};
 
@@ -24,9 +25,8 @@ use serde::Deserialize;
 use tokenizers::{Tokenizer, TruncationParams};
 
 use crate::checkpoint::{self, asset_err, special_tokens, ModelOptions, GENERATION_CONFIG};
-use crate::decoding::{self, SpecialTokens, StepDecoder};
 use crate::linear::{linear, Linear};
-use crate::{DecodingOptions, Seq2Seq};
+use crate::seq2seq::{EncoderDecoder, SpecialTokens, StepDecoder};
 
 const CONFIG: &str = "config.json";
 const TOKENIZER: &str = "tokenizer.json";
@@ -587,42 +587,6 @@ impl Bart {
         };
         build().map_err(|e| self.model_err(format!("cannot start decoding: {e}")))
     }
-
-    /// Generates from token ids, returning what `transformers`' `generate()` returns: per input
-    /// the decoder start token, the generated ids and `pad` up to the batch's longest output.
-    ///
-    /// # Errors
-    /// [`Error::Config`] for invalid options (also `max_new_tokens` beyond the decoder's
-    /// positions); [`Error::Model`] for bad inputs or failures.
-    pub fn generate_ids(
-        &self,
-        inputs: &[Vec<u32>],
-        options: &DecodingOptions,
-    ) -> Result<Vec<Vec<u32>>> {
-        decoding::validate(options)?;
-        // The decoder reads one learned position per token, the start token included.
-        if options.max_new_tokens + 1 > self.config.max_position_embeddings {
-            return Err(Error::Config(format!(
-                "model `{}`: max_new_tokens {} needs {} decoder positions; the model has {}",
-                self.name,
-                options.max_new_tokens,
-                options.max_new_tokens + 1,
-                self.config.max_position_embeddings
-            )));
-        }
-        if inputs.is_empty() {
-            return Ok(Vec::new());
-        }
-        let encoded = self.encode(inputs)?;
-        let mut session = self.session(&encoded, options.num_beams)?;
-        decoding::generate(
-            &mut session,
-            inputs.len(),
-            self.config.vocab_size,
-            self.special,
-            options,
-        )
-    }
 }
 
 /// Decoder state over a batch: per-layer caches and the encoder mask, one row per beam.
@@ -714,13 +678,43 @@ impl StepDecoder for BartSession<'_> {
     }
 }
 
-impl Seq2Seq for Bart {
+impl EncoderDecoder for Bart {
     fn name(&self) -> &str {
         &self.name
     }
 
-    fn generate(&self, inputs: &[&str], options: &DecodingOptions) -> Result<Vec<String>> {
-        let outputs = self.generate_ids(&self.tokenize(inputs)?, options)?;
-        checkpoint::decode(&self.tokenizer, &self.name, &outputs)
+    fn vocab_size(&self) -> usize {
+        self.config.vocab_size
+    }
+
+    fn special_tokens(&self) -> SpecialTokens {
+        self.special
+    }
+
+    fn check_output_length(&self, max_new_tokens: usize) -> Result<()> {
+        // The decoder reads one learned position per token, the start token included.
+        if max_new_tokens + 1 > self.config.max_position_embeddings {
+            return Err(Error::Config(format!(
+                "model `{}`: max_new_tokens {} needs {} decoder positions; the model has {}",
+                self.name,
+                max_new_tokens,
+                max_new_tokens + 1,
+                self.config.max_position_embeddings
+            )));
+        }
+        Ok(())
+    }
+
+    fn tokenize(&self, texts: &[&str]) -> Result<Vec<Vec<u32>>> {
+        Bart::tokenize(self, texts)
+    }
+
+    fn start(&self, inputs: &[Vec<u32>], beams: usize) -> Result<Box<dyn StepDecoder + '_>> {
+        let encoded = self.encode(inputs)?;
+        Ok(Box::new(self.session(&encoded, beams)?))
+    }
+
+    fn detokenize(&self, outputs: &[Vec<u32>]) -> Result<Vec<String>> {
+        checkpoint::decode(&self.tokenizer, &self.name, outputs)
     }
 }

@@ -1,7 +1,11 @@
 //! JSON over HTTP: one blocking `POST` with retries, backoff and bounded concurrency. The
-//! transport of the OpenAI-compatible chat client ([`crate::openai::ChatClient`]) and of
-//! `metamorph-execute`'s plain HTTP adapter (`kind = "http"`), so both retry, time out and
-//! report failures alike.
+//! transport of the OpenAI-compatible chat client ([`chat::ChatClient`], used by the generate
+//! stage and by `metamorph-execute`) and of `metamorph-execute`'s plain HTTP adapter
+//! (`kind = "http"`), so both retry, time out and report failures alike.
+//!
+//! It lives in `metamorph-data`, the crate every stage depends on (which already links `ureq`
+//! through `hf-hub` for asset downloads), so that neither `execute` nor `generate` depends on
+//! the other for a network client.
 //!
 //! # Design decisions
 //! * **Blocking client, bounded threads**: requests are blocking `ureq` calls (the copy
@@ -21,7 +25,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use metamorph_data::{Error, Result};
+use crate::{Error, Result};
+
+pub mod chat;
 
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(120);

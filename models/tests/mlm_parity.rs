@@ -7,8 +7,8 @@
 mod common;
 
 use metamorph_data::Error;
-use metamorph_generate::masked_lm::{CandleMaskedLm, FillOptions};
-use metamorph_generate::{MaskedLm, ModelOptions};
+use metamorph_models::masked_lm::{CandleMaskedLm, FillOptions};
+use metamorph_models::{MaskedLm, ModelOptions};
 use serde_json::Value;
 
 const HEADS: [&str; 4] = ["bert", "roberta", "deberta-v2", "deberta-v2-lm-predictions"];
@@ -153,7 +153,7 @@ fn bad_inputs_are_clear_errors() {
         .unwrap_err();
     assert!(matches!(err, Error::Config(_)), "{err}");
     let encoders = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../execute/tests/fixtures/encoders/distilbert-qa");
+        .join("tests/fixtures/encoders/distilbert-qa");
     let err = CandleMaskedLm::load_dir(&encoders, "d", &ModelOptions::default()).unwrap_err();
     assert!(err.to_string().contains("distilbert"), "{err}");
 }

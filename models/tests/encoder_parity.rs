@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use metamorph_data::assets::ModelSource;
-use metamorph_execute::candle::{Architecture, Checkpoint, Head, LoadOptions, TaskEncoder};
+use metamorph_models::{Architecture, Checkpoint, Head, LoadOptions, TaskEncoder};
 use serde::Deserialize;
 use tokenizers::{EncodeInput, Encoding};
 
