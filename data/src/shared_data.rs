@@ -22,8 +22,8 @@ pub fn root() -> PathBuf {
 /// `cargo test`'s output, and returns `None`.
 pub fn sample(relative: &str) -> Option<PathBuf> {
     let path = root().join(relative);
-    if path.is_file() {
-        Some(path)
+    if let Some(found) = existing(&path) {
+        Some(found)
     } else {
         skipped(format_args!(
             "{} is not present (../shared/data exists only beside the project checkout; set \
@@ -32,6 +32,11 @@ pub fn sample(relative: &str) -> Option<PathBuf> {
         ));
         None
     }
+}
+
+/// `path` when it is a file.
+fn existing(path: &Path) -> Option<PathBuf> {
+    path.is_file().then(|| path.to_path_buf())
 }
 
 /// Tells whoever runs `cargo test` that the current test skipped part of its work and why:
@@ -50,6 +55,11 @@ pub fn skipped(reason: impl std::fmt::Display) {
 mod tests {
     #[test]
     fn a_missing_sample_is_none() {
-        assert_eq!(super::sample("no/such/sample.jsonl"), None);
+        assert_eq!(
+            super::existing(&super::root().join("no/such/sample.jsonl")),
+            None
+        );
+        let this_file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/shared_data.rs");
+        assert_eq!(super::existing(&this_file), Some(this_file.clone()));
     }
 }
