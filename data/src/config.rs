@@ -74,3 +74,44 @@ impl ConfigFile {
         }
     }
 }
+
+/// Checks the names a config gives its datasets or models (`what`: "dataset", "model"): each
+/// is made of ASCII letters, digits, `-`, `_` and `.` (it names output folders and appears in
+/// every record), is not `.` or `..`, and no two are equal.
+///
+/// # Errors
+/// [`Error::Config`] naming the offending name.
+pub fn check_names<'a>(what: &str, names: impl IntoIterator<Item = &'a str>) -> Result<()> {
+    let mut seen = std::collections::HashSet::new();
+    for name in names {
+        let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
+        if name.is_empty() || name == "." || name == ".." || !name.chars().all(allowed) {
+            return Err(Error::Config(format!(
+                "{what} name {name:?}: use letters, digits, `-`, `_` and `.` only (it names \
+                 output folders and records)"
+            )));
+        }
+        if !seen.insert(name) {
+            return Err(Error::Config(format!(
+                "{what} name `{name}` is used twice: every {what} needs a name of its own"
+            )));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod name_tests {
+    use super::check_names;
+
+    #[test]
+    fn names_are_plain_and_unique() {
+        assert!(check_names("dataset", ["boolq", "squad-v2", "a_b.c"]).is_ok());
+        for bad in ["", ".", "..", "../../x", "a/b", "a b", "naïve"] {
+            let e = check_names("dataset", [bad]).unwrap_err().to_string();
+            assert!(e.contains("dataset name"), "{bad}: {e}");
+        }
+        let e = check_names("model", ["m", "m"]).unwrap_err().to_string();
+        assert!(e.contains("`m` is used twice"), "{e}");
+    }
+}

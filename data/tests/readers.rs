@@ -454,3 +454,116 @@ fn broken_tacred_span_and_unclosed_conll_mention() {
         "{message}"
     );
 }
+
+#[test]
+fn a_byte_order_mark_is_ignored_in_every_text_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let bom = b"\xEF\xBB\xBF";
+    for (name, format) in [
+        ("boolq.jsonl", DatasetFormat::Boolq),
+        ("squad.json", DatasetFormat::Squad),
+        ("sentiment.tsv", DatasetFormat::SentimentTsv),
+        ("break.csv", DatasetFormat::Break),
+    ] {
+        let plain = std::fs::read(sample(name)).unwrap();
+        let with_bom = write(&dir, name, &[bom.as_slice(), &plain].concat());
+        let want = read_all(&sample(name), format);
+        let got = read_all(&with_bom, format);
+        assert_eq!(got.len(), want.len(), "{name}");
+        assert_eq!(
+            got.iter().map(|e| &e.id).collect::<Vec<_>>(),
+            want.iter().map(|e| &e.id).collect::<Vec<_>>(),
+            "{name}"
+        );
+        // The first record is read, not skipped as malformed.
+        let reader = DatasetReader::open(
+            &with_bom,
+            format,
+            ReadOptions::default().with_skip_bad(true),
+        )
+        .unwrap();
+        let skipped = reader.skipped_counter();
+        assert_eq!(reader.examples().count(), want.len(), "{name}");
+        assert_eq!(
+            skipped.load(std::sync::atomic::Ordering::Relaxed),
+            0,
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn an_invalid_byte_is_reported_at_its_line_and_can_be_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = |i: usize| {
+        format!(r#"{{"question": "is it {i}", "passage": "It is.", "idx": {i}, "label": true}}"#)
+    };
+    let mut bytes = Vec::new();
+    for i in 0..6 {
+        if i == 3 {
+            bytes.extend_from_slice(
+                b"{\"question\": \"caf\xE9?\", \"passage\": \"p\", \"idx\": 3, \"label\": true}\n",
+            );
+        } else {
+            bytes.extend_from_slice(good(i).as_bytes());
+            bytes.push(b'\n');
+        }
+    }
+    let path = write(&dir, "latin1.jsonl", &bytes);
+    let message = open_error(&path, DatasetFormat::Boolq).to_string();
+    assert!(
+        message.contains("latin1.jsonl:line 4") && message.contains("invalid UTF-8"),
+        "{message}"
+    );
+    let reader = DatasetReader::open(
+        &path,
+        DatasetFormat::Boolq,
+        ReadOptions::default().with_skip_bad(true),
+    )
+    .unwrap();
+    let skipped = reader.skipped_counter();
+    let examples: Vec<_> = reader.examples().collect::<Result<_, _>>().unwrap();
+    assert_eq!(examples.len(), 5);
+    assert_eq!(skipped.load(std::sync::atomic::Ordering::Relaxed), 1);
+
+    // A whole-document format names the line too.
+    let squad = std::fs::read(sample("squad.json")).unwrap();
+    let at = squad.iter().position(|&b| b == b'\n').unwrap() + 1;
+    let mut broken = squad.clone();
+    broken.insert(at + 2, 0xFF);
+    let path = write(&dir, "squad.json", &broken);
+    let message = open_error(&path, DatasetFormat::Squad).to_string();
+    assert!(
+        message.contains("squad.json:line 2") && message.contains("invalid UTF-8"),
+        "{message}"
+    );
+}
+
+#[test]
+fn duplicate_example_ids_name_both_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(
+        &dir,
+        "dup.jsonl",
+        br#"{"question": "is it", "passage": "It is.", "idx": 1, "label": true}
+{"question": "is it not", "passage": "It is not.", "idx": 2, "label": false}
+{"question": "was it", "passage": "It was.", "idx": "1", "label": true}
+"#,
+    );
+    let message = open_error(&path, DatasetFormat::Boolq).to_string();
+    assert!(
+        message.contains("dup.jsonl:line 3")
+            && message.contains("duplicate example id `boolq-1`")
+            && message.contains("line 1"),
+        "{message}"
+    );
+    let reader = DatasetReader::open(
+        &path,
+        DatasetFormat::Boolq,
+        ReadOptions::default().with_skip_bad(true),
+    )
+    .unwrap();
+    let examples: Vec<_> = reader.examples().collect::<Result<_, _>>().unwrap();
+    assert_eq!(examples.len(), 2);
+    assert_eq!(examples[0].question.as_deref(), Some("is it"));
+}

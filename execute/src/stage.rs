@@ -34,6 +34,16 @@ pub struct ExecuteConfig {
     pub models: Vec<ModelConfig>,
 }
 
+impl ExecuteConfig {
+    /// Checks the models' names before any model starts: plain and unique.
+    ///
+    /// # Errors
+    /// [`Error::Config`] naming the offending name.
+    pub fn check_names(&self) -> Result<()> {
+        metamorph_data::check_names("model", self.models.iter().map(|m| m.name.as_str()))
+    }
+}
+
 /// One model under test.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -233,9 +243,17 @@ impl ModelConfig {
             .and_then(|n| n.to_str())
             .filter(|n| !n.is_empty() && *n != "." && *n != "..")
             .unwrap_or("model");
+        // A plain name (`metamorph_data::check_names`): other characters become `-`.
+        let name: String = name
+            .chars()
+            .map(|c| match c {
+                'a'..='z' | 'A'..='Z' | '0'..='9' | '-' | '_' | '.' => c,
+                _ => '-',
+            })
+            .collect();
         ModelConfig {
             model: Some(spec.to_string()),
-            ..ModelConfig::new(name, kind)
+            ..ModelConfig::new(&name, kind)
         }
     }
 
@@ -579,7 +597,8 @@ impl ExecuteStage {
     /// A stage over already started models.
     ///
     /// # Errors
-    /// [`Error::Config`] when `models` is empty.
+    /// [`Error::Config`] when `models` is empty, or two models share a name or one has a name
+    /// that is not plain ([`metamorph_data::check_names`]).
     pub fn try_new(models: Vec<Arc<dyn Model>>) -> Result<Self> {
         if models.is_empty() {
             return Err(Error::Config(
@@ -588,6 +607,7 @@ impl ExecuteStage {
                     .into(),
             ));
         }
+        metamorph_data::check_names("model", models.iter().map(|m| m.name()))?;
         Ok(ExecuteStage {
             models,
             predicted_sources: Mutex::new(HashSet::new()),
@@ -599,6 +619,7 @@ impl ExecuteStage {
     /// # Errors
     /// As [`ModelConfig::start`]; [`Error::Config`] when no model is configured.
     pub fn from_config(config: &ExecuteConfig, base_dir: &Path) -> Result<Self> {
+        config.check_names()?;
         let models = config
             .models
             .iter()

@@ -155,8 +155,10 @@ impl ContextQa for ModelStepQa {
 pub const CONFIG_SECTIONS: [&str; 5] = ["pipeline", "parse", "perturb", "generate", "execute"];
 
 /// Checks a pipeline config as far as it can be without running anything: every top-level
-/// table is one the pipeline reads, and every table's keys and values are the ones its stage
-/// accepts (each stage's config refuses unknown keys). Used by the docs' example check.
+/// table is one the pipeline reads, every table's keys and values are the ones its stage
+/// accepts (each stage's config refuses unknown keys), and dataset and model names are plain
+/// and unique (they name output folders and records). Run before any stage, and by the docs'
+/// example check.
 ///
 /// # Errors
 /// [`Error::Config`] naming the section (and the key) at fault.
@@ -171,11 +173,18 @@ pub fn check_config(file: &ConfigFile) -> Result<()> {
             CONFIG_SECTIONS.join(", ")
         )));
     }
-    file.section::<PipelineConfig>("pipeline")?;
+    let pipeline = file.section::<PipelineConfig>("pipeline")?;
     file.section::<ParseConfig>("parse")?;
     file.section::<PerturbConfig>("perturb")?;
     file.section::<GenerateConfig>("generate")?;
-    file.section::<ExecuteConfig>("execute")?;
+    let execute = file.section::<ExecuteConfig>("execute")?;
+    let named = |e: Error| match e {
+        Error::Config(message) => Error::Config(format!("{}: {message}", file.origin())),
+        other => other,
+    };
+    metamorph_data::check_names("dataset", pipeline.datasets.iter().map(|d| d.name.as_str()))
+        .map_err(named)?;
+    execute.check_names().map_err(named)?;
     Ok(())
 }
 

@@ -302,6 +302,48 @@ fn unknown_relation_and_missing_dataset_are_config_errors() {
 }
 
 #[test]
+fn dataset_and_model_names_are_checked_before_any_stage_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let sample = boolq_sample();
+    let refused = |datasets: &[(&str, &Path, &str)], edit: Option<(&str, &str)>| {
+        let cfg = config(dir.path(), datasets, &["keyword"], 1);
+        if let Some((from, to)) = edit {
+            edit_config(&cfg, from, to);
+        }
+        let message = run_pipeline(&cfg, &PipelineOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            !dir.path().join("out").exists(),
+            "nothing may be written: {message}"
+        );
+        message
+    };
+    let message = refused(&[("../../x", &sample, "boolq")], None);
+    assert!(message.contains("dataset name \"../../x\""), "{message}");
+    let message = refused(
+        &[("boolq", &sample, "boolq"), ("boolq", &sample, "boolq")],
+        None,
+    );
+    assert!(
+        message.contains("dataset name `boolq` is used twice"),
+        "{message}"
+    );
+    let twice = "[[execute.models]]\nname = \"keyword\"";
+    let message = refused(
+        &[("boolq", &sample, "boolq")],
+        Some((
+            "[[execute.models]]",
+            &format!("{twice}\ncommand = [\"true\"]\n\n[[execute.models]]"),
+        )),
+    );
+    assert!(
+        message.contains("model name `keyword` is used twice"),
+        "{message}"
+    );
+}
+
+#[test]
 fn outputs_read_unmodified_in_pyarrow_and_polars() {
     let has_pyarrow = Command::new("python3")
         .args(["-c", "import pyarrow"])

@@ -15,6 +15,7 @@ mod sentiment_paraphrase;
 mod squad;
 mod table;
 
+use std::collections::HashMap;
 use std::fmt;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
@@ -232,13 +233,39 @@ impl DatasetReader {
         &self.path
     }
 
-    /// The examples, one at a time, honouring `skip_bad` and `limit`.
+    /// The examples, one at a time, honouring `skip_bad` and `limit`. An example whose id an
+    /// earlier one already has (e.g. BoolQ's `idx` 1 and `"1"`) is malformed, naming both
+    /// records: its cases would otherwise be judged against the other example's prediction.
     pub fn examples(self) -> impl Iterator<Item = Result<Example>> + Send {
         let skip_bad = self.options.skip_bad;
         let skipped = self.skipped;
         let path = self.path;
         let limit = self.options.limit.unwrap_or(usize::MAX);
+        let mut seen: HashMap<String, Option<String>> = HashMap::new();
+        let dup_path = path.clone();
         self.examples
+            .map(move |item| {
+                let example = item?;
+                match seen.get(&example.id) {
+                    Some(first) => {
+                        let here = location_in(&example, &dup_path);
+                        let first = first.as_deref().map_or_else(
+                            || "an earlier record".to_string(),
+                            |o| format!("the record at {o}"),
+                        );
+                        Err(Error::malformed(
+                            &dup_path,
+                            here,
+                            "id",
+                            format!("duplicate example id `{}`: {first} has it too", example.id),
+                        ))
+                    }
+                    None => {
+                        seen.insert(example.id.clone(), example.origin.clone());
+                        Ok(example)
+                    }
+                }
+            })
             .filter(move |item| match item {
                 Err(e @ Error::Malformed { .. }) if skip_bad => {
                     skipped.fetch_add(1, Ordering::Relaxed);
@@ -277,8 +304,20 @@ impl DatasetReader {
     }
 }
 
+/// Where `example` sits in `path`, for an error message: its origin without the path
+/// (`line 4`, `data[0].paragraphs[1].qas[2]`), or its id when it has no origin.
+fn location_in(example: &Example, path: &Path) -> String {
+    let prefix = format!("{}:", path.display());
+    match example.origin.as_deref() {
+        Some(origin) => origin.strip_prefix(&prefix).unwrap_or(origin).to_string(),
+        None => format!("example `{}`", example.id),
+    }
+}
+
 /// Rejects empty and binary files up front, so the user gets one clear message instead of a
-/// parse error at an odd place.
+/// parse error at an odd place. Binary means a NUL byte, or invalid UTF-8 in more than two lines
+/// and more than one in eight of the first 8 KiB; a few bad bytes in a text file are reported at their own line by
+/// the format's reader instead (and skipped with `skip_bad` in line formats).
 fn check_text_file(path: &Path) -> Result<()> {
     let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
     let mut head = Vec::with_capacity(8192);
@@ -286,16 +325,20 @@ fn check_text_file(path: &Path) -> Result<()> {
         .take(8192)
         .read_to_end(&mut head)
         .map_err(|e| Error::io(path, e))?;
+    let head = head.strip_prefix(UTF8_BOM).unwrap_or(&head);
     if head.iter().all(|b| b.is_ascii_whitespace()) {
         return Err(Error::malformed(path, "line 1", "-", "the file is empty"));
     }
-    let looks_binary = head.contains(&0)
-        || match std::str::from_utf8(&head) {
+    let lines = head.split(|&b| b == b'\n').count();
+    let bad_lines = head
+        .split(|&b| b == b'\n')
+        .filter(|line| match std::str::from_utf8(line) {
             Ok(_) => false,
             // A multi-byte character cut at the 8 KiB boundary is fine.
             Err(e) => e.error_len().is_some(),
-        };
-    if looks_binary {
+        })
+        .count();
+    if head.contains(&0) || bad_lines > 2.max(lines / 8) {
         return Err(Error::malformed(
             path,
             "line 1",
@@ -306,10 +349,21 @@ fn check_text_file(path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Reads a whole-document JSON file.
+/// The byte order mark some editors write at the start of a UTF-8 file; readers ignore it.
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Reads a whole-document JSON file (a leading byte order mark ignored).
 fn read_json_document(path: &Path) -> Result<Value> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    serde_json::from_str(&text).map_err(|e| {
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let bytes = bytes.strip_prefix(UTF8_BOM).unwrap_or(&bytes);
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let line = 1 + bytes[..e.valid_up_to()]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        Error::malformed(path, format!("line {line}"), "-", "invalid UTF-8")
+    })?;
+    serde_json::from_str(text).map_err(|e| {
         Error::malformed(
             path,
             format!("line {} column {}", e.line(), e.column()),
@@ -319,7 +373,8 @@ fn read_json_document(path: &Path) -> Result<Value> {
     })
 }
 
-/// Iterates the non-blank lines of a text file as `(1-based line number, line)`.
+/// Iterates the non-blank lines of a text file as `(1-based line number, line)`, a byte order
+/// mark at the start ignored; a line that is not UTF-8 is malformed at its own line.
 fn lines(path: &Path) -> Result<impl Iterator<Item = Result<(usize, String)>> + Send> {
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
     let path = path.to_path_buf();
@@ -331,6 +386,11 @@ fn lines(path: &Path) -> Result<impl Iterator<Item = Result<(usize, String)>> + 
             let line = match line {
                 Ok(l) => l,
                 Err(e) => return Some(Err(Error::io(&path, e))),
+            };
+            let line = if n == 1 && line.starts_with(UTF8_BOM) {
+                line[UTF8_BOM.len()..].to_vec()
+            } else {
+                line
             };
             match String::from_utf8(line) {
                 Ok(mut s) => {
