@@ -133,6 +133,33 @@ pub enum AnswerField {
     Text(String),
 }
 
+/// How far the probabilities of a response may sum from 1 (float rounding in the model's
+/// softmax and in JSON).
+pub const PROBABILITY_SUM_TOLERANCE: f64 = 1e-3;
+
+/// Checks that `probs` is a distribution: every probability finite and in [0, 1], the sum 1
+/// within [`PROBABILITY_SUM_TOLERANCE`]. Judge compares them across source and follow-up, so a
+/// logit or a percentage passed off as a probability would give wrong verdicts silently.
+fn check_distribution(probs: &[LabelProb]) -> Result<(), String> {
+    if let Some(p) = probs
+        .iter()
+        .find(|p| !p.prob.is_finite() || !(0.0..=1.0).contains(&p.prob))
+    {
+        return Err(format!(
+            "the probability of {:?} is {}, not a number in [0, 1]",
+            p.label, p.prob
+        ));
+    }
+    let sum: f64 = probs.iter().map(|p| f64::from(p.prob)).sum();
+    if !probs.is_empty() && (sum - 1.0).abs() > PROBABILITY_SUM_TOLERANCE {
+        return Err(format!(
+            "the probabilities sum to {sum:.6}, not 1 (give every label's probability, \
+             softmax-normalised)"
+        ));
+    }
+    Ok(())
+}
+
 /// Turns a response into a prediction for `task`, or says what is wrong with it.
 ///
 /// # Errors
@@ -184,6 +211,10 @@ pub fn to_prediction(
                 })?;
             }
         }
+    }
+    if let Some(probs) = &probabilities {
+        check_distribution(probs)
+            .map_err(|e| format!("field `probabilities` of `{}`: {e}", response.id))?;
     }
     let answer = response.answer.map(|a| match a {
         AnswerField::Span {
@@ -376,6 +407,27 @@ mod tests {
         assert!(to_prediction(r, Task::BoolQ, "m", 1.0)
             .unwrap_err()
             .contains("unknown BoolQ label"));
+    }
+
+    #[test]
+    fn probabilities_must_be_a_distribution() {
+        let prediction = |probs: &str| {
+            let r = response(&format!(
+                r#"{{"id": "a", "label": "yes", "probabilities": {probs}}}"#
+            ));
+            to_prediction(r, Task::BoolQ, "m", 1.0)
+        };
+        assert!(prediction(r#"{"yes": 0.9, "no": 0.1}"#).is_ok());
+        assert!(prediction(r#"{"yes": 0.9004, "no": 0.1}"#).is_ok());
+        let e = prediction(r#"{"yes": 0.9}"#).unwrap_err();
+        assert!(
+            e.contains("`probabilities` of `a`") && e.contains("sum to 0.9"),
+            "{e}"
+        );
+        let e = prediction(r#"{"yes": 1.5, "no": -0.5}"#).unwrap_err();
+        assert!(e.contains("not a number in [0, 1]"), "{e}");
+        let e = prediction(r#"{"yes": 2.3, "no": -1.1}"#).unwrap_err();
+        assert!(e.contains("not a number in [0, 1]"), "{e}");
     }
 
     #[test]

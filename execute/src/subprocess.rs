@@ -236,8 +236,15 @@ impl SubprocessModel {
                 Ok(r) => r,
                 Err(e) => {
                     let shown: String = line.chars().take(120).collect();
+                    let hint = if !line.trim_start().starts_with('{') {
+                        " (print logs to stderr, not stdout)"
+                    } else if line.contains("NaN") || line.contains("Infinity") {
+                        " (NaN and Infinity are not JSON numbers: send finite numbers)"
+                    } else {
+                        ""
+                    };
                     failure = Some(format!(
-                        "printed a line that is not a protocol response ({e}): {shown:?} (print logs to stderr, not stdout)"
+                        "printed a line that is not a protocol response ({e}): {shown:?}{hint}"
                     ));
                     break;
                 }

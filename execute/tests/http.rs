@@ -38,12 +38,12 @@ fn answer_reversed(request: &Received, _: usize) -> Reply {
         .unwrap()
         .iter()
         .map(|r| {
-            let label = if r["text"].as_str().unwrap().len() % 2 == 0 {
-                "positive"
+            let (label, other) = if r["text"].as_str().unwrap().len() % 2 == 0 {
+                ("positive", "negative")
             } else {
-                "negative"
+                ("negative", "positive")
             };
-            json!({"id": r["id"], "label": label, "probabilities": {label: 0.9}})
+            json!({"id": r["id"], "label": label, "probabilities": {label: 0.9, other: 0.1}})
         })
         .collect();
     responses.reverse();
