@@ -16,7 +16,9 @@
 //! * **Retries** (`retries`, default 2) on connection errors, timeouts, 408, 429 and 5xx, after
 //!   `backoff · 2^attempt` (capped at 30 s) scaled by a random factor in [0.5, 1) so that
 //!   workers that failed together do not retry together; a `Retry-After: <seconds>` header
-//!   replaces the computed delay (capped at 120 s; the HTTP-date form is not read). Other
+//!   replaces the computed delay, capped at the request `timeout` and at 120 s, so a server
+//!   cannot hold a run longer than the user allows one request (the HTTP-date form is not
+//!   read). Other
 //!   statuses (400, 401, 404, …) fail at once: repeating them cannot help.
 //! * Proxies from the environment are not used. The `Authorization: Bearer` header is sent only
 //!   with a key.
@@ -176,7 +178,7 @@ impl HttpEndpoint {
                     }
                     let delay = failure
                         .retry_after
-                        .map(|d| d.min(MAX_RETRY_AFTER))
+                        .map(|d| self.retry_after_delay(d))
                         .unwrap_or_else(|| self.backoff(attempt));
                     tracing::warn!(
                         "model `{}`: {item}: {}; retry {}/{} in {:.2}s",
@@ -241,6 +243,12 @@ impl HttpEndpoint {
             Some(i) => Err(self.error(&format!("item {i}"), "was not sent (no worker took it)")),
             None => Ok(out),
         }
+    }
+
+    /// How long to wait when the server says `Retry-After: asked`: at most the request
+    /// `timeout` (the user's bound on waiting for one reply) and at most 120 s.
+    pub fn retry_after_delay(&self, asked: Duration) -> Duration {
+        asked.min(self.settings.timeout).min(MAX_RETRY_AFTER)
     }
 
     /// `backoff · 2^attempt`, capped, times a random factor in [0.5, 1).
@@ -414,6 +422,40 @@ mod tests {
         };
         let shown = format!("{s:?}");
         assert!(!shown.contains("sk-secret") && shown.contains("<hidden>"));
+    }
+
+    #[test]
+    fn retry_after_is_capped_by_the_timeout() {
+        let e = HttpEndpoint::try_new(
+            "m",
+            "http://127.0.0.1:1/x",
+            HttpSettings {
+                timeout: Duration::from_secs(5),
+                ..HttpSettings::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            e.retry_after_delay(Duration::from_secs(40)),
+            Duration::from_secs(5)
+        );
+        assert_eq!(
+            e.retry_after_delay(Duration::from_secs(2)),
+            Duration::from_secs(2)
+        );
+        let long = HttpEndpoint::try_new(
+            "m",
+            "http://127.0.0.1:1/x",
+            HttpSettings {
+                timeout: Duration::from_secs(600),
+                ..HttpSettings::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            long.retry_after_delay(Duration::from_secs(900)),
+            MAX_RETRY_AFTER
+        );
     }
 
     #[test]
