@@ -90,7 +90,8 @@ impl SubprocessModel {
             command.current_dir(dir);
         }
         // Its own process group: Ctrl-C in the terminal stops metamorph, which then closes the
-        // model's stdin, instead of killing the model in the middle of a batch.
+        // model's stdin, instead of killing the model in the middle of a batch; and on a timeout
+        // or failure the whole group is stopped (`stop_group`), grandchildren included.
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
         let mut child = command
@@ -219,7 +220,7 @@ impl SubprocessModel {
                     break;
                 }
                 Err(RecvTimeoutError::Timeout) => {
-                    let _ = running.child.kill();
+                    stop_group(&mut running.child);
                     failure = Some(format!(
                         "timed out after {:.0} s with {} of {} responses missing; the process was stopped",
                         self.config.timeout_secs,
@@ -293,7 +294,7 @@ impl Model for SubprocessModel {
                 Err(e) => {
                     // A failed exchange leaves the stream out of step: retire the process.
                     if let Some(mut running) = guard.take() {
-                        let _ = running.child.kill();
+                        stop_group(&mut running.child);
                         let _ = running.child.wait();
                     }
                     return Err(e);
@@ -321,8 +322,24 @@ impl Drop for SubprocessModel {
                 }
                 std::thread::sleep(Duration::from_millis(20));
             }
-            let _ = running.child.kill();
+            stop_group(&mut running.child);
             let _ = running.child.wait();
         }
     }
+}
+
+/// Kills the model and every process it started: the child leads its own process group (see
+/// [`SubprocessModel::spawn`]), so `sh -c "python3 model.py"` or a launcher script dies with
+/// its model instead of leaving it running, and a writer blocked on the model's full stdin pipe
+/// is released.
+fn stop_group(child: &mut std::process::Child) {
+    #[cfg(unix)]
+    if let Ok(pid) = libc::pid_t::try_from(child.id()) {
+        // SAFETY: kill(2) with a negative pid signals the process group `pid`, which the child
+        // created at spawn; it touches no memory of ours.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+    }
+    let _ = child.kill();
 }

@@ -165,3 +165,74 @@ fn the_bundled_coreference_baseline_returns_clusters() {
         vec![vec!["Darcy", "He", "Darcy"], vec!["Elizabeth", "she"]]
     );
 }
+
+/// Processes whose command line contains `marker`, from `/proc`.
+fn processes_with(marker: &str) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .chars()
+                .all(|c| c.is_ascii_digit())
+        })
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .map(|raw| String::from_utf8_lossy(&raw).replace('\0', " "))
+        .filter(|cmd| cmd.contains(marker))
+        .collect()
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn a_timeout_stops_the_whole_process_group_even_with_a_full_stdin_pipe() {
+    // A launcher shell whose model never reads its stdin and never answers: the batch below is
+    // larger than a pipe buffer, so the writer blocks until the model's group is gone.
+    let marker = format!("metamorph-group-test-{}", std::process::id());
+    let script = format!("python3 -c 'import time; time.sleep(600)' {marker}");
+    let model = SubprocessModel::spawn(
+        "hung",
+        SubprocessConfig {
+            command: vec!["sh".into(), "-c".into(), script],
+            timeout_secs: 1.0,
+            batch_size: 4096,
+            workdir: None,
+            env: Default::default(),
+        },
+    )
+    .unwrap();
+    let started = Instant::now();
+    while processes_with(&marker).len() < 2 && started.elapsed().as_secs() < 10 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(
+        !processes_with(&marker).is_empty(),
+        "the model did not start"
+    );
+    let mut examples = questions(4096);
+    for ex in &mut examples {
+        ex.context = Some("a passage long enough to fill the pipe ".repeat(4));
+    }
+    // On another thread, so that a regression fails here instead of hanging the test run.
+    let (sent, received) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let refs: Vec<&Example> = examples.iter().collect();
+        let _ = sent.send(model.predict(&refs).map(|_| ()));
+    });
+    let outcome = received
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the run hung: the model's group was not stopped");
+    let error = outcome.unwrap_err().to_string();
+    assert!(error.contains("timed out"), "{error}");
+    let deadline = Instant::now() + std::time::Duration::from_secs(5);
+    while !processes_with(&marker).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(
+        processes_with(&marker),
+        Vec::<String>::new(),
+        "left running"
+    );
+}
