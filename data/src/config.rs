@@ -75,6 +75,11 @@ impl ConfigFile {
     }
 }
 
+/// Whether `c` may appear in a dataset or model name: ASCII letters, digits, `-`, `_`, `.`.
+pub fn is_name_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')
+}
+
 /// Checks the names a config gives its datasets or models (`what`: "dataset", "model"): each
 /// is made of ASCII letters, digits, `-`, `_` and `.` (it names output folders and appears in
 /// every record), is not `.` or `..`, and no two are equal.
@@ -84,8 +89,7 @@ impl ConfigFile {
 pub fn check_names<'a>(what: &str, names: impl IntoIterator<Item = &'a str>) -> Result<()> {
     let mut seen = std::collections::HashSet::new();
     for name in names {
-        let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
-        if name.is_empty() || name == "." || name == ".." || !name.chars().all(allowed) {
+        if name.is_empty() || name == "." || name == ".." || !name.chars().all(is_name_char) {
             return Err(Error::Config(format!(
                 "{what} name {name:?}: use letters, digits, `-`, `_` and `.` only (it names \
                  output folders and records)"

@@ -41,7 +41,7 @@ mod shard;
 pub mod shared_data;
 
 pub use cli::{init_logging, load_config, report_error, run_stage, stage_main, StageArgs};
-pub use config::{check_names, ConfigFile};
+pub use config::{check_names, is_name_char, ConfigFile};
 pub use error::{Error, Result};
 pub use expectation::{AnswerMetric, Expectation, Precondition};
 pub use generation::GenerationRequest;

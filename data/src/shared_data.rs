@@ -22,16 +22,14 @@ pub fn root() -> PathBuf {
 /// `cargo test`'s output, and returns `None`.
 pub fn sample(relative: &str) -> Option<PathBuf> {
     let path = root().join(relative);
-    if let Some(found) = existing(&path) {
-        Some(found)
-    } else {
+    existing(&path).or_else(|| {
         skipped(format_args!(
             "{} is not present (../shared/data exists only beside the project checkout; set \
              METAMORPH_SHARED_DATA to use a copy elsewhere)",
             path.display()
         ));
         None
-    }
+    })
 }
 
 /// `path` when it is a file.

@@ -313,6 +313,15 @@ fn open_error(path: &Path, format: DatasetFormat) -> Error {
     }
 }
 
+/// The examples of `path` read with `skip_bad`, and how many records were skipped.
+fn read_skipping_bad(path: &Path, format: DatasetFormat) -> (Vec<Example>, usize) {
+    let reader =
+        DatasetReader::open(path, format, ReadOptions::default().with_skip_bad(true)).unwrap();
+    let skipped = reader.skipped_counter();
+    let examples: Vec<_> = reader.examples().collect::<Result<_, _>>().unwrap();
+    (examples, skipped.load(std::sync::atomic::Ordering::Relaxed))
+}
+
 #[test]
 fn malformed_boolq_line_names_file_line_and_field() {
     let dir = tempfile::tempdir().unwrap();
@@ -362,16 +371,9 @@ fn skip_bad_counts_instead_of_failing() {
         "mixed.jsonl",
         format!("{good}\n{{\"question\": 3}}\n{good}\n").as_bytes(),
     );
-    let reader = DatasetReader::open(
-        &path,
-        DatasetFormat::Boolq,
-        ReadOptions::default().with_skip_bad(true),
-    )
-    .unwrap();
-    let skipped = reader.skipped_counter();
-    let examples: Vec<_> = reader.examples().collect::<Result<_, _>>().unwrap();
+    let (examples, skipped) = read_skipping_bad(&path, DatasetFormat::Boolq);
     assert_eq!(examples.len(), 2);
-    assert_eq!(skipped.load(std::sync::atomic::Ordering::Relaxed), 1);
+    assert_eq!(skipped, 1);
 }
 
 #[test]
@@ -476,19 +478,9 @@ fn a_byte_order_mark_is_ignored_in_every_text_format() {
             "{name}"
         );
         // The first record is read, not skipped as malformed.
-        let reader = DatasetReader::open(
-            &with_bom,
-            format,
-            ReadOptions::default().with_skip_bad(true),
-        )
-        .unwrap();
-        let skipped = reader.skipped_counter();
-        assert_eq!(reader.examples().count(), want.len(), "{name}");
-        assert_eq!(
-            skipped.load(std::sync::atomic::Ordering::Relaxed),
-            0,
-            "{name}"
-        );
+        let (examples, skipped) = read_skipping_bad(&with_bom, format);
+        assert_eq!(examples.len(), want.len(), "{name}");
+        assert_eq!(skipped, 0, "{name}");
     }
 }
 
@@ -515,16 +507,9 @@ fn an_invalid_byte_is_reported_at_its_line_and_can_be_skipped() {
         message.contains("latin1.jsonl:line 4") && message.contains("invalid UTF-8"),
         "{message}"
     );
-    let reader = DatasetReader::open(
-        &path,
-        DatasetFormat::Boolq,
-        ReadOptions::default().with_skip_bad(true),
-    )
-    .unwrap();
-    let skipped = reader.skipped_counter();
-    let examples: Vec<_> = reader.examples().collect::<Result<_, _>>().unwrap();
+    let (examples, skipped) = read_skipping_bad(&path, DatasetFormat::Boolq);
     assert_eq!(examples.len(), 5);
-    assert_eq!(skipped.load(std::sync::atomic::Ordering::Relaxed), 1);
+    assert_eq!(skipped, 1);
 
     // A whole-document format names the line too.
     let squad = std::fs::read(sample("squad.json")).unwrap();
@@ -557,13 +542,7 @@ fn duplicate_example_ids_name_both_records() {
             && message.contains("line 1"),
         "{message}"
     );
-    let reader = DatasetReader::open(
-        &path,
-        DatasetFormat::Boolq,
-        ReadOptions::default().with_skip_bad(true),
-    )
-    .unwrap();
-    let examples: Vec<_> = reader.examples().collect::<Result<_, _>>().unwrap();
+    let (examples, _) = read_skipping_bad(&path, DatasetFormat::Boolq);
     assert_eq!(examples.len(), 2);
     assert_eq!(examples[0].question.as_deref(), Some("is it"));
 }

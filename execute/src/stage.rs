@@ -246,9 +246,12 @@ impl ModelConfig {
         // A plain name (`metamorph_data::check_names`): other characters become `-`.
         let name: String = name
             .chars()
-            .map(|c| match c {
-                'a'..='z' | 'A'..='Z' | '0'..='9' | '-' | '_' | '.' => c,
-                _ => '-',
+            .map(|c| {
+                if metamorph_data::is_name_char(c) {
+                    c
+                } else {
+                    '-'
+                }
             })
             .collect();
         ModelConfig {

@@ -7,10 +7,10 @@
 //!   …`) names subcommands and flags that exist: they are looked up in the real binaries'
 //!   `--help`. Other commands (pip, python, sbatch) and ` ```sh,ignore ` blocks are not checked.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Mutex;
 
 use metamorph_data::ConfigFile;
 
@@ -172,7 +172,7 @@ fn commands(text: &str) -> Vec<Vec<String>> {
 /// Runs `--help` of the binaries the commands name, once per subcommand path.
 struct HelpCache {
     dir: PathBuf,
-    cache: Mutex<HashMap<Vec<String>, Option<String>>>,
+    cache: RefCell<HashMap<Vec<String>, Option<String>>>,
 }
 
 impl HelpCache {
@@ -180,7 +180,7 @@ impl HelpCache {
         let xtask = PathBuf::from(env!("CARGO_BIN_EXE_xtask"));
         HelpCache {
             dir: xtask.parent().unwrap().to_path_buf(),
-            cache: Mutex::new(HashMap::new()),
+            cache: RefCell::new(HashMap::new()),
         }
     }
 
@@ -203,7 +203,7 @@ impl HelpCache {
     fn help(&self, binary: &str, path: &[String]) -> Option<String> {
         let mut key = vec![binary.to_string()];
         key.extend_from_slice(path);
-        if let Some(known) = self.cache.lock().unwrap().get(&key) {
+        if let Some(known) = self.cache.borrow().get(&key) {
             return known.clone();
         }
         let output = Command::new(self.binary(binary))
@@ -215,7 +215,7 @@ impl HelpCache {
             .status
             .success()
             .then(|| String::from_utf8_lossy(&output.stdout).into_owned());
-        self.cache.lock().unwrap().insert(key, help.clone());
+        self.cache.borrow_mut().insert(key, help.clone());
         help
     }
 }
@@ -270,11 +270,11 @@ fn check_invocation(helps: &HelpCache, binary: &str, args: &[String]) -> Result<
 /// Checks one shell command if it runs metamorph; `Ok(false)` when it is not ours to check.
 fn check_command(helps: &HelpCache, words: &[String]) -> Result<bool, String> {
     // Environment assignments before the command (`METAMORPH_LOG=debug cargo xtask …`).
-    let words: Vec<&String> = words
+    let words: Vec<String> = words
         .iter()
         .skip_while(|w| w.contains('=') && !w.starts_with('-'))
+        .cloned()
         .collect();
-    let words: Vec<String> = words.into_iter().cloned().collect();
     match words.first().map(String::as_str) {
         Some("cargo") if words.get(1).is_some_and(|w| w == "xtask") => {
             let args = &words[2..];

@@ -316,8 +316,8 @@ fn location_in(example: &Example, path: &Path) -> String {
 
 /// Rejects empty and binary files up front, so the user gets one clear message instead of a
 /// parse error at an odd place. Binary means a NUL byte, or invalid UTF-8 in more than two lines
-/// and more than one in eight of the first 8 KiB; a few bad bytes in a text file are reported at their own line by
-/// the format's reader instead (and skipped with `skip_bad` in line formats).
+/// and more than one in eight of the first 8 KiB; a few bad bytes in a text file are reported at
+/// their own line by the format's reader instead (and skipped with `skip_bad` in line formats).
 fn check_text_file(path: &Path) -> Result<()> {
     let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
     let mut head = Vec::with_capacity(8192);
@@ -329,15 +329,14 @@ fn check_text_file(path: &Path) -> Result<()> {
     if head.iter().all(|b| b.is_ascii_whitespace()) {
         return Err(Error::malformed(path, "line 1", "-", "the file is empty"));
     }
-    let lines = head.split(|&b| b == b'\n').count();
-    let bad_lines = head
-        .split(|&b| b == b'\n')
-        .filter(|line| match std::str::from_utf8(line) {
-            Ok(_) => false,
-            // A multi-byte character cut at the 8 KiB boundary is fine.
-            Err(e) => e.error_len().is_some(),
-        })
-        .count();
+    let (mut lines, mut bad_lines) = (0, 0);
+    for line in head.split(|&b| b == b'\n') {
+        lines += 1;
+        // A multi-byte character cut at the 8 KiB boundary is fine.
+        if std::str::from_utf8(line).is_err_and(|e| e.error_len().is_some()) {
+            bad_lines += 1;
+        }
+    }
     if head.contains(&0) || bad_lines > 2.max(lines / 8) {
         return Err(Error::malformed(
             path,
