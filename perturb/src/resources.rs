@@ -7,13 +7,17 @@ use std::sync::{Arc, Mutex};
 
 use metamorph_data::Result;
 
+use metamorph_data::assets::ModelSource;
 use metamorph_models::masked_lm::CandleMaskedLm;
+use metamorph_models::Checkpoint;
+use metamorph_models::{EncoderOptions, SentenceEncoder};
 
 use crate::break_perturb_build::evaluator::ContextQa;
 use crate::break_perturb_build::BpbRelationConfig;
 use crate::coreference::CrestConfig;
 use crate::lexicon::entity_pool::EntityPool;
 use crate::lexicon::geography::Gazetteer;
+use crate::lexicon::in_context::ContextualLexicon;
 use crate::lexicon::inflect::Inflections;
 use crate::lexicon::wordnet::WordNet;
 use crate::nlplego::NlpLegoConfig;
@@ -49,6 +53,8 @@ impl std::fmt::Debug for StepQaSlot {
 struct Caches {
     wordnet: Mutex<Option<Arc<WordNet>>>,
     inflections: Mutex<Option<Arc<Inflections>>>,
+    sentence_encoder: SentenceEncoderSlot,
+    contextual: Mutex<Option<Arc<ContextualLexicon>>>,
     entity_pools: Mutex<HashMap<PathBuf, Arc<EntityPool>>>,
     parser: ParserSlot,
     masked_lm: MaskedLmSlot,
@@ -67,6 +73,22 @@ impl std::fmt::Debug for MaskedLmSlot {
             .map(|m| m.keys().cloned().collect())
             .unwrap_or_default();
         f.debug_struct("MaskedLmSlot")
+            .field("loaded", &loaded)
+            .finish()
+    }
+}
+
+/// The asset whose embeddings choose senses and check substitutes in context.
+pub const SUBSTITUTION_ENCODER: &str = "all-MiniLM-L6-v2";
+
+/// The cached sentence encoder (which has no `Debug` of its own).
+#[derive(Default)]
+struct SentenceEncoderSlot(Mutex<Option<Arc<SentenceEncoder>>>);
+
+impl std::fmt::Debug for SentenceEncoderSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let loaded = self.0.lock().map(|p| p.is_some()).unwrap_or(false);
+        f.debug_struct("SentenceEncoderSlot")
             .field("loaded", &loaded)
             .finish()
     }
@@ -201,6 +223,39 @@ impl Resources {
         let inflections = self.inflections()?;
         cached(&self.caches.wordnet, || {
             Ok(WordNet::from_assets()?.with_exceptions(inflections))
+        })
+    }
+
+    /// all-MiniLM-L6-v2 from the asset cache (fetched on first use), on the CPU: the sentence
+    /// encoder substitutions are chosen by sense and checked for fit with.
+    ///
+    /// # Errors
+    /// [`metamorph_data::Error::Asset`] naming the file that does not load.
+    pub fn sentence_encoder(&self) -> Result<Arc<SentenceEncoder>> {
+        cached(&self.caches.sentence_encoder.0, || {
+            let checkpoint = Checkpoint::try_resolve(
+                &ModelSource::Asset(SUBSTITUTION_ENCODER.into()),
+                &Default::default(),
+            )?;
+            SentenceEncoder::try_new(
+                SUBSTITUTION_ENCODER,
+                &checkpoint,
+                EncoderOptions::default().with_batch_size(64),
+            )
+        })
+    }
+
+    /// WordNet and the sentence encoder together, one per run (its gloss cache is shared):
+    /// the context-aware substitution every relation that replaces a word draws on.
+    ///
+    /// # Errors
+    /// As [`Resources::wordnet`] and [`Resources::sentence_encoder`].
+    pub fn contextual_lexicon(&self) -> Result<Arc<ContextualLexicon>> {
+        cached(&self.caches.contextual, || {
+            Ok(ContextualLexicon::new(
+                self.wordnet()?,
+                self.sentence_encoder()?,
+            ))
         })
     }
 

@@ -10,9 +10,14 @@
 //!   sense. Verbs come back with the masked-LM source, whose predictions fit the context. Proper nouns, auxiliaries, words inside a named entity and words
 //!   that are not purely alphabetic are left alone: their WordNet "synonyms" are other names or
 //!   senses that do not fit a running sentence.
-//! * **WordNet synonyms and antonyms** of the word's lemma in its POS ([`WordNet::synonyms`]:
-//!   every lemma of every synset; [`WordNet::antonyms`]: the first antonym of each lemma, as the
-//!   artifact), single words only (the artifact drops lemmas with `-` or `_`).
+//! * **WordNet synonyms and antonyms of the sense in context.** The artifact takes every lemma
+//!   of every synset and the first antonym of each; a review of 25 GAP follow-ups found 14 with a
+//!   wrong-sense word ("resigned from the seat" → "the arse", "phone call" → "phone yell"). Here
+//!   the sense the sentence uses is chosen first and only its lemmas and its lemma's antonyms are
+//!   candidates ([`ContextualLexicon`]); the relation then keeps a candidate only when the
+//!   follow-up sentence stays close to the source in a sentence encoder
+//!   ([`crate::lexicon::in_context::MIN_SENTENCE_SIMILARITY`]). Single words only (the artifact
+//!   drops lemmas with `-` or `_`).
 //! * **Inflected to the original's tag** with lemminflect's tables (`ran` → `sprinted`, `lakes`
 //!   → `ponds`); a candidate the tables cannot inflect to that tag is dropped.
 //! * Never a personal pronoun, the word itself, or a mention word (seed: a follow-up must not
@@ -27,11 +32,12 @@
 
 use std::collections::BTreeSet;
 
-use metamorph_data::Token;
+use metamorph_data::{Result, Token};
 
 use crate::edit::match_case;
+use crate::lexicon::in_context::{ContextualLexicon, Substitution, WordInContext};
 use crate::lexicon::inflect::Inflections;
-use crate::lexicon::wordnet::{Pos, WordNet};
+use crate::lexicon::wordnet::Pos;
 
 /// The personal pronouns no candidate may be (the artifact's list).
 pub const PERSONAL_PRONOUNS: [&str; 31] = [
@@ -97,29 +103,37 @@ pub fn mutable_pos(token: &Token) -> Option<Pos> {
     (plain && token.ent_type.is_empty()).then_some(wordnet_pos)
 }
 
-/// The candidates for `token`, none of which may be one of `mention_words` (lower case).
+/// The candidates for the target of `word` in its sense in context ([`ContextualLexicon`]:
+/// synonyms, then antonyms, of the sense the sentence uses), none of which may be one of
+/// `mention_words` (lower case). `sentence` is the embedding of the target's sentence. The fit
+/// check on the written follow-up sentence is the caller's (it batches every word's candidates
+/// into one encoder call).
+///
+/// # Errors
+/// When WordNet's `index.sense` cannot be read or the encoder fails.
 pub fn candidates(
-    wordnet: &WordNet,
+    lexicon: &ContextualLexicon,
     inflections: &Inflections,
-    token: &Token,
+    word: &WordInContext<'_>,
+    sentence: &[f32],
     mention_words: &BTreeSet<String>,
-) -> Candidates {
-    let Some(pos) = mutable_pos(token) else {
-        return Candidates::default();
-    };
+) -> Result<Candidates> {
+    let token = &word.tokens[word.index];
+    if mutable_pos(token) != Some(word.pos) {
+        return Ok(Candidates::default());
+    }
     let original = token.text.to_lowercase();
     let lemma = token.lemma.to_lowercase();
-    let synonyms: Vec<String> = wordnet
-        .synonyms(&lemma, pos)
+    let lexical = lexicon
+        .candidates(word, sentence, Substitution::Synonym)?
         .into_iter()
-        .map(|w| w.raw)
-        .collect();
-    let lexical = synonyms.into_iter().map(|w| (w, Origin::Synonym)).chain(
-        wordnet
-            .antonyms(&lemma, pos)
-            .into_iter()
-            .map(|w| (w.raw.to_lowercase(), Origin::Antonym)),
-    );
+        .map(|w| (w, Origin::Synonym))
+        .chain(
+            lexicon
+                .candidates(word, sentence, Substitution::Antonym)?
+                .into_iter()
+                .map(|w| (w, Origin::Antonym)),
+        );
     let mut out = Candidates::default();
     for (word, origin) in lexical {
         if word == lemma || !word.chars().all(|c| c.is_ascii_lowercase()) {
@@ -137,7 +151,7 @@ pub fn candidates(
         }
         out.words.push((match_case(&token.text, &form), origin));
     }
-    out
+    Ok(out)
 }
 
 /// `lemma` in the form the Penn `tag` asks for: the lemma itself for base forms (`NN`, `VB`,
@@ -154,73 +168,58 @@ mod tests {
     use super::*;
     use crate::testing::{pipeline, resources};
 
-    fn token(text: &str, word: &str) -> Token {
+    fn words_for(text: &str, word: &str, mention_words: &BTreeSet<String>) -> Vec<String> {
         let docs = pipeline().process(&[text]).unwrap();
         let parsed = metamorph_parse::to_parsed_text("x", "text", &docs[0]);
-        parsed.tokens.into_iter().find(|t| t.text == word).unwrap()
-    }
-
-    fn words(c: &Candidates) -> Vec<&str> {
-        c.words.iter().map(|(w, _)| w.as_str()).collect()
+        let index = parsed.tokens.iter().position(|t| t.text == word).unwrap();
+        let Some(pos) = mutable_pos(&parsed.tokens[index]) else {
+            return Vec::new();
+        };
+        let lexicon = resources().contextual_lexicon().unwrap();
+        let infl = resources().inflections().unwrap();
+        let target = WordInContext::new(&parsed.tokens, index, pos);
+        let sentence = lexicon.embed(&[&target.sentence_text()]).unwrap().remove(0);
+        candidates(&lexicon, &infl, &target, &sentence, mention_words)
+            .unwrap()
+            .words
+            .into_iter()
+            .map(|(w, _)| w)
+            .collect()
     }
 
     #[test]
-    fn figure_1_clean_has_synonyms_and_antonyms_as_single_adjectives() {
-        let (wn, infl) = (
-            resources().wordnet().unwrap(),
-            resources().inflections().unwrap(),
-        );
+    fn figure_1_clean_has_an_antonym_of_its_sense() {
         // (en_core_web_sm tags Figure 1's "the clean lake" as a name, so "clean" is taken from
         // a predicate here.)
-        let clean = token("The lake is clean.", "clean");
-        let c = candidates(&wn, &infl, &clean, &BTreeSet::new());
-        assert!(
-            c.words.contains(&("unclean".into(), Origin::Antonym)),
-            "{c:?}"
+        let c = words_for(
+            "The kitchen floor was clean after she washed it.",
+            "clean",
+            &BTreeSet::new(),
         );
-        assert!(
-            words(&c)
-                .iter()
-                .any(|w| *w == "clear" || *w == "uninfected"),
-            "{c:?}"
-        );
-        assert!(words(&c)
+        assert!(c.contains(&"dirty".to_string()), "{c:?}");
+        assert!(c
             .iter()
             .all(|w| w.chars().all(|ch| ch.is_ascii_lowercase())));
-        assert!(!words(&c).contains(&"clean"));
+        assert!(!c.contains(&"clean".to_string()));
     }
 
     #[test]
     fn candidates_take_the_originals_inflection() {
-        let (wn, infl) = (
-            resources().wordnet().unwrap(),
-            resources().inflections().unwrap(),
-        );
-        let cars = token("The cars stopped.", "cars");
-        let c = candidates(&wn, &infl, &cars, &BTreeSet::new());
-        assert!(words(&c).contains(&"automobiles"), "{c:?}");
-        for (w, _) in &c.words {
-            assert!(w.ends_with('s'), "{w}");
-        }
-        let stopped = token("The cars stopped.", "stopped");
-        assert_eq!(mutable_pos(&stopped), None, "verbs are not mutated");
+        let c = words_for("The cars stopped at the lights.", "cars", &BTreeSet::new());
+        assert!(c.contains(&"automobiles".to_string()), "{c:?}");
+        assert!(c.iter().all(|w| w.ends_with('s')), "{c:?}");
+        assert!(words_for("The cars stopped.", "stopped", &BTreeSet::new()).is_empty());
     }
 
     #[test]
     fn mention_words_pronouns_and_names_are_never_candidates() {
-        let (wn, infl) = (
-            resources().wordnet().unwrap(),
-            resources().inflections().unwrap(),
-        );
-        let cars = token("The cars stopped.", "cars");
         let mention_words: BTreeSet<String> = ["automobiles".to_string()].into();
-        let c = candidates(&wn, &infl, &cars, &mention_words);
-        assert!(!words(&c).contains(&"automobiles") && !c.words.is_empty());
-        let paris = token("Anna flew to Paris.", "Paris");
-        assert!(candidates(&wn, &infl, &paris, &BTreeSet::new())
-            .words
-            .is_empty());
-        let is = token("It is tasty.", "is");
-        assert_eq!(mutable_pos(&is), None);
+        let c = words_for("The cars stopped at the lights.", "cars", &mention_words);
+        assert!(
+            !c.contains(&"automobiles".to_string()) && !c.is_empty(),
+            "{c:?}"
+        );
+        assert!(words_for("Anna flew to Paris.", "Paris", &BTreeSet::new()).is_empty());
+        assert!(words_for("It is tasty.", "is", &BTreeSet::new()).is_empty());
     }
 }

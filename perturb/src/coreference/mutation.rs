@@ -40,13 +40,15 @@ use metamorph_data::{Case, CharSpan, Example, Expectation, ParsedText, Result, T
 use metamorph_models::masked_lm::{CandleMaskedLm, FillOptions};
 use metamorph_parse::spacy::pipeline::Pipeline;
 
-use super::generation::{candidates, PERSONAL_PRONOUNS};
+use super::generation::{candidates, mutable_pos, Origin, PERSONAL_PRONOUNS};
 use super::protected::ProtectedWords;
 use super::selection::check;
 use super::FAMILY;
 use crate::edit::{apply, match_case, Replacement};
+use crate::lexicon::in_context::{
+    ContextualLexicon, WordInContext, MIN_ANTONYM_SIMILARITY, MIN_SENTENCE_SIMILARITY,
+};
 use crate::lexicon::inflect::Inflections;
-use crate::lexicon::wordnet::WordNet;
 use crate::{case_id, shuffle, source_seed, MetamorphicRelation, Resources, Source};
 
 /// The relation's name.
@@ -57,7 +59,7 @@ pub const DEFAULT_MAX_PER_SENTENCE: usize = 20;
 
 /// CREST's coreference-preserving one-word mutation (see the module docs).
 pub struct CorefPreservingMutation {
-    wordnet: Arc<WordNet>,
+    lexicon: Arc<ContextualLexicon>,
     inflections: Arc<Inflections>,
     parser: Arc<Pipeline>,
     max_per_sentence: usize,
@@ -80,6 +82,9 @@ impl std::fmt::Debug for CorefPreservingMutation {
 struct Mutation {
     token: usize,
     word: String,
+    /// The fit threshold: [`MIN_ANTONYM_SIMILARITY`] for a WordNet antonym, else
+    /// [`MIN_SENTENCE_SIMILARITY`].
+    min_similarity: f32,
 }
 
 impl CorefPreservingMutation {
@@ -105,7 +110,7 @@ impl CorefPreservingMutation {
         });
         Ok(CorefPreservingMutation {
             masked_lm,
-            wordnet: resources.wordnet()?,
+            lexicon: resources.contextual_lexicon()?,
             inflections: resources.inflections()?,
             parser: resources.parser()?,
             max_per_sentence,
@@ -178,6 +183,7 @@ impl CorefPreservingMutation {
         let first = &tokens[sentence.start];
         let (start, end) = (first.start, tokens[sentence.end - 1].end);
         let sentence_text = &text[byte(start)..byte(end)];
+        let sentence_embedding = self.lexicon.embed(&[sentence_text])?.remove(0);
         let mut pool = Vec::new();
         for i in sentence.clone() {
             if words.is_protected(i) {
@@ -205,27 +211,37 @@ impl CorefPreservingMutation {
                 .checked_sub(1)
                 .map(|p| tokens[p].text.to_lowercase())
                 .filter(|a| a == "a" || a == "an");
-            let mut words_for_token: Vec<String> = candidates(
-                &self.wordnet,
-                &self.inflections,
-                token,
-                &words.mention_words,
-            )
-            .words
-            .into_iter()
-            .map(|(w, _)| w)
-            .collect();
+            let mut words_for_token: Vec<(String, f32)> = match mutable_pos(token) {
+                Some(pos) => candidates(
+                    &self.lexicon,
+                    &self.inflections,
+                    &WordInContext::new(tokens, i, pos).within(sentence.clone()),
+                    &sentence_embedding,
+                    &words.mention_words,
+                )?
+                .words
+                .into_iter()
+                .map(|(w, origin)| {
+                    let min = match origin {
+                        Origin::Antonym => MIN_ANTONYM_SIMILARITY,
+                        Origin::Synonym => MIN_SENTENCE_SIMILARITY,
+                    };
+                    (w, min)
+                })
+                .collect(),
+                None => Vec::new(),
+            };
             for word in
                 self.masked_lm_candidates(sentence_text, token, start, &words.mention_words)?
             {
                 if !words_for_token
                     .iter()
-                    .any(|w| w.eq_ignore_ascii_case(&word))
+                    .any(|(w, _)| w.eq_ignore_ascii_case(&word))
                 {
-                    words_for_token.push(word);
+                    words_for_token.push((word, MIN_SENTENCE_SIMILARITY));
                 }
             }
-            for word in words_for_token {
+            for (word, min_similarity) in words_for_token {
                 // One word changes, so the article before it must already fit ("an issue" →
                 // "an topic" is refused).
                 if article
@@ -234,9 +250,35 @@ impl CorefPreservingMutation {
                 {
                     continue;
                 }
-                pool.push(Mutation { token: i, word });
+                pool.push(Mutation {
+                    token: i,
+                    word,
+                    min_similarity,
+                });
             }
         }
+        // Fit in context: the follow-up sentence must stay close to the source (WordNet's and
+        // the masked LM's candidates alike).
+        let follow_ups: Vec<String> = pool
+            .iter()
+            .map(|m| {
+                let t = &tokens[m.token];
+                format!(
+                    "{}{}{}",
+                    &text[byte(start)..byte(t.start)],
+                    m.word,
+                    &text[byte(t.end)..byte(end)]
+                )
+            })
+            .collect();
+        let refs: Vec<&str> = follow_ups.iter().map(String::as_str).collect();
+        let similarities = self.lexicon.similarities(&sentence_embedding, &refs)?;
+        let mut pool: Vec<Mutation> = pool
+            .into_iter()
+            .zip(similarities)
+            .filter(|(m, s)| *s >= m.min_similarity)
+            .map(|(m, _)| m)
+            .collect();
         if pool.is_empty() || self.max_per_sentence == 0 {
             return Ok(Vec::new());
         }

@@ -2,6 +2,7 @@
 
 pub mod entity_pool;
 pub mod geography;
+pub mod in_context;
 pub mod inflect;
 pub mod wordnet;
 

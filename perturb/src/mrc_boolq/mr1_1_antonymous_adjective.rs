@@ -15,8 +15,11 @@
 //!   antonym. A second antonym of the same word or of a later adjective would repeat the same
 //!   test with a different surface and weight such sources more in the violation rate.
 //! * The script takes, for every lemma of every synset of the word, that lemma's first antonym,
-//!   so "common" gives "individual" before "uncommon". We take the candidates in the same
-//!   order ([`WordNet::antonyms`]) but prefer one that is the word with a negative prefix
+//!   so "common" gives "individual" before "uncommon", and a review found wrong-sense opposites
+//!   ("a real realtor" → "an unreal realtor"). We take only the antonyms of the sense the
+//!   question uses ([`crate::lexicon::in_context`]), keep the follow-up only when it stays close
+//!   to the question in a sentence encoder, and prefer an antonym that is the word with a
+//!   negative prefix
 //!   ("uncommon", "illegal", "dishonest"), which keeps the sense of the question's word; otherwise
 //!   the first candidate that SemCor attests at all ("true" → "false", "big" → "small"; not
 //!   "federal" → "unitary", an opposite of another sense than the question's).
@@ -36,13 +39,21 @@
 //! * The subject is found as the script does, with two repairs for the small parser's questions
 //!   (see [`subject_end`]); a subject tagged as an adjective marks a misparse and the question
 //!   is skipped.
+//! * Equatives and aspectual frames are skipped ([`in_equative_or_aspectual`]): the paper's
+//!   relation is "the antonym inverts the answer", which "as good as" → "as bad as" and "still
+//!   alive" → "still dead" do not (a review found both).
 //! * An indefinite article right before the replaced adjective is adjusted in the same edit set
 //!   ("an honest man" → "a dishonest man", "a legal act" → "an illegal act").
 
-use metamorph_data::{Case, Expectation, Result, Task, Token};
+use metamorph_data::{Case, Expectation, Result, Task};
 
 use super::{edited_case, FAMILY};
 use crate::edit::{indefinite_article, match_case, Replacement};
+#[cfg(doc)]
+use crate::lexicon::in_context::MIN_SENTENCE_SIMILARITY;
+use crate::lexicon::in_context::{
+    ContextualLexicon, Substitution, WordInContext, MIN_ANTONYM_SIMILARITY,
+};
 use crate::lexicon::inflect::Inflections;
 use crate::lexicon::wordnet::{Pos, WordNet};
 use crate::syntax::Tree;
@@ -54,6 +65,7 @@ const NAME: &str = "MR1-1";
 #[derive(Debug)]
 pub struct AntonymousAdjective {
     wordnet: std::sync::Arc<WordNet>,
+    lexicon: std::sync::Arc<ContextualLexicon>,
     inflections: std::sync::Arc<Inflections>,
     /// SemCor tag counts, to prefer attested antonyms.
     senses: std::sync::Arc<super::mr2_1_synonymous_adjective::SenseCounts>,
@@ -69,23 +81,48 @@ impl AntonymousAdjective {
         let senses = super::mr2_1_synonymous_adjective::SenseCounts::shared(&wordnet)?;
         Ok(AntonymousAdjective {
             wordnet,
+            lexicon: resources.contextual_lexicon()?,
             inflections: resources.inflections()?,
             senses,
         })
     }
 
-    /// The antonym to substitute for adjective token `token` (in its own degree), if any.
-    fn antonym(&self, token: &Token, attributive: bool) -> Option<String> {
+    /// The antonym to substitute for adjective `i` of `tree` (in its own degree), if any: an
+    /// antonym of the sense the question uses ([`ContextualLexicon::candidates`]).
+    /// Each comes with whether it is the word with a negative prefix.
+    fn antonyms(
+        &self,
+        tree: &Tree<'_>,
+        i: usize,
+        attributive: bool,
+    ) -> Result<Vec<(String, bool)>> {
+        let token = tree.token(i);
         let lower = token.text.to_lowercase();
         let lemma = match token.tag.as_str() {
             "JJ" => lower.clone(),
             _ => token.lemma.to_lowercase(),
         };
-        let candidates: Vec<String> = self
+        let word = WordInContext::new(tree.tokens(), i, Pos::Adj).within(tree.sentence_of(i));
+        let sentence = self.lexicon.embed_cached(&word.sentence_text())?;
+        // The word with a negative prefix negates whichever sense the question uses, so it is
+        // taken from any sense; other antonyms only from the sense in context.
+        let mut candidates: Vec<String> = self
             .wordnet
             .antonyms(&lemma, Pos::Adj)
             .into_iter()
             .map(|w| w.display)
+            .filter(|w| is_negative_prefixed(w, &lemma))
+            .collect();
+        for w in self
+            .lexicon
+            .candidates(&word, &sentence, Substitution::Antonym)?
+        {
+            if !candidates.contains(&w) {
+                candidates.push(w);
+            }
+        }
+        let candidates: Vec<String> = candidates
+            .into_iter()
             .filter(|w| {
                 is_single_word(w)
                     && *w != lemma
@@ -97,17 +134,24 @@ impl AntonymousAdjective {
                         || self.senses.adjective_total(w) > 0)
             })
             .collect();
-        let chosen = candidates
-            .iter()
-            .find(|w| is_negative_prefixed(w, &lemma))
-            .or_else(|| candidates.first())?;
-        match token.tag.as_str() {
-            "JJ" => Some(chosen.clone()),
+        Ok(candidates
+            .into_iter()
+            .filter_map(|chosen| {
+                let prefixed = is_negative_prefixed(&chosen, &lemma);
+                self.degree_form(&chosen, &token.tag).map(|f| (f, prefixed))
+            })
+            .collect())
+    }
+
+    /// `antonym` in the degree `tag` asks for (`JJ`, `JJR`, `JJS`).
+    fn degree_form(&self, antonym: &str, tag: &str) -> Option<String> {
+        match tag {
+            "JJ" => Some(antonym.to_string()),
             // Degree forms from the tables, or the periphrastic "more"/"most" for a listed
             // adjective without them; an unknown antonym is not guessed at.
             tag => self
                 .inflections
-                .inflect_or_rule(chosen, tag)
+                .inflect_or_rule(antonym, tag)
                 .filter(|i| {
                     i.source == crate::lexicon::inflect::Source::Table || i.form.contains(' ')
                 })
@@ -165,31 +209,96 @@ impl MetamorphicRelation for AntonymousAdjective {
             }
             let attributive =
                 token.dep == "amod" || tree.head(i) > i && tree.token(tree.head(i)).pos == "NOUN";
-            let Some(antonym) = self.antonym(token, attributive) else {
+            if in_equative_or_aspectual(&tree, i) {
                 continue;
-            };
-            let replacement = match_case(&token.text, &antonym);
-            let mut replacements = vec![Replacement::new(
-                token.start as usize,
-                token.end as usize,
-                replacement.clone(),
-            )];
-            replacements.extend(article_fix(&tree, i, &replacement));
-            let Some(case) = edited_case(
-                example,
-                NAME,
-                0,
-                "question",
-                replacements,
-                &Expectation::Inverted,
-                true,
-            ) else {
-                continue;
-            };
-            return Ok(vec![case]);
+            }
+            // One case per antonym; a negative-prefixed one ("uncommon", "illegal") is kept if
+            // it fits, else the antonym of the sense in context whose question fits best
+            // (sentence-encoder similarity), if any fits.
+            let (mut prefixed, mut others) = (Vec::new(), Vec::new());
+            for (antonym, negative_prefixed) in self.antonyms(&tree, i, attributive)? {
+                let cases = if negative_prefixed {
+                    &mut prefixed
+                } else {
+                    &mut others
+                };
+                let replacement = match_case(&token.text, &antonym);
+                let mut replacements = vec![Replacement::new(
+                    token.start as usize,
+                    token.end as usize,
+                    replacement.clone(),
+                )];
+                replacements.extend(article_fix(&tree, i, &replacement));
+                cases.extend(edited_case(
+                    example,
+                    NAME,
+                    0,
+                    "question",
+                    replacements,
+                    &Expectation::Inverted,
+                    true,
+                ));
+            }
+            let question = example.question.as_deref();
+            if let Some(best) = best_fit(&self.lexicon, question, prefixed, MIN_ANTONYM_SIMILARITY)?
+            {
+                return Ok(vec![best]);
+            }
+            if let Some(best) = best_fit(&self.lexicon, question, others, MIN_ANTONYM_SIMILARITY)? {
+                return Ok(vec![best]);
+            }
         }
         Ok(Vec::new())
     }
+}
+
+/// Whether adjective `i` sits in a frame its antonym does not invert: an equative or
+/// comparison of degree ("as good as", "so big as": "as bad as" is no opposite claim), or an
+/// aspectual adverb that presupposes the state ("still alive" → "still dead" presupposes
+/// having died before; "already", "yet", "ever", "no longer" likewise).
+pub(super) fn in_equative_or_aspectual(tree: &Tree<'_>, i: usize) -> bool {
+    let before = |k: usize| i.checked_sub(k).map(|j| tree.lower(j));
+    let equative = matches!(before(1).as_deref(), Some("as" | "so"))
+        && (i + 1 < tree.len() && tree.lower(i + 1) == "as");
+    let aspectual = (0..tree.len()).any(|j| {
+        tree.head(j) == i
+            && tree.token(j).dep == "advmod"
+            && matches!(
+                tree.lower(j).as_str(),
+                "still" | "already" | "yet" | "ever" | "longer" | "anymore"
+            )
+    }) || matches!(before(1).as_deref(), Some("still" | "already"));
+    equative || aspectual
+}
+
+/// Of `cases` (edits of one question), the one whose follow-up question is closest to `source`
+/// in the sentence encoder, if it reaches `threshold`
+/// ([`MIN_SENTENCE_SIMILARITY`] for synonyms, [`MIN_ANTONYM_SIMILARITY`] for antonyms): the
+/// substituted word fits the question.
+pub(super) fn best_fit(
+    lexicon: &ContextualLexicon,
+    source: Option<&str>,
+    cases: Vec<Case>,
+    threshold: f32,
+) -> Result<Option<Case>> {
+    let Some(source) = source else {
+        return Ok(None);
+    };
+    let follow_ups: Vec<&str> = cases
+        .iter()
+        .map(|c| c.followup.question.as_deref().unwrap_or(""))
+        .collect();
+    if follow_ups.is_empty() {
+        return Ok(None);
+    }
+    let source = lexicon.embed_cached(source)?;
+    let similarities = lexicon.similarities(&source, &follow_ups)?;
+    Ok(cases
+        .into_iter()
+        .zip(similarities)
+        .filter(|(_, s)| *s >= threshold)
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(c, _)| c))
 }
 
 /// The index of the first token after the subtree of the first sentence's root subject (the

@@ -40,7 +40,7 @@ impl TreeBuilder {
         let config = resources.nlplego_config();
         config.validate()?;
         let mut mutator = AdjunctMutator::synonyms(
-            resources.wordnet()?,
+            resources.contextual_lexicon()?,
             resources.inflections()?,
             config.synonyms_per_word,
         );
@@ -294,7 +294,8 @@ mod tests {
             .disassemble(JACKSONVILLE)
             .unwrap()
             .unwrap();
-        let m = AdjunctMutator::synonyms(r.wordnet().unwrap(), r.inflections().unwrap(), 3);
+        let m =
+            AdjunctMutator::synonyms(r.contextual_lexicon().unwrap(), r.inflections().unwrap(), 3);
         DerivationTree::assemble(d, &m, frozen, max).unwrap()
     }
 

@@ -8,11 +8,13 @@
 //! question words). An adjunct without an eligible word is inserted unchanged.
 //!
 //! **Sources**:
-//! * WordNet synonyms of the word's lemma in its part of speech, inflected to the original's
-//!   Penn tag with lemminflect's tables, from the word's **most frequent sense** only (its first
-//!   synset), at most [`NlpLegoConfig::synonyms_per_word`](super::NlpLegoConfig). The authors
-//!   rank the synonyms of every sense by spaCy `en_core_web_lg` vector similarity;
-//!   `en_core_web_sm` has no word vectors, so the first sense stands in. Verbs are not replaced
+//! * WordNet synonyms of the word's lemma in the **sense its sentence uses**, inflected to the
+//!   original's Penn tag with lemminflect's tables, kept when the parent sentence with the
+//!   synonym stays close to the parent in a sentence encoder, best first, at most
+//!   [`NlpLegoConfig::synonyms_per_word`](super::NlpLegoConfig) (see
+//!   [`crate::lexicon::in_context`]). The authors rank the synonyms of every sense by spaCy
+//!   `en_core_web_lg` vector similarity; `lg` is not packaged and `md`'s pruned vectors proved
+//!   too coarse, so sense choice and fit use all-MiniLM-L6-v2. Verbs are not replaced
 //!   from WordNet, for the reason CREST's review found (their synonyms take other argument
 //!   frames); the masked LM replaces them.
 //! * Masked-LM predictions for the word masked in its *parent sentence's context* — the parent
@@ -28,8 +30,10 @@ use metamorph_models::masked_lm::{CandleMaskedLm, FillOptions};
 
 use crate::coreference::generation::{inflect, mutable_pos};
 use crate::edit::match_case;
+use crate::lexicon::in_context::{
+    ContextualLexicon, Substitution as LexicalSubstitution, WordInContext, MIN_SENTENCE_SIMILARITY,
+};
 use crate::lexicon::inflect::Inflections;
-use crate::lexicon::wordnet::WordNet;
 
 /// NLTK's English stop-word list (the 179 words of `nltk.corpus.stopwords.words('english')`).
 pub const NLTK_STOP_WORDS: [&str; 179] = [
@@ -249,7 +253,7 @@ enum Source {
 
 /// Proposes the one-word substitutions of adjunct words (see the module docs).
 pub struct AdjunctMutator {
-    wordnet: Arc<WordNet>,
+    lexicon: Arc<ContextualLexicon>,
     inflections: Arc<Inflections>,
     source: Source,
     synonyms_per_word: usize,
@@ -267,12 +271,12 @@ impl std::fmt::Debug for AdjunctMutator {
 impl AdjunctMutator {
     /// A mutator drawing on WordNet synonyms, at most `synonyms_per_word` per word.
     pub fn synonyms(
-        wordnet: Arc<WordNet>,
+        lexicon: Arc<ContextualLexicon>,
         inflections: Arc<Inflections>,
         synonyms_per_word: usize,
     ) -> Self {
         AdjunctMutator {
-            wordnet,
+            lexicon,
             inflections,
             source: Source::Synonyms,
             synonyms_per_word,
@@ -290,28 +294,29 @@ impl AdjunctMutator {
         matches!(self.source, Source::MaskedLm(..))
     }
 
-    /// WordNet synonyms of `token` from its most frequent sense (the first synset of its lemma
-    /// in its POS), single words inflected to its tag, at most `synonyms_per_word`. Later senses
-    /// are left out: in the first review their lemmas read as other meanings ("a long time" → "a
-    /// retentive time", "a great job" → "a bully job"). So are synonyms never tagged in that sense in
-    /// WordNet's concordance ([`WordNet::sense_count`] 0: "coevals", "esurient").
-    fn first_sense_synonyms(&self, token: &Token) -> Result<Vec<String>> {
+    /// WordNet synonyms of token `i` in the sense its sentence uses ([`ContextualLexicon`]),
+    /// single words inflected to its tag, that keep the parent sentence `context` (the text and
+    /// the token's character span in it) close in the sentence encoder, best first, at most
+    /// `synonyms_per_word`. The first review took the most frequent sense instead and still
+    /// found 18 of 25 paragraphs with a wrong-sense word ("at the same time" → "at the same
+    /// clip").
+    fn synonyms_in_context(
+        &self,
+        tokens: &[Token],
+        i: usize,
+        context: (&str, (usize, usize)),
+    ) -> Result<Vec<String>> {
+        let token = &tokens[i];
         let Some(pos) = mutable_pos(token) else {
             return Ok(Vec::new());
         };
-        let lemma = token.lemma.to_lowercase();
-        let Some(synset) = self.wordnet.synsets(&lemma, pos).into_iter().next() else {
-            return Ok(Vec::new());
-        };
-        let mut out = Vec::new();
-        for l in synset.lemmas() {
-            let name = l.name().to_lowercase();
-            if name == lemma
-                || !name.chars().all(|c| c.is_ascii_lowercase())
-                || self.wordnet.sense_count(synset, &name)? == 0
-            {
-                continue;
-            }
+        let word = WordInContext::new(tokens, i, pos);
+        let sentence = self.lexicon.embed_cached(&word.sentence_text())?;
+        let mut forms = Vec::new();
+        for name in self
+            .lexicon
+            .candidates(&word, &sentence, LexicalSubstitution::Synonym)?
+        {
             // A singular noun needs a singular synonym ("a generation", not "a contemporaries").
             if token.tag == "NN"
                 && self
@@ -327,12 +332,29 @@ impl AdjunctMutator {
             if form.eq_ignore_ascii_case(&token.text) || is_stop_word(&form) {
                 continue;
             }
-            out.push(match_case(&token.text, &form));
-            if out.len() == self.synonyms_per_word {
-                break;
-            }
+            forms.push(match_case(&token.text, &form));
         }
-        Ok(out)
+        let (text, (start, end)) = context;
+        let (Some(before), Some(after)) = (text.get(..start), text.get(end..)) else {
+            return Ok(Vec::new());
+        };
+        let source = self.lexicon.embed_cached(text)?;
+        let follow_ups: Vec<String> = forms
+            .iter()
+            .map(|f| format!("{before}{f}{after}"))
+            .collect();
+        let refs: Vec<&str> = follow_ups.iter().map(String::as_str).collect();
+        let mut ranked: Vec<(String, f32)> = forms
+            .into_iter()
+            .zip(self.lexicon.similarities(&source, &refs)?)
+            .filter(|(_, s)| *s >= MIN_SENTENCE_SIMILARITY)
+            .collect();
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
+        Ok(ranked
+            .into_iter()
+            .take(self.synonyms_per_word)
+            .map(|(w, _)| w)
+            .collect())
     }
 
     /// Whether token `i` of an adjunct whose words are `core` may be replaced (see the module
@@ -389,7 +411,7 @@ impl AdjunctMutator {
     ) -> Result<Vec<String>> {
         let token = &tokens[i];
         let words: Vec<String> = match &self.source {
-            Source::Synonyms => self.first_sense_synonyms(token)?,
+            Source::Synonyms => self.synonyms_in_context(tokens, i, context)?,
             Source::MaskedLm(model, options) => {
                 let (text, span) = context;
                 model
@@ -427,7 +449,7 @@ mod tests {
 
     fn mutator() -> AdjunctMutator {
         let r = resources();
-        AdjunctMutator::synonyms(r.wordnet().unwrap(), r.inflections().unwrap(), 3)
+        AdjunctMutator::synonyms(r.contextual_lexicon().unwrap(), r.inflections().unwrap(), 3)
     }
 
     #[test]
@@ -470,9 +492,11 @@ mod tests {
 
     #[test]
     fn synonyms_are_inflected_and_never_the_word_itself() {
-        let p = parsed("The children played with the old cars.");
+        let text = "The children played with the old cars.";
+        let p = parsed(text);
         let i = p.tokens.iter().position(|t| t.text == "cars").unwrap();
-        let words = mutator().replacements(&p.tokens, i, ("", (0, 0))).unwrap();
+        let span = (p.tokens[i].start as usize, p.tokens[i].end as usize);
+        let words = mutator().replacements(&p.tokens, i, (text, span)).unwrap();
         assert!(!words.is_empty() && words.len() <= 3, "{words:?}");
         for w in &words {
             assert!(w.ends_with('s') && w != "cars", "{w}");

@@ -1,0 +1,508 @@
+//! Substitution that reads context: the sense a word has *in this sentence*, and the synonyms or
+//! antonyms of that sense that fit the sentence, best first. Every relation that replaces a
+//! word (CREST, NLPLego's mutation, MR1-1's antonyms, MR2-1's synonyms) draws its WordNet
+//! candidates from here rather than from WordNet's sense order.
+//!
+//! **Sense choice** is Lesk with embedded glosses (Basile et al., COLING 2014, "An Enhanced Lesk
+//! Word Sense Disambiguation Algorithm through a Distributional Semantic Model", with a sentence
+//! encoder in place of their word space): each sense of the word's lemma in its part of speech
+//! is written as its lemmas, definition and examples; the sense whose embedding is closest to the
+//! sentence's wins, weighed with the sense's add-one smoothed SemCor frequency
+//! ([`WordNet::sense_count`]) as a prior (see [`GLOSS_TEMPERATURE`]), so that a sentence that
+//! says little keeps the usual sense. A review of NLPLego's and CREST's
+//! follow-ups found most bad ones came from a sense the sentence did not use ("at the same
+//! time" → "at the same clip", "resigned from the seat" → "the arse").
+//!
+//! **Fit in context**: each candidate is written into the sentence and the follow-up sentence's
+//! embedding is compared with the source's (the constraint TextAttack applies with the Universal
+//! Sentence Encoder; here all-MiniLM-L6-v2, an asset already). Candidates are kept when
+//! * the follow-up sentence stays within [`MIN_SENTENCE_SIMILARITY`] of the source (a word of
+//!   another sense or register moves the sentence: "phone call" → "phone yell");
+//! * the candidate is attested in this sense in SemCor, or this is its only sense in the part
+//!   of speech (rare lemmas of a synset are mostly other readings: "coevals", "esurient");
+//!
+//! and ranked by that similarity. Sense glosses are embedded once per process and cached.
+//!
+//! **Why not word vectors.** The issue proposed `en_core_web_md`'s 300-d vectors (the NLPLego
+//! authors ranked with `en_core_web_lg`'s). Measured on the package we can fetch, they are too
+//! coarse for this: its 684,830 keys share 20,000 rows, "car"–"automobile" has cosine 0.22
+//! against 0.18 for "car"–"banana", and "dog" and "cat" have identical rows.
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::{Arc, Mutex};
+
+use metamorph_data::{Result, Token};
+use metamorph_models::SentenceEncoder;
+
+use super::wordnet::{Pos, Synset, SynsetId, WordNet};
+
+/// A follow-up sentence must stay this close (cosine of all-MiniLM-L6-v2 embeddings) to its
+/// source sentence for the substitute to count as fitting.
+pub const MIN_SENTENCE_SIMILARITY: f32 = 0.85;
+
+/// The same for an antonym: it changes the meaning by design, so only a gross misfit is
+/// caught ("is he an honest man" → "is he a dishonest man" scores 0.75).
+pub const MIN_ANTONYM_SIMILARITY: f32 = 0.70;
+
+/// Temperature of the gloss–sentence cosines: a sense's score is `cosine / T + ln prior`, so a
+/// gloss 0.05 closer to the sentence outweighs a sense e (2.7) times as frequent. Gloss
+/// cosines of one word's senses lie within a few tenths of each other; with a smaller
+/// temperature the context overrides even a dominant sense on a hint ("the best option" read
+/// as "financially safe"), with a larger one the context is ignored ("the seat in parliament"
+/// read as "a space for sitting").
+const GLOSS_TEMPERATURE: f32 = 0.05;
+
+/// A word in its sentence: the parse's tokens, the target's index and the sentence around it.
+#[derive(Clone, Debug)]
+pub struct WordInContext<'a> {
+    /// The parse's tokens.
+    pub tokens: &'a [Token],
+    /// The target's index in `tokens`.
+    pub index: usize,
+    /// The tokens of the target's sentence (what sense choice reads).
+    pub sentence: Range<usize>,
+    /// The WordNet part of speech the word is replaced in.
+    pub pos: Pos,
+}
+
+impl<'a> WordInContext<'a> {
+    /// Token `index` of `tokens` in part of speech `pos`, with all of `tokens` as its sentence
+    /// (narrow it with [`WordInContext::within`]).
+    pub fn new(tokens: &'a [Token], index: usize, pos: Pos) -> Self {
+        WordInContext {
+            tokens,
+            index,
+            sentence: 0..tokens.len(),
+            pos,
+        }
+    }
+
+    /// The same word read within `sentence` (token indices) only.
+    pub fn within(mut self, sentence: Range<usize>) -> Self {
+        let end = sentence.end.max(self.index + 1).min(self.tokens.len());
+        self.sentence = sentence.start.min(self.index)..end;
+        self
+    }
+
+    fn target(&self) -> &'a Token {
+        &self.tokens[self.index]
+    }
+
+    /// The sentence's text as the parse spells it.
+    pub fn sentence_text(&self) -> String {
+        self.tokens[self.sentence.clone()]
+            .iter()
+            .map(|t| format!("{}{}", t.text, t.whitespace))
+            .collect::<String>()
+            .trim_end()
+            .to_string()
+    }
+
+    /// The sentence with the target replaced by `word` (spacing kept).
+    pub fn sentence_with(&self, word: &str) -> String {
+        self.tokens[self.sentence.clone()]
+            .iter()
+            .enumerate()
+            .map(|(k, t)| {
+                let text = if self.sentence.start + k == self.index {
+                    word
+                } else {
+                    t.text.as_str()
+                };
+                format!("{text}{}", t.whitespace)
+            })
+            .collect::<String>()
+            .trim_end()
+            .to_string()
+    }
+}
+
+/// What kind of substitute a relation wants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Substitution {
+    /// Lemmas of the sense in context.
+    Synonym,
+    /// Lexical antonyms of the target's lemma in the sense in context.
+    Antonym,
+}
+
+/// WordNet and a sentence encoder together (see the module docs). A clone shares the gloss
+/// cache.
+#[derive(Clone)]
+pub struct ContextualLexicon {
+    wordnet: Arc<WordNet>,
+    encoder: Arc<SentenceEncoder>,
+    glosses: Arc<Mutex<HashMap<SynsetId, Arc<[f32]>>>>,
+    sentences: Arc<Mutex<HashMap<String, Arc<[f32]>>>>,
+}
+
+/// At most this many sentence embeddings are cached (NLPLego embeds one parent per adjunct
+/// word; the cache is cleared when full, not evicted entry by entry).
+const SENTENCE_CACHE: usize = 4096;
+
+impl std::fmt::Debug for ContextualLexicon {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let cached = self.glosses.lock().map(|g| g.len()).unwrap_or(0);
+        f.debug_struct("ContextualLexicon")
+            .field("glosses_cached", &cached)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ContextualLexicon {
+    /// The lexicon over `wordnet` and `encoder`.
+    pub fn new(wordnet: Arc<WordNet>, encoder: Arc<SentenceEncoder>) -> Self {
+        ContextualLexicon {
+            wordnet,
+            encoder,
+            glosses: Arc::default(),
+            sentences: Arc::default(),
+        }
+    }
+
+    /// The WordNet it reads.
+    pub fn wordnet(&self) -> &WordNet {
+        &self.wordnet
+    }
+
+    /// Unit embeddings of `texts`, in order.
+    ///
+    /// # Errors
+    /// When the encoder fails.
+    pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.encoder.embed(texts)
+    }
+
+    /// The embedding of one text, cached (see [`SENTENCE_CACHE`]).
+    ///
+    /// # Errors
+    /// When the encoder fails.
+    pub fn embed_cached(&self, text: &str) -> Result<Arc<[f32]>> {
+        if let Some(v) = self
+            .sentences
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(text)
+        {
+            return Ok(Arc::clone(v));
+        }
+        let v: Arc<[f32]> = Arc::from(self.embed(&[text])?.remove(0));
+        let mut cache = self.sentences.lock().unwrap_or_else(|p| p.into_inner());
+        if cache.len() >= SENTENCE_CACHE {
+            cache.clear();
+        }
+        cache.insert(text.to_string(), Arc::clone(&v));
+        Ok(v)
+    }
+
+    /// The embeddings of `senses`' glosses, from the cache or computed in one batch.
+    fn gloss_embeddings(&self, senses: &[Synset<'_>]) -> Result<Vec<Arc<[f32]>>> {
+        let missing: Vec<Synset<'_>> = {
+            let cache = self.glosses.lock().unwrap_or_else(|p| p.into_inner());
+            senses
+                .iter()
+                .filter(|s| !cache.contains_key(&s.id()))
+                .copied()
+                .collect()
+        };
+        if !missing.is_empty() {
+            let texts: Vec<String> = missing.iter().map(|s| gloss_text(*s)).collect();
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let vectors = self.embed(&refs)?;
+            let mut cache = self.glosses.lock().unwrap_or_else(|p| p.into_inner());
+            for (s, v) in missing.iter().zip(vectors) {
+                cache.insert(s.id(), Arc::from(v));
+            }
+        }
+        let cache = self.glosses.lock().unwrap_or_else(|p| p.into_inner());
+        Ok(senses.iter().map(|s| Arc::clone(&cache[&s.id()])).collect())
+    }
+
+    /// The sense of the target's lemma that fits its sentence best (see the module docs);
+    /// `None` when WordNet has no sense of it in that part of speech. `sentence` is the
+    /// embedding of [`WordInContext::sentence_text`].
+    ///
+    /// # Errors
+    /// When WordNet's `index.sense` cannot be read or the encoder fails.
+    pub fn sense(&self, word: &WordInContext<'_>, sentence: &[f32]) -> Result<Option<Synset<'_>>> {
+        let lemma = word.target().lemma.to_lowercase();
+        let senses = self.wordnet.synsets(&lemma, word.pos);
+        if senses.len() <= 1 {
+            return Ok(senses.into_iter().next());
+        }
+        let mut counts = Vec::with_capacity(senses.len());
+        for s in &senses {
+            counts.push(self.wordnet.sense_count(*s, &lemma)? as f32);
+        }
+        // Add-one smoothed SemCor frequencies as the prior.
+        let total: f32 = counts.iter().sum::<f32>() + senses.len() as f32;
+        let glosses = self.gloss_embeddings(&senses)?;
+        let mut best: Option<(f32, Synset<'_>)> = None;
+        for ((sense, count), gloss) in senses.iter().zip(&counts).zip(&glosses) {
+            let prior = (count + 1.0) / total;
+            let score = dot(sentence, gloss) / GLOSS_TEMPERATURE + prior.ln();
+            if best.is_none_or(|(b, _)| score > b) {
+                best = Some((score, *sense));
+            }
+        }
+        Ok(best.map(|(_, s)| s))
+    }
+
+    /// The candidate lemmas of `kind` for the target in its sense in context (lower case,
+    /// single words, attested in that sense; see the module docs), before the fit check.
+    /// Antonyms are the lexical antonyms of the target's lemma in the chosen sense only: none
+    /// when that sense has none, even if another sense does ("a real realtor" is not "an
+    /// unreal realtor").
+    ///
+    /// # Errors
+    /// When WordNet's `index.sense` cannot be read or the encoder fails.
+    pub fn candidates(
+        &self,
+        word: &WordInContext<'_>,
+        sentence: &[f32],
+        kind: Substitution,
+    ) -> Result<Vec<String>> {
+        let Some(sense) = self.sense(word, sentence)? else {
+            return Ok(Vec::new());
+        };
+        let lemma = word.target().lemma.to_lowercase();
+        let mut out: Vec<String> = Vec::new();
+        match kind {
+            Substitution::Synonym => {
+                for name in sense.lemma_names() {
+                    let name = name.to_lowercase();
+                    if name != lemma
+                        && is_single_word(&name)
+                        && !out.contains(&name)
+                        && self.attested(sense, &name, word.pos)?
+                    {
+                        out.push(name);
+                    }
+                }
+            }
+            Substitution::Antonym => {
+                // The target lemma's own antonyms in this sense, then those of the sense's
+                // other lemmas ("big"/"large" → "little", "small"), then, for an adjective
+                // satellite with none, its head's (WordNet's indirect antonyms: "allowed by
+                // official rules" is a satellite of "legal", whose antonym is "illegal").
+                let mut sources = vec![sense];
+                sources.extend(
+                    sense
+                        .similar_tos()
+                        .into_iter()
+                        .filter(|_| sense.is_satellite()),
+                );
+                for (k, source) in sources.into_iter().enumerate() {
+                    let mut lemmas: Vec<String> = source
+                        .lemma_names()
+                        .into_iter()
+                        .map(str::to_string)
+                        .collect();
+                    if k == 0 {
+                        lemmas.sort_by_key(|n| !n.eq_ignore_ascii_case(&lemma));
+                    }
+                    for name in lemmas {
+                        for antonym in source.lemma_antonyms(&name) {
+                            let found = antonym.name().to_lowercase();
+                            if found != lemma
+                                && is_single_word(&found)
+                                && !out.contains(&found)
+                                && self.attested(antonym.synset(), &found, word.pos)?
+                            {
+                                out.push(found);
+                            }
+                        }
+                    }
+                    if !out.is_empty() {
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Whether `name` is read in `sense`: tagged in it in SemCor, or it has no other sense.
+    fn attested(&self, sense: Synset<'_>, name: &str, pos: Pos) -> Result<bool> {
+        Ok(
+            self.wordnet.sense_count(sense, name)? > 0
+                || self.wordnet.synsets(name, pos).len() == 1,
+        )
+    }
+
+    /// The cosine of each follow-up sentence with `source` (an embedding), in one batch; a
+    /// follow-up fits when it reaches [`MIN_SENTENCE_SIMILARITY`].
+    ///
+    /// # Errors
+    /// When the encoder fails.
+    pub fn similarities(&self, source: &[f32], follow_ups: &[&str]) -> Result<Vec<f32>> {
+        Ok(self
+            .embed(follow_ups)?
+            .iter()
+            .map(|v| dot(source, v))
+            .collect())
+    }
+
+    /// Convenience for one word: its candidates of `kind`, written into the sentence by
+    /// `write` (which inflects and cases a lemma, or refuses it), kept when they fit and ranked
+    /// best first as (written word, similarity).
+    ///
+    /// # Errors
+    /// When WordNet's `index.sense` cannot be read or the encoder fails.
+    pub fn substitutes(
+        &self,
+        word: &WordInContext<'_>,
+        kind: Substitution,
+        write: impl Fn(&str) -> Option<String>,
+    ) -> Result<Vec<(String, f32)>> {
+        let sentence_text = word.sentence_text();
+        let sentence = self.embed(&[&sentence_text])?.remove(0);
+        let words: Vec<String> = self
+            .candidates(word, &sentence, kind)?
+            .iter()
+            .filter_map(|lemma| write(lemma))
+            .collect();
+        let follow_ups: Vec<String> = words.iter().map(|w| word.sentence_with(w)).collect();
+        let refs: Vec<&str> = follow_ups.iter().map(String::as_str).collect();
+        let mut out: Vec<(String, f32)> = words
+            .into_iter()
+            .zip(self.similarities(&sentence, &refs)?)
+            .filter(|(_, s)| *s >= MIN_SENTENCE_SIMILARITY)
+            .collect();
+        out.sort_by(|a, b| b.1.total_cmp(&a.1));
+        Ok(out)
+    }
+}
+
+/// How a sense is written for embedding: "lemma, lemma: definition; example".
+fn gloss_text(sense: Synset<'_>) -> String {
+    let lemmas: Vec<String> = sense
+        .lemma_names()
+        .iter()
+        .map(|n| n.replace('_', " "))
+        .collect();
+    format!("{}: {}", lemmas.join(", "), sense.gloss().trim())
+}
+
+/// Dot product (the cosine of two unit vectors).
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+fn is_single_word(name: &str) -> bool {
+    !name.is_empty() && name.chars().all(|c| c.is_ascii_lowercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{pipeline, resources};
+
+    fn in_sentence<R>(
+        text: &str,
+        word: &str,
+        pos: Pos,
+        f: impl FnOnce(&ContextualLexicon, &WordInContext<'_>) -> R,
+    ) -> R {
+        let docs = pipeline().process(&[text]).unwrap();
+        let parsed = metamorph_parse::to_parsed_text("x", "text", &docs[0]);
+        let index = parsed.tokens.iter().position(|t| t.text == word).unwrap();
+        let lexicon = resources().contextual_lexicon().unwrap();
+        f(&lexicon, &WordInContext::new(&parsed.tokens, index, pos))
+    }
+
+    fn definition(text: &str, word: &str, pos: Pos) -> String {
+        in_sentence(text, word, pos, |l, w| {
+            let sentence = l.embed(&[&w.sentence_text()]).unwrap().remove(0);
+            l.sense(w, &sentence).unwrap().unwrap().definition()
+        })
+    }
+
+    fn substitutes(text: &str, word: &str, pos: Pos, kind: Substitution) -> Vec<String> {
+        in_sentence(text, word, pos, |l, w| {
+            l.substitutes(w, kind, |lemma| Some(lemma.to_string()))
+                .unwrap()
+                .into_iter()
+                .map(|(w, _)| w)
+                .collect()
+        })
+    }
+
+    #[test]
+    fn the_sense_follows_the_sentence() {
+        let money = definition(
+            "She deposited the money at the bank before noon.",
+            "bank",
+            Pos::Noun,
+        );
+        assert!(money.contains("financial"), "{money}");
+        let river = definition(
+            "They fished from the grassy bank of the river.",
+            "bank",
+            Pos::Noun,
+        );
+        assert!(
+            river.contains("water") || river.contains("slope"),
+            "{river}"
+        );
+    }
+
+    #[test]
+    fn wrong_sense_synonyms_of_the_review_are_gone() {
+        let seat = substitutes(
+            "He resigned from the seat in parliament after the election.",
+            "seat",
+            Pos::Noun,
+            Substitution::Synonym,
+        );
+        assert!(!seat.contains(&"arse".to_string()), "{seat:?}");
+        let time = substitutes(
+            "At the same time, the river rose.",
+            "time",
+            Pos::Noun,
+            Substitution::Synonym,
+        );
+        assert!(!time.contains(&"clip".to_string()), "{time:?}");
+        let call = substitutes(
+            "She made a phone call to her brother.",
+            "call",
+            Pos::Noun,
+            Substitution::Synonym,
+        );
+        assert!(!call.contains(&"yell".to_string()), "{call:?}");
+    }
+
+    #[test]
+    fn fitting_synonyms_are_kept() {
+        let cars = substitutes(
+            "The car stopped at the red light.",
+            "car",
+            Pos::Noun,
+            Substitution::Synonym,
+        );
+        assert!(cars.contains(&"automobile".to_string()), "{cars:?}");
+    }
+
+    #[test]
+    fn antonyms_come_from_the_sense_in_context() {
+        let hot = substitutes(
+            "The soup is hot today.",
+            "hot",
+            Pos::Adj,
+            Substitution::Antonym,
+        );
+        assert_eq!(hot, ["cold"]);
+    }
+
+    #[test]
+    fn the_sentence_is_rewritten_with_its_spacing() {
+        in_sentence("The car stopped, at last.", "car", Pos::Noun, |_, w| {
+            assert_eq!(w.sentence_text(), "The car stopped, at last.");
+            assert_eq!(w.sentence_with("auto"), "The auto stopped, at last.");
+        });
+    }
+}
