@@ -208,7 +208,14 @@ mod tests {
             crate::relations_by_name(&["MR1-3".into()], crate::testing::resources()).unwrap();
         let (mut example, _) = crate::testing::boolq("was rome founded before athens", "x");
         example.id = "q9".into();
-        let previews = preview(&relations, &[example], None, 10, 0).unwrap();
+        let previews = preview(
+            &relations,
+            &[example],
+            Some(crate::testing::pipeline()),
+            10,
+            0,
+        )
+        .unwrap();
         assert_eq!((previews[0].sources, previews[0].eligible), (1, 1));
         let text = render(&previews);
         assert!(text.contains("== MR1-3 (mt4mrc): 1 sources, 1 eligible, 1 cases; showing 1"));

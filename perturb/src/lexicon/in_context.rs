@@ -229,10 +229,23 @@ impl ContextualLexicon {
     /// # Errors
     /// When WordNet's `index.sense` cannot be read or the encoder fails.
     pub fn sense(&self, word: &WordInContext<'_>, sentence: &[f32]) -> Result<Option<Synset<'_>>> {
+        Ok(self.ranked_senses(word, sentence)?.into_iter().next())
+    }
+
+    /// Every sense of the target's lemma in its part of speech, best fit first (see
+    /// [`ContextualLexicon::sense`]).
+    ///
+    /// # Errors
+    /// When WordNet's `index.sense` cannot be read or the encoder fails.
+    pub fn ranked_senses(
+        &self,
+        word: &WordInContext<'_>,
+        sentence: &[f32],
+    ) -> Result<Vec<Synset<'_>>> {
         let lemma = word.target().lemma.to_lowercase();
         let senses = self.wordnet.synsets(&lemma, word.pos);
         if senses.len() <= 1 {
-            return Ok(senses.into_iter().next());
+            return Ok(senses);
         }
         let mut counts = Vec::with_capacity(senses.len());
         for s in &senses {
@@ -241,15 +254,21 @@ impl ContextualLexicon {
         // Add-one smoothed SemCor frequencies as the prior.
         let total: f32 = counts.iter().sum::<f32>() + senses.len() as f32;
         let glosses = self.gloss_embeddings(&senses)?;
-        let mut best: Option<(f32, Synset<'_>)> = None;
-        for ((sense, count), gloss) in senses.iter().zip(&counts).zip(&glosses) {
-            let prior = (count + 1.0) / total;
-            let score = dot(sentence, gloss) / GLOSS_TEMPERATURE + prior.ln();
-            if best.is_none_or(|(b, _)| score > b) {
-                best = Some((score, *sense));
-            }
-        }
-        Ok(best.map(|(_, s)| s))
+        let mut scored: Vec<(f32, Synset<'_>)> = senses
+            .iter()
+            .zip(&counts)
+            .zip(&glosses)
+            .map(|((sense, count), gloss)| {
+                let prior = (count + 1.0) / total;
+                (
+                    dot(sentence, gloss) / GLOSS_TEMPERATURE + prior.ln(),
+                    *sense,
+                )
+            })
+            .collect();
+        // Stable: equal scores keep WordNet's order.
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+        Ok(scored.into_iter().map(|(_, s)| s).collect())
     }
 
     /// The candidate lemmas of `kind` for the target in its sense in context (lower case,

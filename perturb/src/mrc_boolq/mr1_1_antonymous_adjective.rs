@@ -51,9 +51,7 @@ use super::{edited_case, FAMILY};
 use crate::edit::{indefinite_article, match_case, Replacement};
 #[cfg(doc)]
 use crate::lexicon::in_context::MIN_SENTENCE_SIMILARITY;
-use crate::lexicon::in_context::{
-    ContextualLexicon, Substitution, WordInContext, MIN_ANTONYM_SIMILARITY,
-};
+use crate::lexicon::in_context::{ContextualLexicon, WordInContext, MIN_ANTONYM_SIMILARITY};
 use crate::lexicon::inflect::Inflections;
 use crate::lexicon::wordnet::{Pos, WordNet};
 use crate::syntax::Tree;
@@ -104,21 +102,56 @@ impl AntonymousAdjective {
         };
         let word = WordInContext::new(tree.tokens(), i, Pos::Adj).within(tree.sentence_of(i));
         let sentence = self.lexicon.embed_cached(&word.sentence_text())?;
-        // The word with a negative prefix negates whichever sense the question uses, so it is
-        // taken from any sense; other antonyms only from the sense in context.
-        let mut candidates: Vec<String> = self
-            .wordnet
-            .antonyms(&lemma, Pos::Adj)
-            .into_iter()
-            .map(|w| w.display)
-            .filter(|w| is_negative_prefixed(w, &lemma))
-            .collect();
-        for w in self
-            .lexicon
-            .candidates(&word, &sentence, Substitution::Antonym)?
-        {
-            if !candidates.contains(&w) {
-                candidates.push(w);
+        // The direct antonyms of the word in the two senses that fit the question best
+        // (WordNet splits adjectives finely: "legal" in "is it legal to drive" fits "allowed by
+        // official rules" best, but "illegal" hangs on the next sense). Not WordNet's indirect
+        // antonyms through a satellite's head ("possible" → "actual") unless it is the word
+        // with a negative prefix, and not antonyms of senses the question does not use.
+        let ranked = self.lexicon.ranked_senses(&word, &sentence)?;
+        let mut candidates: Vec<String> = Vec::new();
+        // The word with a negative prefix negates the sense it hangs on, which WordNet often
+        // puts a rank or two away from the best fit ("a common sight" fits "commonly
+        // encountered"; "uncommon" hangs on "widely known or commonly encountered").
+        for sense in ranked.iter().take(3) {
+            for antonym in sense.lemma_antonyms(&lemma) {
+                let name = antonym.name().replace('_', " ");
+                if is_negative_prefixed(&name, &lemma) && !candidates.contains(&name) {
+                    candidates.push(name);
+                }
+            }
+        }
+        for sense in ranked.into_iter().take(2) {
+            for antonym in sense.lemma_antonyms(&lemma) {
+                let name = antonym.name().replace('_', " ");
+                if !candidates.contains(&name) {
+                    candidates.push(name);
+                }
+            }
+            // A satellite's head's antonym only when it is the word with a negative prefix
+            // ("a common sight": satellite "commonly encountered" → "uncommon").
+            for head in sense
+                .similar_tos()
+                .into_iter()
+                .filter(|_| sense.is_satellite())
+            {
+                for other in head.lemma_names() {
+                    for antonym in head.lemma_antonyms(other) {
+                        let name = antonym.name().replace('_', " ");
+                        if is_negative_prefixed(&name, &lemma) && !candidates.contains(&name) {
+                            candidates.push(name);
+                        }
+                    }
+                }
+            }
+            // The sense's other lemmas' antonyms too ("big"/"large" → "little", "small"); the
+            // best-fitting one wins below ("the smallest city", not "the littlest city").
+            for other in sense.lemma_names() {
+                for antonym in sense.lemma_antonyms(other) {
+                    let name = antonym.name().replace('_', " ");
+                    if !candidates.contains(&name) {
+                        candidates.push(name);
+                    }
+                }
             }
         }
         let candidates: Vec<String> = candidates

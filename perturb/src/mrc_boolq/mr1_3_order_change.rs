@@ -6,11 +6,20 @@
 //! instead replaces the first `" before "` if there is one and only otherwise the first
 //! `" after "`. We follow **the paper**: the first occurrence of either word, matched as a whole
 //! word, case-insensitively, with the original capitalisation kept ("Before" → "After").
+//!
+//! **Only the connective.** The paper's relation rests on "before" and "after" ordering two
+//! events: a preposition with an object ("before the Persian War") or a subordinating
+//! conjunction opening a clause ("before he left"). A review found 43% of follow-ups invalid,
+//! most from the adverb ("have panama qualified for the world cup before", meaning
+//! "previously", → "… after"): the word is swapped only when the parse (`question`) tags it `IN`
+//! with an object (`pobj`/`pcomp`) or as a clause's `mark`, and not in a verb's fixed phrase
+//! ("named after", "look after", "take after"). The first occurrence that qualifies is swapped.
 
 use metamorph_data::{Case, Expectation, Result, Task};
 
 use super::{edited_case, FAMILY};
 use crate::edit::{match_case, Replacement};
+use crate::syntax::Tree;
 use crate::{MetamorphicRelation, Source};
 
 /// MT4MRC MR1-3 (see the module docs).
@@ -32,17 +41,30 @@ impl MetamorphicRelation for OrderChange {
         &[Task::BoolQ]
     }
 
+    fn parsed_fields(&self) -> &'static [&'static str] {
+        &["question"]
+    }
+
     fn follow_ups(&self, source: &Source<'_>) -> Result<Vec<Case>> {
+        let Some(parsed) = source.parse("question") else {
+            return Ok(Vec::new());
+        };
         let source = source.example;
-        let Some(question) = source.question.as_deref() else {
+        let tree = Tree::new(parsed);
+        let Some(i) = (0..tree.len()).find(|&i| is_temporal_connective(&tree, i)) else {
             return Ok(Vec::new());
         };
-        let Some(swap) = first_order_word(question) else {
-            return Ok(Vec::new());
+        let token = tree.token(i);
+        let other = if tree.lower(i) == "before" {
+            "after"
+        } else {
+            "before"
         };
-        let start = question[..swap.byte_start].chars().count();
-        let end = start + swap.original.chars().count();
-        let replacement = Replacement::new(start, end, swap.replacement);
+        let replacement = Replacement::new(
+            token.start as usize,
+            token.end as usize,
+            match_case(&token.text, other),
+        );
         Ok(edited_case(
             source,
             NAME,
@@ -57,64 +79,45 @@ impl MetamorphicRelation for OrderChange {
     }
 }
 
-/// The word to swap and its replacement.
-#[derive(Debug, PartialEq)]
-struct Swap {
-    byte_start: usize,
-    byte_end: usize,
-    original: String,
-    replacement: String,
-}
+/// Verbs whose "after" is part of a fixed phrase, not a time relation.
+const PHRASAL_AFTER: [&str; 6] = ["name", "look", "take", "ask", "model", "chase"];
 
-/// The first whole-word "before" or "after" in `text`, case-insensitive.
-fn first_order_word(text: &str) -> Option<Swap> {
-    // ASCII lower-casing keeps byte offsets valid in `text`; the words searched are ASCII.
-    let lower = text.to_ascii_lowercase();
-    let haystack = lower.as_str();
-    let is_word_char = |c: char| c.is_alphanumeric() || c == '_' || c == '-' || c == '\'';
-    let mut best: Option<(usize, &str, &str)> = None;
-    for (word, other) in [("before", "after"), ("after", "before")] {
-        let mut from = 0;
-        while let Some(pos) = haystack[from..].find(word).map(|p| p + from) {
-            let end = pos + word.len();
-            let left_ok = !text[..pos].chars().next_back().is_some_and(is_word_char);
-            let right_ok = !text[end..].chars().next().is_some_and(is_word_char);
-            if left_ok && right_ok {
-                if best.is_none_or(|(p, _, _)| pos < p) {
-                    best = Some((pos, word, other));
-                }
-                break;
-            }
-            from = end;
-        }
+/// Whether token `i` is "before"/"after" ordering two events (see the module docs).
+fn is_temporal_connective(tree: &Tree<'_>, i: usize) -> bool {
+    let word = tree.lower(i);
+    if word != "before" && word != "after" {
+        return false;
     }
-    let (pos, word, other) = best?;
-    let original = &text[pos..pos + word.len()];
-    Some(Swap {
-        byte_start: pos,
-        byte_end: pos + word.len(),
-        original: original.to_string(),
-        replacement: match_case(original, other),
-    })
+    let token = tree.token(i);
+    if token.tag != "IN" {
+        return false;
+    }
+    let head = tree.token(tree.head(i));
+    if word == "after" && PHRASAL_AFTER.contains(&head.lemma.to_lowercase().as_str()) {
+        return false;
+    }
+    let has_object = (0..tree.len()).any(|j| {
+        j != i && tree.head(j) == i && matches!(tree.token(j).dep.as_str(), "pobj" | "pcomp")
+    });
+    token.dep == "mark" || has_object
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use metamorph_data::{Example, Precondition};
+    use crate::testing::boolq;
+    use metamorph_data::Precondition;
 
-    fn boolq(question: &str) -> Example {
-        let mut ex = Example::new("q1", Task::BoolQ);
-        ex.question = Some(question.into());
-        ex.context = Some("Some passage.".into());
-        ex.label = Some("yes".into());
-        ex
+    fn cases(question: &str) -> Vec<Case> {
+        let (mut example, parses) = boolq(question, "Some passage.");
+        example.label = Some("yes".into());
+        OrderChange
+            .follow_ups(&Source::new(&example, &parses))
+            .unwrap()
     }
 
     fn followup_question(question: &str) -> Option<String> {
-        let cases = OrderChange
-            .follow_ups(&Source::unparsed(&boolq(question)))
-            .unwrap();
+        let cases = cases(question);
         assert!(cases.len() <= 1);
         cases
             .into_iter()
@@ -153,19 +156,28 @@ mod tests {
             followup_question("is it AFTER lunch").as_deref(),
             Some("is it BEFORE lunch")
         );
-        assert_eq!(
-            followup_question("is it after?").as_deref(),
-            Some("is it before?")
-        );
         assert_eq!(followup_question("no order word here"), None);
     }
 
     #[test]
+    fn the_adverb_and_fixed_phrases_are_left_alone() {
+        // "before" = previously: the future or past of the whole event, not an order.
+        assert_eq!(
+            followup_question("have panama qualified for the world cup before"),
+            None
+        );
+        assert_eq!(followup_question("is it after?"), None);
+        assert_eq!(followup_question("is the city named after a saint"), None);
+        // A clause's conjunction is swapped.
+        assert_eq!(
+            followup_question("did the war end before the treaty was signed").as_deref(),
+            Some("did the war end after the treaty was signed")
+        );
+    }
+
+    #[test]
     fn case_fields_are_complete_and_valid() {
-        let case = OrderChange
-            .follow_ups(&Source::unparsed(&boolq("was rome founded before athens")))
-            .unwrap()
-            .remove(0);
+        let case = cases("was rome founded before athens").remove(0);
         case.validate().unwrap();
         assert_eq!(case.case_id, "q1:MR1-3:0");
         assert_eq!(case.expectation().unwrap(), Expectation::Inverted);
@@ -192,10 +204,7 @@ mod tests {
 
     #[test]
     fn non_ascii_questions_keep_offsets_in_characters() {
-        let case = OrderChange
-            .follow_ups(&Source::unparsed(&boolq("was müller born before 1900")))
-            .unwrap()
-            .remove(0);
+        let case = cases("was müller born before 1900").remove(0);
         assert_eq!(case.edits[0].start, 16);
         assert_eq!(
             case.followup.question.as_deref(),
