@@ -92,8 +92,14 @@ fn is_temporal_connective(tree: &Tree<'_>, i: usize) -> bool {
     if token.tag != "IN" {
         return false;
     }
-    let head = tree.token(tree.head(i));
-    if word == "after" && PHRASAL_AFTER.contains(&head.lemma.to_lowercase().as_str()) {
+    // "take after" (resemble) has no object of its own; "take place after" does.
+    let head = tree.head(i);
+    let head_has_object =
+        (0..tree.len()).any(|j| tree.head(j) == head && tree.token(j).dep == "dobj");
+    if word == "after"
+        && !head_has_object
+        && PHRASAL_AFTER.contains(&tree.token(head).lemma.to_lowercase().as_str())
+    {
         return false;
     }
     let has_object = (0..tree.len()).any(|j| {
@@ -168,6 +174,10 @@ mod tests {
         );
         assert_eq!(followup_question("is it after?"), None);
         assert_eq!(followup_question("is the city named after a saint"), None);
+        assert_eq!(
+            followup_question("does the ceremony take place after the golden globes").as_deref(),
+            Some("does the ceremony take place before the golden globes")
+        );
         // A clause's conjunction is swapped.
         assert_eq!(
             followup_question("did the war end before the treaty was signed").as_deref(),
