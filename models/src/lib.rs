@@ -48,5 +48,5 @@ pub use checkpoint::ModelOptions;
 pub use device::{device, parse_dtype};
 pub use encoders::{Architecture, Checkpoint, FastBert, Head};
 pub use masked_lm::{FillCandidate, MaskedLm};
-pub use sentence_encoder::{EncoderOptions, SentenceEncoder};
+pub use sentence_encoder::{cosine, EncoderOptions, SentenceEncoder};
 pub use task_encoder::{LoadOptions, TaskEncoder};

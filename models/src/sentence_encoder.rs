@@ -253,3 +253,9 @@ fn sentence_bert_max_length(dir: &std::path::Path) -> Option<usize> {
     let value: serde_json::Value = serde_json::from_str(&text).ok()?;
     value.get("max_seq_length")?.as_u64()?.try_into().ok()
 }
+
+/// The cosine of two embeddings from [`SentenceEncoder::embed`] (unit length, so a dot
+/// product).
+pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}

@@ -164,11 +164,7 @@ impl Model for SentenceSimilarityModel {
             .iter()
             .zip(pairs)
             .map(|(example, (a, b))| {
-                let cosine: f32 = embeddings[a]
-                    .iter()
-                    .zip(&embeddings[b])
-                    .map(|(x, y)| x * y)
-                    .sum();
+                let cosine = metamorph_models::cosine(&embeddings[a], &embeddings[b]);
                 let p1 = 1.0 / (1.0 + (-(cosine - threshold) / temperature).exp());
                 Prediction {
                     label: Some(if cosine >= threshold { "1" } else { "0" }.to_string()),

@@ -82,6 +82,8 @@ impl std::fmt::Debug for CorefPreservingMutation {
 struct Mutation {
     token: usize,
     word: String,
+    /// The sentence with the replacement: what the fit check embeds and the selection parses.
+    sentence: String,
     /// The fit threshold: [`MIN_ANTONYM_SIMILARITY`] for a WordNet antonym, else
     /// [`MIN_SENTENCE_SIMILARITY`].
     min_similarity: f32,
@@ -183,7 +185,6 @@ impl CorefPreservingMutation {
         let first = &tokens[sentence.start];
         let (start, end) = (first.start, tokens[sentence.end - 1].end);
         let sentence_text = &text[byte(start)..byte(end)];
-        let sentence_embedding = self.lexicon.embed(&[sentence_text])?.remove(0);
         let mut pool = Vec::new();
         for i in sentence.clone() {
             if words.is_protected(i) {
@@ -216,7 +217,7 @@ impl CorefPreservingMutation {
                     &self.lexicon,
                     &self.inflections,
                     &WordInContext::new(tokens, i, pos).within(sentence.clone()),
-                    &sentence_embedding,
+                    &self.lexicon.embed_cached(sentence_text)?,
                     &words.mention_words,
                 )?
                 .words
@@ -250,39 +251,23 @@ impl CorefPreservingMutation {
                 {
                     continue;
                 }
+                let sentence = format!(
+                    "{}{}{}",
+                    &text[byte(start)..byte(token.start)],
+                    word,
+                    &text[byte(token.end)..byte(end)]
+                );
                 pool.push(Mutation {
                     token: i,
                     word,
+                    sentence,
                     min_similarity,
                 });
             }
         }
-        // Fit in context: the follow-up sentence must stay close to the source (WordNet's and
-        // the masked LM's candidates alike).
-        let follow_ups: Vec<String> = pool
-            .iter()
-            .map(|m| {
-                let t = &tokens[m.token];
-                format!(
-                    "{}{}{}",
-                    &text[byte(start)..byte(t.start)],
-                    m.word,
-                    &text[byte(t.end)..byte(end)]
-                )
-            })
-            .collect();
-        let refs: Vec<&str> = follow_ups.iter().map(String::as_str).collect();
-        let similarities = self.lexicon.similarities(&sentence_embedding, &refs)?;
-        let mut pool: Vec<Mutation> = pool
-            .into_iter()
-            .zip(similarities)
-            .filter(|(m, s)| *s >= m.min_similarity)
-            .map(|(m, _)| m)
-            .collect();
         if pool.is_empty() || self.max_per_sentence == 0 {
             return Ok(Vec::new());
         }
-        shuffle(&mut pool, seed);
 
         // The mentions inside the sentence, in sentence-local indices.
         let source = self.parse(&[sentence_text])?.remove(0);
@@ -302,6 +287,20 @@ impl CorefPreservingMutation {
             .map(|m| m.start - sentence.start..m.end - sentence.start)
             .collect();
 
+        // Fit in context: the follow-up sentence must stay close to the source (WordNet's and
+        // the masked LM's candidates alike).
+        let refs: Vec<&str> = pool.iter().map(|m| m.sentence.as_str()).collect();
+        let similarities = self
+            .lexicon
+            .similarities(&self.lexicon.embed_cached(sentence_text)?, &refs)?;
+        let mut pool: Vec<Mutation> = pool
+            .into_iter()
+            .zip(similarities)
+            .filter(|(m, s)| *s >= m.min_similarity)
+            .map(|(m, _)| m)
+            .collect();
+        shuffle(&mut pool, seed);
+
         let mut kept = Vec::new();
         let mut queue = pool.into_iter().peekable();
         while kept.len() < self.max_per_sentence && queue.peek().is_some() {
@@ -309,19 +308,7 @@ impl CorefPreservingMutation {
                 .by_ref()
                 .take(self.max_per_sentence - kept.len())
                 .collect();
-            let texts: Vec<String> = batch
-                .iter()
-                .map(|m| {
-                    let t = &tokens[m.token];
-                    format!(
-                        "{}{}{}",
-                        &text[byte(start)..byte(t.start)],
-                        m.word,
-                        &text[byte(t.end)..byte(end)]
-                    )
-                })
-                .collect();
-            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let refs: Vec<&str> = batch.iter().map(|m| m.sentence.as_str()).collect();
             let parses = self.parse(&refs)?;
             for (mutation, followup) in batch.into_iter().zip(&parses) {
                 let local = mutation.token - sentence.start;

@@ -33,7 +33,7 @@ use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
 use metamorph_data::{Result, Token};
-use metamorph_models::SentenceEncoder;
+use metamorph_models::{cosine, SentenceEncoder};
 
 use super::wordnet::{Pos, Synset, SynsetId, WordNet};
 
@@ -98,24 +98,6 @@ impl<'a> WordInContext<'a> {
             .trim_end()
             .to_string()
     }
-
-    /// The sentence with the target replaced by `word` (spacing kept).
-    pub fn sentence_with(&self, word: &str) -> String {
-        self.tokens[self.sentence.clone()]
-            .iter()
-            .enumerate()
-            .map(|(k, t)| {
-                let text = if self.sentence.start + k == self.index {
-                    word
-                } else {
-                    t.text.as_str()
-                };
-                format!("{text}{}", t.whitespace)
-            })
-            .collect::<String>()
-            .trim_end()
-            .to_string()
-    }
 }
 
 /// What kind of substitute a relation wants.
@@ -159,11 +141,6 @@ impl ContextualLexicon {
             glosses: Arc::default(),
             sentences: Arc::default(),
         }
-    }
-
-    /// The WordNet it reads.
-    pub fn wordnet(&self) -> &WordNet {
-        &self.wordnet
     }
 
     /// Unit embeddings of `texts`, in order.
@@ -261,7 +238,7 @@ impl ContextualLexicon {
             .map(|((sense, count), gloss)| {
                 let prior = (count + 1.0) / total;
                 (
-                    dot(sentence, gloss) / GLOSS_TEMPERATURE + prior.ln(),
+                    cosine(sentence, gloss) / GLOSS_TEMPERATURE + prior.ln(),
                     *sense,
                 )
             })
@@ -362,38 +339,8 @@ impl ContextualLexicon {
         Ok(self
             .embed(follow_ups)?
             .iter()
-            .map(|v| dot(source, v))
+            .map(|v| cosine(source, v))
             .collect())
-    }
-
-    /// Convenience for one word: its candidates of `kind`, written into the sentence by
-    /// `write` (which inflects and cases a lemma, or refuses it), kept when they fit and ranked
-    /// best first as (written word, similarity).
-    ///
-    /// # Errors
-    /// When WordNet's `index.sense` cannot be read or the encoder fails.
-    pub fn substitutes(
-        &self,
-        word: &WordInContext<'_>,
-        kind: Substitution,
-        write: impl Fn(&str) -> Option<String>,
-    ) -> Result<Vec<(String, f32)>> {
-        let sentence_text = word.sentence_text();
-        let sentence = self.embed(&[&sentence_text])?.remove(0);
-        let words: Vec<String> = self
-            .candidates(word, &sentence, kind)?
-            .iter()
-            .filter_map(|lemma| write(lemma))
-            .collect();
-        let follow_ups: Vec<String> = words.iter().map(|w| word.sentence_with(w)).collect();
-        let refs: Vec<&str> = follow_ups.iter().map(String::as_str).collect();
-        let mut out: Vec<(String, f32)> = words
-            .into_iter()
-            .zip(self.similarities(&sentence, &refs)?)
-            .filter(|(_, s)| *s >= MIN_SENTENCE_SIMILARITY)
-            .collect();
-        out.sort_by(|a, b| b.1.total_cmp(&a.1));
-        Ok(out)
     }
 }
 
@@ -405,11 +352,6 @@ fn gloss_text(sense: Synset<'_>) -> String {
         .map(|n| n.replace('_', " "))
         .collect();
     format!("{}: {}", lemmas.join(", "), sense.gloss().trim())
-}
-
-/// Dot product (the cosine of two unit vectors).
-fn dot(a: &[f32], b: &[f32]) -> f32 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
 fn is_single_word(name: &str) -> bool {
@@ -441,13 +383,38 @@ mod tests {
         })
     }
 
+    /// The sentence of `word` with its target replaced by `replacement` (spacing kept).
+    fn sentence_with(word: &WordInContext<'_>, replacement: &str) -> String {
+        word.tokens[word.sentence.clone()]
+            .iter()
+            .enumerate()
+            .map(|(k, t)| {
+                let text = if word.sentence.start + k == word.index {
+                    replacement
+                } else {
+                    t.text.as_str()
+                };
+                format!("{text}{}", t.whitespace)
+            })
+            .collect::<String>()
+            .trim_end()
+            .to_string()
+    }
+
+    /// The candidates of `kind` that pass the fit check, best first, as the relations take them.
     fn substitutes(text: &str, word: &str, pos: Pos, kind: Substitution) -> Vec<String> {
         in_sentence(text, word, pos, |l, w| {
-            l.substitutes(w, kind, |lemma| Some(lemma.to_string()))
-                .unwrap()
+            let sentence = l.embed(&[&w.sentence_text()]).unwrap().remove(0);
+            let words = l.candidates(w, &sentence, kind).unwrap();
+            let follow_ups: Vec<String> = words.iter().map(|c| sentence_with(w, c)).collect();
+            let refs: Vec<&str> = follow_ups.iter().map(String::as_str).collect();
+            let mut scored: Vec<(String, f32)> = words
                 .into_iter()
-                .map(|(w, _)| w)
-                .collect()
+                .zip(l.similarities(&sentence, &refs).unwrap())
+                .filter(|(_, s)| *s >= MIN_SENTENCE_SIMILARITY)
+                .collect();
+            scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+            scored.into_iter().map(|(w, _)| w).collect()
         })
     }
 
@@ -521,7 +488,7 @@ mod tests {
     fn the_sentence_is_rewritten_with_its_spacing() {
         in_sentence("The car stopped, at last.", "car", Pos::Noun, |_, w| {
             assert_eq!(w.sentence_text(), "The car stopped, at last.");
-            assert_eq!(w.sentence_with("auto"), "The auto stopped, at last.");
+            assert_eq!(sentence_with(w, "auto"), "The auto stopped, at last.");
         });
     }
 }

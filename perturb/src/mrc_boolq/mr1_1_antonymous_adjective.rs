@@ -109,47 +109,38 @@ impl AntonymousAdjective {
         // with a negative prefix, and not antonyms of senses the question does not use.
         let ranked = self.lexicon.ranked_senses(&word, &sentence)?;
         let mut candidates: Vec<String> = Vec::new();
+        let mut add = |name: &str, prefixed_only: bool| {
+            let name = name.replace('_', " ");
+            if (!prefixed_only || is_negative_prefixed(&name, &lemma))
+                && !candidates.contains(&name)
+            {
+                candidates.push(name);
+            }
+        };
         // The word with a negative prefix negates the sense it hangs on, which WordNet often
         // puts a rank or two away from the best fit ("a common sight" fits "commonly
         // encountered"; "uncommon" hangs on "widely known or commonly encountered").
         for sense in ranked.iter().take(3) {
             for antonym in sense.lemma_antonyms(&lemma) {
-                let name = antonym.name().replace('_', " ");
-                if is_negative_prefixed(&name, &lemma) && !candidates.contains(&name) {
-                    candidates.push(name);
-                }
+                add(antonym.name(), true);
             }
         }
-        for sense in ranked.into_iter().take(2) {
-            for antonym in sense.lemma_antonyms(&lemma) {
-                let name = antonym.name().replace('_', " ");
-                if !candidates.contains(&name) {
-                    candidates.push(name);
-                }
-            }
-            // A satellite's head's antonym only when it is the word with a negative prefix
-            // ("a common sight": satellite "commonly encountered" → "uncommon").
-            for head in sense
-                .similar_tos()
-                .into_iter()
-                .filter(|_| sense.is_satellite())
-            {
-                for other in head.lemma_names() {
-                    for antonym in head.lemma_antonyms(other) {
-                        let name = antonym.name().replace('_', " ");
-                        if is_negative_prefixed(&name, &lemma) && !candidates.contains(&name) {
-                            candidates.push(name);
-                        }
-                    }
-                }
-            }
-            // The sense's other lemmas' antonyms too ("big"/"large" → "little", "small"); the
-            // best-fitting one wins below ("the smallest city", not "the littlest city").
-            for other in sense.lemma_names() {
-                for antonym in sense.lemma_antonyms(other) {
-                    let name = antonym.name().replace('_', " ");
-                    if !candidates.contains(&name) {
-                        candidates.push(name);
+        // The antonyms of every lemma of the two best senses ("big"/"large" → "little",
+        // "small"; the best-fitting one wins below: "the smallest city", not "the littlest
+        // city"), and a satellite's head's antonym only when it is the word with a negative
+        // prefix ("a common sight": satellite "commonly encountered" → "uncommon").
+        for sense in ranked.iter().take(2) {
+            let heads = if sense.is_satellite() {
+                sense.similar_tos()
+            } else {
+                Vec::new()
+            };
+            let sources =
+                std::iter::once((*sense, false)).chain(heads.into_iter().map(|h| (h, true)));
+            for (source, prefixed_only) in sources {
+                for other in source.lemma_names() {
+                    for antonym in source.lemma_antonyms(other) {
+                        add(antonym.name(), prefixed_only);
                     }
                 }
             }

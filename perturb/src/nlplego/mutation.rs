@@ -335,7 +335,9 @@ impl AdjunctMutator {
             forms.push(match_case(&token.text, &form));
         }
         let (text, (start, end)) = context;
-        let (Some(before), Some(after)) = (text.get(..start), text.get(end..)) else {
+        let (Some(before), Some(after), false) =
+            (text.get(..start), text.get(end..), forms.is_empty())
+        else {
             return Ok(Vec::new());
         };
         let source = self.lexicon.embed_cached(text)?;
