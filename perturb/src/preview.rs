@@ -119,9 +119,9 @@ pub fn render(previews: &[RelationPreview]) -> String {
             let mut fields: Vec<&str> = case.edits.iter().map(|e| e.field.as_str()).collect();
             fields.dedup();
             for field in fields {
-                let before = case.sources[0].field(field).unwrap_or_default();
                 let after = case.followup.field(field).unwrap_or_default();
-                let _ = writeln!(out, "  - {field}: {}", excerpt(before, case, field, false));
+                let before = edited_from(after, case, field);
+                let _ = writeln!(out, "  - {field}: {}", excerpt(&before, case, field, false));
                 let _ = writeln!(out, "  + {field}: {}", excerpt(after, case, field, true));
             }
             if case.edits.is_empty() {
@@ -131,6 +131,33 @@ pub fn render(previews: &[RelationPreview]) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The text `field`'s edits were made to, rebuilt from the follow-up by undoing them: the
+/// source's field for most relations, but the parent sentence for NLPLego-SSM, whose follow-up
+/// pairs a derived sentence with its parent rather than with the source's `text_b`.
+fn edited_from(after: &str, case: &Case, field: &str) -> String {
+    let chars: Vec<char> = after.chars().collect();
+    let mut edits: Vec<_> = case.edits.iter().filter(|e| e.field == field).collect();
+    edits.sort_by_key(|e| e.start);
+    let mut before = String::with_capacity(after.len());
+    // `at` walks the follow-up; `shift` is how far follow-up offsets run ahead of the source's.
+    let mut at = 0usize;
+    let mut shift: i64 = 0;
+    for edit in edits {
+        let start = (i64::from(edit.start) + shift).clamp(0, chars.len() as i64) as usize;
+        let end = (start + edit.after.chars().count()).min(chars.len());
+        if start < at {
+            // Overlapping edits cannot be undone one by one: show the follow-up's field as is.
+            return after.to_string();
+        }
+        before.extend(&chars[at..start]);
+        before.push_str(&edit.before);
+        at = end;
+        shift += edit.after.chars().count() as i64 - i64::from(edit.end - edit.start);
+    }
+    before.extend(&chars[at..]);
+    before
 }
 
 /// Short texts whole; long ones (passages) from a little before the first edit to a little
@@ -200,6 +227,46 @@ mod tests {
         assert_eq!(a, sample_indices(1000, 100, 7));
         assert_ne!(a, sample_indices(1000, 100, 8));
         assert_eq!(sample_indices(5, 100, 1), vec![0, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn the_text_before_is_rebuilt_from_the_follow_up() {
+        let mut source = Example::new("p1", metamorph_data::Task::Paraphrase);
+        source.text = Some("A cat sat.".into());
+        source.text_b = Some("Something else entirely.".into());
+        let mut followup = source.clone();
+        followup.text = Some("The dog ran home.".into());
+        followup.text_b = Some("The big dog ran home quickly.".into());
+        let case = Case::new(
+            "nlplego",
+            "NLPLego-SSM",
+            vec![source],
+            followup,
+            &metamorph_data::Expectation::Equal,
+        )
+        .with_edits(vec![
+            crate::edit::difference("text_b", "The dog ran", "The big dog ran").unwrap(),
+            crate::edit::difference("text_b", "ran home.", "ran home quickly.").unwrap(),
+        ]);
+        // The second edit's offsets, written against "ran home.", are moved to the full text.
+        let mut edits = case.edits.clone();
+        edits[1].start += 8;
+        edits[1].end += 8;
+        let case = case.with_edits(edits);
+        assert_eq!(
+            edited_from("The big dog ran home quickly.", &case, "text_b"),
+            "The dog ran home."
+        );
+        let shown = render(&[RelationPreview {
+            family: "nlplego".into(),
+            mr: "NLPLego-SSM".into(),
+            sources: 1,
+            eligible: 1,
+            cases: vec![case],
+            sample: vec![0],
+        }]);
+        assert!(shown.contains("  - text_b: The dog ran home."), "{shown}");
+        assert!(!shown.contains("Something else"), "{shown}");
     }
 
     #[test]

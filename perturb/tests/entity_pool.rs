@@ -138,6 +138,56 @@ fn gold_pool_from_tacred_spans() {
         .sum();
     assert_eq!(gold_mentions as usize, 2 * examples.len());
     assert!(pool.entries("ORG").is_empty(), "no NER types mixed in");
+    // Every labelled example also files its arguments under its label's roles.
+    let role_mentions: u32 = pool
+        .roles()
+        .map(|key| {
+            let (label, role) = key.rsplit_once('/').unwrap();
+            pool.role_entries(label, role)
+                .iter()
+                .map(|e| e.count)
+                .sum::<u32>()
+        })
+        .sum();
+    let labelled = examples.iter().filter(|e| e.label.is_some()).count();
+    assert_eq!(role_mentions as usize, 2 * labelled);
+    let employer = examples
+        .iter()
+        .find(|e| e.head.as_ref().is_some_and(|h| h.text == "Tim Cook"))
+        .unwrap();
+    let label = employer.label.as_deref().unwrap();
+    assert!(pool
+        .role_entries(label, "head")
+        .iter()
+        .any(|e| e.text == "Tim Cook"));
+}
+
+#[test]
+fn roles_survive_the_json_round_trip() {
+    let mut b = EntityPoolBuilder::new("test");
+    b.add_role("P364", "tail", "Tamil");
+    b.add_role("P364", "tail", "Tamil");
+    b.add_role("P364", "tail", "Hindi");
+    b.add("GPE", "Paris");
+    let pool = b.build();
+    let json = serde_json::to_string(&pool).unwrap();
+    assert!(json.contains("\"P364/tail\""), "{json}");
+    let back: EntityPool = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, pool);
+    let tails: Vec<(&str, u32)> = back
+        .role_entries("P364", "tail")
+        .iter()
+        .map(|e| (e.text.as_str(), e.count))
+        .collect();
+    assert_eq!(tails, [("Tamil", 2), ("Hindi", 1)]);
+    assert_eq!(
+        back.sample_role("P364", "tail", &["tamil"], 3),
+        Some("Hindi")
+    );
+    assert!(back.role_entries("P364", "head").is_empty());
+    // A pool without roles (written before they existed) still loads.
+    let old: EntityPool = serde_json::from_str(r#"{"source": "gold", "types": {}}"#).unwrap();
+    assert_eq!(old.roles().count(), 0);
 }
 
 fn small_pool() -> EntityPool {

@@ -10,6 +10,12 @@
 //!   types are the ones the relation must match; only examples without typed spans (FewRel,
 //!   plain-text tasks) go through the NER. A pool therefore holds the type vocabulary of its
 //!   corpus; build one pool per dataset.
+//! * **Roles as types.** A type such as FewRel's NER `GPE` mixes kinds a relation does not
+//!   (a language's slot takes no city), so a pool also keeps, for every labelled example, its
+//!   head and tail under the role they fill: `P364/tail` ("original language of work") holds
+//!   languages only, `per:city_of_birth/tail` cities only ([`role_key`]). The label used is the
+//!   gold one: it says what kind of thing the argument is, the dataset's own typing, and is
+//!   never compared with a model's output.
 //! * **Surface forms** are the mention's text with whitespace runs collapsed to one space,
 //!   case kept (`Apple` and `apple` are two entries). A mention is a maximal `B I*` run of one
 //!   type in the NER's IOB codes.
@@ -50,6 +56,8 @@ struct PoolData {
     #[serde(default)]
     source: String,
     types: BTreeMap<String, Vec<PoolEntry>>,
+    #[serde(default)]
+    roles: BTreeMap<String, Vec<PoolEntry>>,
 }
 
 impl From<PoolData> for EntityPool {
@@ -60,12 +68,18 @@ impl From<PoolData> for EntityPool {
                 builder.add_count(&entity_type, &entry.text, entry.count);
             }
         }
+        for (key, entries) in data.roles {
+            for entry in entries {
+                bump(&mut builder.roles, &key, &entry.text, entry.count);
+            }
+        }
         builder.build()
     }
 }
 
-/// Entity surface forms by type, with mention counts, in a deterministic order (see the module
-/// docs). Serialises to JSON as `{"source": …, "types": {"PERSON": [{"text", "count"}, …]}}`.
+/// Entity surface forms by type and by argument role, with mention counts, in a deterministic
+/// order (see the module docs). Serialises to JSON as `{"source": …, "types": {"PERSON":
+/// [{"text", "count"}, …]}, "roles": {"P364/tail": […]}}`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(from = "PoolData")]
 pub struct EntityPool {
@@ -73,6 +87,9 @@ pub struct EntityPool {
     source: String,
     /// Entries by type, each list frequency-descending then by text.
     types: BTreeMap<String, Vec<PoolEntry>>,
+    /// Entries by argument role ([`role_key`]: `P364/tail`, `per:title/tail`), sorted alike.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    roles: BTreeMap<String, Vec<PoolEntry>>,
 }
 
 /// Accumulates mentions, then sorts them into an [`EntityPool`].
@@ -80,6 +97,43 @@ pub struct EntityPool {
 pub struct EntityPoolBuilder {
     source: String,
     counts: HashMap<String, HashMap<String, u32>>,
+    roles: HashMap<String, HashMap<String, u32>>,
+}
+
+/// The key of the argument role `role` (`head` or `tail`) of relation `label` in a pool's
+/// roles: `P364/tail` holds every tail of "original language of work" in the corpus.
+pub fn role_key(label: &str, role: &str) -> String {
+    format!("{label}/{role}")
+}
+
+/// Adds `count` mentions of `text` under `key` (ignored when either is blank).
+fn bump(map: &mut HashMap<String, HashMap<String, u32>>, key: &str, text: &str, count: u32) {
+    let text = normalise(text);
+    let key = key.trim();
+    if text.is_empty() || key.is_empty() || count == 0 {
+        return;
+    }
+    let slot = map
+        .entry(key.to_string())
+        .or_default()
+        .entry(text)
+        .or_insert(0);
+    *slot = slot.saturating_add(count);
+}
+
+/// Sorts counted forms into entry lists: frequency descending, then text.
+fn sorted(counts: HashMap<String, HashMap<String, u32>>) -> BTreeMap<String, Vec<PoolEntry>> {
+    counts
+        .into_iter()
+        .map(|(key, forms)| {
+            let mut entries: Vec<PoolEntry> = forms
+                .into_iter()
+                .map(|(text, count)| PoolEntry { text, count })
+                .collect();
+            entries.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.text.cmp(&b.text)));
+            (key, entries)
+        })
+        .collect()
 }
 
 /// Collapses whitespace runs to one space and trims.
@@ -93,6 +147,7 @@ impl EntityPoolBuilder {
         EntityPoolBuilder {
             source: source.into(),
             counts: HashMap::new(),
+            roles: HashMap::new(),
         }
     }
 
@@ -103,18 +158,29 @@ impl EntityPoolBuilder {
 
     /// Records `count` mentions of `text` as `entity_type` (ignored when either is blank).
     pub fn add_count(&mut self, entity_type: &str, text: &str, count: u32) {
-        let text = normalise(text);
-        let entity_type = entity_type.trim();
-        if text.is_empty() || entity_type.is_empty() || count == 0 {
-            return;
+        bump(&mut self.counts, entity_type, text, count);
+    }
+
+    /// Records one mention of `text` filling argument `role` (`head`, `tail`) of `label`.
+    pub fn add_role(&mut self, label: &str, role: &str, text: &str) {
+        bump(&mut self.roles, &role_key(label, role), text, 1);
+    }
+
+    /// Records the gold head and tail of a labelled `example` under their roles of its label
+    /// (typed or not: FewRel's untyped arguments are typed by the role they fill); returns
+    /// whether it had a label and arguments.
+    pub fn add_gold_roles(&mut self, example: &Example) -> bool {
+        let Some(label) = example.label.as_deref().filter(|l| !l.trim().is_empty()) else {
+            return false;
+        };
+        let mut any = false;
+        for (role, span) in [("head", &example.head), ("tail", &example.tail)] {
+            if let Some(span) = span {
+                self.add_role(label, role, &span.text);
+                any = true;
+            }
         }
-        let slot = self
-            .counts
-            .entry(entity_type.to_string())
-            .or_default()
-            .entry(text)
-            .or_insert(0);
-        *slot = slot.saturating_add(count);
+        any
     }
 
     /// Records every named entity the NER marked in `doc`.
@@ -139,21 +205,10 @@ impl EntityPoolBuilder {
 
     /// The pool, sorted.
     pub fn build(self) -> EntityPool {
-        let types = self
-            .counts
-            .into_iter()
-            .map(|(entity_type, forms)| {
-                let mut entries: Vec<PoolEntry> = forms
-                    .into_iter()
-                    .map(|(text, count)| PoolEntry { text, count })
-                    .collect();
-                entries.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.text.cmp(&b.text)));
-                (entity_type, entries)
-            })
-            .collect();
         EntityPool {
             source: self.source,
-            types,
+            types: sorted(self.counts),
+            roles: sorted(self.roles),
         }
     }
 }
@@ -254,6 +309,7 @@ impl EntityPool {
         let mut untyped = Vec::new();
         let mut gold = false;
         for example in examples {
+            builder.add_gold_roles(example);
             if builder.add_gold_spans(example) {
                 gold = true;
             } else {
@@ -318,23 +374,47 @@ impl EntityPool {
         self.types.values().all(Vec::is_empty)
     }
 
+    /// The forms that filled argument `role` (`head`, `tail`) of relation `label` in the
+    /// corpus, most frequent first (empty when the corpus had none).
+    pub fn role_entries(&self, label: &str, role: &str) -> &[PoolEntry] {
+        self.roles
+            .get(&role_key(label, role))
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// The role keys present ([`role_key`]), in name order.
+    pub fn roles(&self) -> impl Iterator<Item = &str> {
+        self.roles.keys().map(String::as_str)
+    }
+
+    /// The majority type of `text` in the pool: the type it was pooled under most often
+    /// (ties: the first in name order); `None` when it was never typed.
+    pub fn majority_type(&self, text: &str) -> Option<&str> {
+        let mut best: Option<(&str, u32)> = None;
+        for t in self.types_of(text) {
+            let count = self.count(t, text);
+            if best.is_none_or(|(_, c)| count > c) {
+                best = Some((t, count));
+            }
+        }
+        best.map(|(t, _)| t)
+    }
+
     /// A surface form of `entity_type`, drawn uniformly among those not in `exclude`
     /// (case-insensitive), as a pure function of `seed`; `None` when no candidate is left.
     pub fn sample(&self, entity_type: &str, exclude: &[&str], seed: u64) -> Option<&str> {
-        let excluded: HashSet<String> = exclude
-            .iter()
-            .map(|e| normalise(e).to_lowercase())
-            .collect();
-        let candidates: Vec<&str> = self
-            .entries(entity_type)
-            .iter()
-            .map(|e| e.text.as_str())
-            .filter(|t| !excluded.contains(&t.to_lowercase()))
-            .collect();
-        if candidates.is_empty() {
-            return None;
-        }
-        Some(candidates[SplitMix64::new(seed).below(candidates.len())])
+        draw(self.entries(entity_type), exclude, seed)
+    }
+
+    /// As [`EntityPool::sample`], from the forms of argument `role` of relation `label`.
+    pub fn sample_role(
+        &self,
+        label: &str,
+        role: &str,
+        exclude: &[&str],
+        seed: u64,
+    ) -> Option<&str> {
+        draw(self.role_entries(label, role), exclude, seed)
     }
 
     /// Writes the pool as pretty JSON.
@@ -365,6 +445,24 @@ impl EntityPool {
     pub fn load_json(path: impl AsRef<Path>) -> Result<Self> {
         super::read_json(path.as_ref())
     }
+}
+
+/// A form of `entries` drawn uniformly among those not in `exclude` (case-insensitive), as a
+/// pure function of `seed`.
+fn draw<'a>(entries: &'a [PoolEntry], exclude: &[&str], seed: u64) -> Option<&'a str> {
+    let excluded: HashSet<String> = exclude
+        .iter()
+        .map(|e| normalise(e).to_lowercase())
+        .collect();
+    let candidates: Vec<&str> = entries
+        .iter()
+        .map(|e| e.text.as_str())
+        .filter(|t| !excluded.contains(&t.to_lowercase()))
+        .collect();
+    if candidates.is_empty() {
+        return None;
+    }
+    Some(candidates[SplitMix64::new(seed).below(candidates.len())])
 }
 
 /// SplitMix64 (Steele, Lea, Flood 2014; the seeding generator of `java.util.SplittableRandom`

@@ -233,9 +233,50 @@ pub(crate) fn rewrite_with_article(
     Some(rewrite)
 }
 
-/// Whether a place name is written with "the" (the United States, the US, the Netherlands, the
-/// Czech Republic, the District of Columbia).
+/// Whether a place name is written with "the": countries and unions (the United States, the
+/// US, the Netherlands, the Czech Republic, the District of Columbia) and bodies of water and
+/// ranges (the Missouri River, the River Tyne, the Gulf of Mexico, the Water of Leith, the
+/// Alps), but not lakes, mounts or bays named by a word ("Lake Champlain", "Hudson Bay").
 pub(crate) fn takes_the(name: &str) -> bool {
+    let words: Vec<&str> = name.split_whitespace().collect();
+    let last_takes = [
+        "River",
+        "Ocean",
+        "Sea",
+        "Gulf",
+        "Canal",
+        "Channel",
+        "Strait",
+        "Straits",
+        "Desert",
+        "Mountains",
+        "Alps",
+        "Hills",
+        "Highlands",
+        "Peninsula",
+        "Estuary",
+        "Firth",
+        "Delta",
+    ];
+    let first_takes = [
+        "River", "Gulf", "Sea", "Strait", "Straits", "Firth", "Water",
+    ];
+    let first_of = ["Bay", "Cape", "Mouth", "Lake"];
+    if let (Some(first), Some(last)) = (words.first(), words.last()) {
+        let of_follows = words.get(1) == Some(&"of");
+        if words.len() > 1
+            && (last_takes.contains(last)
+                || first_takes.contains(first)
+                || (of_follows && first_of.contains(first)))
+        {
+            return true;
+        }
+    }
+    country_takes_the(name)
+}
+
+/// Whether a country or union's name is written with "the" (see [`takes_the`]).
+fn country_takes_the(name: &str) -> bool {
     let words = [
         "United",
         "Republic",
@@ -419,6 +460,15 @@ mod tests {
         assert!(takes_the("District of Columbia"));
         assert!(!takes_the("Germany"));
         assert!(!takes_the("Republic of the Congo"));
+        assert!(takes_the("Missouri River"));
+        assert!(takes_the("River Tyne"));
+        assert!(takes_the("Gulf of Mexico"));
+        assert!(takes_the("Water of Leith"));
+        assert!(takes_the("Pacific Ocean"));
+        assert!(!takes_the("Lake Champlain"));
+        assert!(!takes_the("Hudson Bay"));
+        assert!(!takes_the("Loch Etive"));
+        assert!(!takes_the("River"));
     }
 
     #[test]

@@ -5,7 +5,9 @@
 //!
 //! `text` is the example's tokens joined by single spaces, so an entity maps back to a token span
 //! exactly when its character span starts at a token start and ends at a token end; an entity
-//! that spaCy cut inside a dataset token is dropped.
+//! that spaCy cut inside a dataset token is dropped. A possessive ending is cut off a mention
+//! ("Queen Victoria 's" → "Queen Victoria") and a mention that runs through a verb ("Otto
+//! became Duke", an NER error) is dropped: neither is a span an argument can be.
 
 use metamorph_data::{Example, ParsedText};
 
@@ -75,6 +77,19 @@ pub fn mentions(
     let mut open: Option<(usize, &str)> = None;
     let close = |open: (usize, &str), end: usize, found: &mut Vec<Mention>| {
         let (first, ner_type) = open;
+        // A possessive ending is no part of the name ("Queen Victoria 's" → "Queen Victoria").
+        let mut end = end;
+        while end > first + 1 && is_possessive(&parse.tokens[end - 1].text) {
+            end -= 1;
+        }
+        // An entity that runs through a verb is two phrases glued together ("Otto became
+        // Duke"): no argument span can be made of it.
+        let verb = parse.tokens[first..end]
+            .iter()
+            .any(|t| t.pos == "VERB" || t.pos == "AUX");
+        if verb || is_possessive(&parse.tokens[first].text) {
+            return;
+        }
         let (cs, ce) = (
             parse.tokens[first].start as usize,
             parse.tokens[end - 1].end as usize,
@@ -111,6 +126,11 @@ pub fn mentions(
         close(o, parse.tokens.len(), &mut found);
     }
     found
+}
+
+/// Whether a token is a possessive ending (`'s`, `'`, `’s`, `’`).
+fn is_possessive(token: &str) -> bool {
+    matches!(token, "'s" | "'" | "’s" | "’" | "'S")
 }
 
 /// The NER mention that is exactly the token span `[start, end)`, or that span with a leading
@@ -156,6 +176,35 @@ mod tests {
         let paris = found.iter().find(|m| m.text == "Paris").unwrap();
         assert_eq!(paris.tacred_type.as_deref(), Some("CITY"));
         assert_eq!((paris.start, paris.end), (13, 14));
+    }
+
+    #[test]
+    fn possessives_are_cut_and_spans_through_verbs_dropped() {
+        let (example, mut parses) = testing::relation(
+            &[
+                "Queen", "Victoria", "'s", "son", "Otto", "became", "Duke", "in", "1861", ".",
+            ],
+            (0, 2, None),
+            (4, 5, None),
+            None,
+        );
+        // Mark the two spans the issue found as the NER once did: "Queen Victoria 's" and
+        // "Otto became Duke" as PERSON.
+        let parse = &mut parses[0];
+        for (i, token) in parse.tokens.iter_mut().enumerate() {
+            let (iob, ty) = match i {
+                0 | 4 => ("B", "PERSON"),
+                1 | 2 | 5 | 6 => ("I", "PERSON"),
+                _ => ("O", ""),
+            };
+            token.ent_iob = iob.into();
+            token.ent_type = ty.into();
+        }
+        assert_eq!(parse.tokens[5].text, "became");
+        let found = mentions(&example, &parses[0], None);
+        let texts: Vec<&str> = found.iter().map(|m| m.text.as_str()).collect();
+        assert_eq!(texts, ["Queen Victoria"]);
+        assert_eq!((found[0].start, found[0].end), (0, 2));
     }
 
     #[test]

@@ -11,6 +11,14 @@
 //!   gives up to two cases.
 //! * **`no_relation` sources count**: swapping a name for another of its type should not create
 //!   a relation either, and the paper's Table 5 count (8,198, the largest) suggests it kept them.
+//! * **Same type means same role** (issue 17): when the example's gold label names a relation
+//!   and the pool holds at least [`MIN_ROLE_FORMS`] forms that filled the same argument role of
+//!   that relation in the corpus, the replacement is drawn from those
+//!   ([`crate::lexicon::entity_pool::role_key`]: "a Hindi song" takes another `P364/tail`, a
+//!   language, where the NER pool once gave "a London song"); the form must also be typed in
+//!   the pool and of the argument's kind (roles can mix kinds). Unlabelled data and TACRED's
+//!   `no_relation` fall back to the type pool as below. The gold label only types the
+//!   argument; the expectation stays the model's own source output.
 //! * **Only name types** are replaced ([`super::NAME_TYPES`]); dates, numbers and other phrase
 //!   types make ungrammatical text in another slot. The draw excludes both arguments' texts, and
 //!   pool forms starting with a determiner or that are pronouns.
@@ -30,12 +38,13 @@
 
 use std::sync::Arc;
 
-use metamorph_data::{Case, Expectation, Result, Task};
+use metamorph_data::{Case, Example, Expectation, Result, Task};
 
+use super::labels::LabelSchema;
 use super::span_edit::{rewrite_argument, tokenize, Role};
 use super::{
-    followup_of, has_appositive, is_pronoun, ner, pool_type, rewrite_with_article, usable_name,
-    well_formed, Notice, FAMILY, NAME_TYPES, PLACE_TYPES,
+    followup_of, has_appositive, is_pronoun, ner, pool_type, rewrite_with_article, takes_the,
+    usable_name, well_formed, Notice, FAMILY, NAME_TYPES, PLACE_TYPES,
 };
 use crate::lexicon::entity_pool::EntityPool;
 use crate::{source_seed, MetamorphicRelation, Resources, Source};
@@ -104,12 +113,17 @@ impl MetamorphicRelation for SameTypeReplacement {
                 continue;
             };
             let span = role.of(example).expect("well formed");
-            let allowed = if span.entity_type.is_some() {
-                NAME_TYPES
-            } else {
-                UNTYPED_NAME_TYPES
+            let by_role = role_label(example, pool, role);
+            let allowed = match (by_role, &span.entity_type) {
+                (_, Some(_)) => NAME_TYPES.contains(&entity_type.as_str()),
+                // The role, not the NER, gives the kind: any name the NER found may be replaced.
+                (Some(_), None) => {
+                    NAME_TYPES.contains(&entity_type.as_str())
+                        || ROLE_NAME_TYPES.contains(&entity_type.as_str())
+                }
+                (None, None) => UNTYPED_NAME_TYPES.contains(&entity_type.as_str()),
             };
-            if !allowed.contains(&entity_type.as_str()) || !fits_type(&entity_type, &span.text) {
+            if !allowed || !fits_type(&entity_type, &span.text) {
                 continue;
             }
             let other = role.other().of(example).expect("well formed");
@@ -137,17 +151,24 @@ impl MetamorphicRelation for SameTypeReplacement {
             } else {
                 1
             };
-            let Some(candidate) = sample_name(
-                pool,
-                &entity_type,
-                &span.text,
-                &[&span.text, &other.text],
-                min_tokens,
-                seed,
-            ) else {
+            let exclude = [span.text.as_str(), other.text.as_str()];
+            let candidate = match by_role {
+                Some(label) => sample_role_name(
+                    pool,
+                    (label, role.as_str()),
+                    &entity_type,
+                    &span.text,
+                    &exclude,
+                    seed,
+                ),
+                None => sample_name(pool, &entity_type, &span.text, &exclude, min_tokens, seed),
+            };
+            let Some(candidate) = candidate else {
                 continue;
             };
-            let place = PLACE_TYPES.contains(&entity_type.as_str());
+            // A river or a sea takes "the" whatever the NER typed it ("over the River Tweed").
+            let place = PLACE_TYPES.contains(&entity_type.as_str())
+                || (by_role.is_some() && (takes_the(&span.text) || takes_the(&candidate)));
             let Some(rewrite) = rewrite_with_article(example, role, tokenize(&candidate), place)
             else {
                 continue;
@@ -177,7 +198,23 @@ impl MetamorphicRelation for SameTypeReplacement {
     }
 }
 
-/// The NER types R1 replaces in untyped data: the reliable ones. In review, en_core_web_sm's
+/// The kind of thing an entity type names, in either vocabulary, coarse enough that an NER's
+/// confusions within a kind (a river typed LOC or GPE, a language NORP or LANGUAGE) do not
+/// split it, fine enough that a league is no rower and a parliament no gulf.
+fn kind(entity_type: &str) -> &str {
+    match entity_type {
+        "GPE" | "LOC" | "FAC" | "CITY" | "STATE_OR_PROVINCE" | "COUNTRY" | "LOCATION" => "place",
+        "NORP" | "LANGUAGE" | "NATIONALITY" => "people or language",
+        "ORG" | "ORGANIZATION" => "organization",
+        other => other,
+    }
+}
+
+/// The NER types of names, besides [`NAME_TYPES`], that R1 replaces in untyped data when the
+/// argument's role types the replacement: film and book titles, languages, events, products.
+const ROLE_NAME_TYPES: &[&str] = &["LANGUAGE", "WORK_OF_ART", "EVENT", "PRODUCT"];
+
+/// The NER types R1 replaces in untyped data without a role pool: the reliable ones. In review, en_core_web_sm's
 /// LOC, FAC and NORP on FewRel were mostly wrong (constellations, languages and rivers typed
 /// into each other), so only PERSON, ORG and GPE mentions are replaced there.
 const UNTYPED_NAME_TYPES: &[&str] = &["PERSON", "ORG", "GPE"];
@@ -275,6 +312,54 @@ pub(crate) fn sample_name(
         let tokens = tokenize(form);
         let fits = fits_type(entity_type, form);
         if majority && fits && tokens.len() >= min_tokens && usable_name(&tokens, like) {
+            return Some(form.to_string());
+        }
+        excluded.push(form.to_string());
+    }
+    None
+}
+
+/// The fewest distinct forms a role must have in the pool to be drawn from: with fewer, the
+/// draw would mostly bring back the source's own argument's few companions, and the NER-typed
+/// pool is the better fallback.
+const MIN_ROLE_FORMS: usize = 4;
+
+/// The gold label whose `role` forms the replacement is drawn from: the example's label when
+/// it names a relation (not the schema's "no relation", whose arguments share no kind) and the
+/// pool holds at least [`MIN_ROLE_FORMS`] forms of that role.
+fn role_label<'a>(example: &'a Example, pool: &EntityPool, role: Role) -> Option<&'a str> {
+    let label = example.label.as_deref()?;
+    let schema = LabelSchema::of(example);
+    (schema.no_relation.as_deref() != Some(label)
+        && pool.role_entries(label, role.as_str()).len() >= MIN_ROLE_FORMS)
+        .then_some(label)
+}
+
+/// A seeded draw of a usable name for the mention `like` among the forms that filled
+/// `(label, role)` in the corpus, excluding `exclude`: same role means same kind ("Hindi" in
+/// "P364/tail" is replaced by another language, never a city). Some roles mix kinds (FewRel's
+/// "part of" joins gulfs to seas and episodes to series; a "member of" may be a person or a
+/// country), so the form must also be typed in the pool, and of the argument's kind
+/// (`entity_type`, gold or NER; [`kind`]). Redrawn from the seed's stream up to 16 times past unfit
+/// forms.
+pub(crate) fn sample_role_name(
+    pool: &EntityPool,
+    (label, role): (&str, &str),
+    entity_type: &str,
+    like: &str,
+    exclude: &[&str],
+    seed: u64,
+) -> Option<String> {
+    let mut rng = crate::lexicon::entity_pool::SplitMix64::new(seed);
+    let mut excluded: Vec<String> = exclude.iter().map(|s| s.to_string()).collect();
+    for _ in 0..16 {
+        let refs: Vec<&str> = excluded.iter().map(String::as_str).collect();
+        let form = pool.sample_role(label, role, &refs, rng.next_u64())?;
+        let same_kind = pool
+            .majority_type(form)
+            .is_some_and(|t| kind(t) == kind(entity_type));
+        let tokens = tokenize(form);
+        if same_kind && fits_type(entity_type, form) && usable_name(&tokens, like) {
             return Some(form.to_string());
         }
         excluded.push(form.to_string());
@@ -387,6 +472,70 @@ mod tests {
             assert!(f.text.as_deref().unwrap().contains("Laura Welch"));
             assert!(f.head.as_ref().unwrap().entity_type.is_none());
         }
+    }
+
+    #[test]
+    fn a_labelled_argument_is_replaced_by_a_form_of_the_same_role() {
+        // FewRel P364 "original language of work": the NER pool would offer a city for the
+        // language; the role pool offers languages only.
+        let (example, parses) = testing::relation(
+            &[
+                "Chaiyya", "Chaiyya", "is", "a", "Hindi", "song", "from", "the", "film", "Dil",
+                "Se", ".",
+            ],
+            (0, 2, None),
+            (4, 5, None),
+            Some("P364"),
+        );
+        let mut builder = crate::lexicon::entity_pool::EntityPoolBuilder::new("gold");
+        for form in ["London", "Paris", "Tokyo", "Madrid"] {
+            builder.add("GPE", form);
+            builder.add("NORP", form);
+        }
+        // The pool types the languages as the NER types "Hindi" here (en_core_web_sm says
+        // GPE, as it does the cities: only the role keeps them apart).
+        let hindi = ner::mentions(&example, &parses[0], None)
+            .into_iter()
+            .find(|m| m.text == "Hindi")
+            .expect("the NER marks 'Hindi'");
+        for form in ["Tamil", "Telugu", "Marathi", "English", "Hindi"] {
+            builder.add_role("P364", "tail", form);
+            builder.add(&hindi.ner_type, form);
+        }
+        // A role form the pool never typed is not drawn: its kind is unknown.
+        builder.add_role("P364", "tail", "Bhojpuri");
+        let pool = Some(Arc::new(builder.build()));
+        let mut tails = Vec::new();
+        for seed in 0..8 {
+            let r1 = SameTypeReplacement::with_pool(pool.clone(), seed);
+            let cases = r1.follow_ups(&Source::new(&example, &parses)).unwrap();
+            let tail = cases.iter().find(|c| c.edits[0].before == "a Hindi");
+            if let Some(case) = tail {
+                tails.push(case.followup.tail.as_ref().unwrap().text.clone());
+            }
+        }
+        assert!(!tails.is_empty());
+        for tail in &tails {
+            assert!(
+                ["Tamil", "Telugu", "Marathi", "English"].contains(&tail.as_str()),
+                "{tail}"
+            );
+        }
+        // Without the label the role is unknown and the type pool is used.
+        let mut unlabelled = example.clone();
+        unlabelled.label = None;
+        assert_eq!(
+            role_label(&unlabelled, pool.as_deref().unwrap(), Role::Tail),
+            None
+        );
+        assert_eq!(
+            role_label(&example, pool.as_deref().unwrap(), Role::Tail),
+            Some("P364")
+        );
+        assert_eq!(
+            role_label(&example, pool.as_deref().unwrap(), Role::Head),
+            None
+        );
     }
 
     #[test]
