@@ -167,6 +167,15 @@ impl SentenceEncoder {
         self.hidden_size
     }
 
+    /// Whether `word` is one whole token of the tokenizer's vocabulary, as written or lower-cased
+    /// (an uncased WordPiece vocabulary lists its words in lower case). A WordPiece vocabulary
+    /// keeps the ~30,000 most useful pieces of its training text, so a word it holds whole is
+    /// in common use; a rare or archaic one ("erstwhile", "histrion") is split into pieces.
+    pub fn has_whole_word(&self, word: &str) -> bool {
+        self.tokenizer.token_to_id(word).is_some()
+            || self.tokenizer.token_to_id(&word.to_lowercase()).is_some()
+    }
+
     /// One unit-length embedding per text, in input order.
     ///
     /// # Errors

@@ -45,6 +45,7 @@ use super::protected::ProtectedWords;
 use super::selection::check;
 use super::FAMILY;
 use crate::edit::{apply, match_case, Replacement};
+use crate::lexicon::gender::changes_gender;
 use crate::lexicon::in_context::{
     ContextualLexicon, WordInContext, MIN_ANTONYM_SIMILARITY, MIN_SENTENCE_SIMILARITY,
 };
@@ -244,10 +245,12 @@ impl CorefPreservingMutation {
             }
             for (word, min_similarity) in words_for_token {
                 // One word changes, so the article before it must already fit ("an issue" →
-                // "an topic" is refused).
+                // "an topic" is refused), and a noun for a person keeps its gender, which the
+                // pronouns referring back agree with ("his son … he" → not "his girl … he").
                 if article
                     .as_deref()
                     .is_some_and(|a| a != indefinite_article(&word))
+                    || changes_gender(&token.text, &word)
                 {
                     continue;
                 }
@@ -474,9 +477,10 @@ mod tests {
     use super::*;
     use crate::testing::{pipeline, resources};
 
-    /// Figure 1 with "dirty" for "clean": en_core_web_sm reads "the clean lake" as a name
-    /// (NNP), which CREST does not mutate, and "ate" has no synonym in its first sense.
-    const FIGURE_1: &str = "The fish in the dirty lake ate the worm because it is tasty.";
+    /// Figure 1 with "large" for "clean" and "quickly" added: en_core_web_sm reads "the clean
+    /// lake" as a name (NNP), which CREST does not mutate, "ate" has no synonym in its sense,
+    /// and "dirty"'s common synonyms do not keep the sentence close enough.
+    const FIGURE_1: &str = "The fish in the large lake quickly ate the worm because it is tasty.";
 
     fn span(text: &str, word: &str) -> CharSpan {
         let byte = text.find(word).unwrap();
@@ -634,7 +638,7 @@ mod tests {
 
     #[test]
     fn dataset_tokens_follow_the_replacement() {
-        let text = "The fish in the dirty lake ate the worm because it is tasty .";
+        let text = "The fish in the large lake quickly ate the worm because it is tasty .";
         let (mut ex, _) = example(text, vec![vec![span(text, "the worm"), span(text, "it")]]);
         ex.tokens = Some(text.split(' ').map(str::to_string).collect());
         let parses =

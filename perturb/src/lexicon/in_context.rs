@@ -20,6 +20,9 @@
 //!   another sense or register moves the sentence: "phone call" → "phone yell");
 //! * the candidate is attested in this sense in SemCor, or this is its only sense in the part
 //!   of speech (rare lemmas of a synset are mostly other readings: "coevals", "esurient");
+//! * every word of the candidate is a whole token of the encoder's WordPiece vocabulary
+//!   ([`ContextualLexicon::is_common`]): archaic and rare words ("erstwhile", "histrion") are
+//!   right in sense and wrong in register;
 //!
 //! and ranked by that similarity. Sense glosses are embedded once per process and cached.
 //!
@@ -324,10 +327,20 @@ impl ContextualLexicon {
 
     /// Whether `name` is read in `sense`: tagged in it in SemCor, or it has no other sense.
     fn attested(&self, sense: Synset<'_>, name: &str, pos: Pos) -> Result<bool> {
-        Ok(
-            self.wordnet.sense_count(sense, name)? > 0
-                || self.wordnet.synsets(name, pos).len() == 1,
-        )
+        Ok(self.is_common(name)
+            && (self.wordnet.sense_count(sense, name)? > 0
+                || self.wordnet.synsets(name, pos).len() == 1))
+    }
+
+    /// Whether every word of the lemma `name` (`_` or `-` joined) is in common use: a whole
+    /// token of the encoder's WordPiece vocabulary ([`SentenceEncoder::has_whole_word`]).
+    /// Archaic and rare synonyms ("erstwhile", "thenceforth", "soldierlike", "histrion",
+    /// "begetter") are WordNet lemmas of the right sense that no one would write today; a
+    /// review found them in a third of the NLPLego paragraphs it rejected.
+    pub fn is_common(&self, name: &str) -> bool {
+        name.split(['_', '-', ' '])
+            .filter(|w| !w.is_empty())
+            .all(|w| self.encoder.has_whole_word(w))
     }
 
     /// The cosine of each follow-up sentence with `source` (an embedding), in one batch; a

@@ -57,7 +57,10 @@ pub struct NlpLegoConfig {
     pub masked_lm_top_k: usize,
     /// The least probability of a masked-LM prediction (the authors' code: 0.1).
     pub masked_lm_min_prob: f32,
-    /// Sentences of a paragraph rewritten per MRC case (the paper's 4).
+    /// Sentences of a paragraph rewritten per MRC case (default 1; the paper's 4). Each
+    /// rewritten sentence holds one substitution per mutated adjunct, and each substitution is
+    /// a chance of a wrong-sense or stilted word: a review of paragraphs with four rewritten
+    /// sentences found a bad word in most of them, so one sentence is the default.
     pub mrc_sentences: usize,
     /// Rewritten versions kept per sentence (the paper's beam of 4).
     pub mrc_candidates_per_sentence: usize,
@@ -82,7 +85,7 @@ impl Default for NlpLegoConfig {
             masked_lm: None,
             masked_lm_top_k: 5,
             masked_lm_min_prob: 0.1,
-            mrc_sentences: 4,
+            mrc_sentences: 1,
             mrc_candidates_per_sentence: 4,
             answer_metric: AnswerMetric::ExactMatch,
             answer_threshold: 1.0,

@@ -5,11 +5,13 @@
 //! * every sentence of the paragraph is disassembled alone and its derivation tree assembled
 //!   with **WordNet synonyms only**; its **leaves** (the full sentence with one word changed per
 //!   mutated adjunct) are its rewrites, at most `mrc_candidates_per_sentence` (the paper's beam
-//!   of 4; WordNet's sense order stands in for the word-vector score);
+//!   of 4; fit in context, see [`crate::lexicon::in_context`], stands in for the word-vector
+//!   score);
 //! * adjuncts holding a gold answer or a content word of the question are not mutated, so the
 //!   answer text survives and its offsets are recomputed;
-//! * up to `mrc_sentences` (4) sentences with rewrites are picked at random (seeded by the case
-//!   id) and the new paragraphs are the Cartesian product of their rewrites, of which at most
+//! * up to `mrc_sentences` sentences with rewrites (the paper's 4; our default 1, see
+//!   [`super::NlpLegoConfig::mrc_sentences`]) are picked at random (seeded by the case id) and
+//!   the new paragraphs are the Cartesian product of their rewrites, of which at most
 //!   `max_cases_per_source` are kept (a seeded sample);
 //! * the question is unchanged.
 //!
@@ -30,7 +32,7 @@ use super::assembly::TreeBuilder;
 use super::disassembly::Disassembly;
 use super::mutation::is_stop_word;
 use super::FAMILY;
-use crate::edit::{apply, Replacement};
+use crate::edit::{apply, indefinite_article, match_case, Replacement};
 use crate::{case_id, shuffle, MetamorphicRelation, Resources, Source};
 
 /// The relation's name.
@@ -89,18 +91,17 @@ impl ParagraphReconstruction {
         let tokens = &tree.disassembly.parsed.tokens;
         let mut rewrites: Vec<Vec<Replacement>> = Vec::new();
         for (n, _) in tree.leaves() {
-            let replacements: Vec<Replacement> = tree
-                .replaced_tokens(n)
-                .into_iter()
-                .map(|(i, word)| {
-                    let t = &tokens[i];
-                    Replacement::new(
-                        offset + t.start as usize,
-                        offset + t.end as usize,
-                        word.to_string(),
-                    )
-                })
-                .collect();
+            let replaced = tree.replaced_tokens(n);
+            let mut replacements: Vec<Replacement> = Vec::new();
+            for &(i, word) in &replaced {
+                let at = |t: &metamorph_data::Token, text: String| {
+                    Replacement::new(offset + t.start as usize, offset + t.end as usize, text)
+                };
+                if let Some((j, article)) = article_for(tokens, &replaced, i, word) {
+                    replacements.push(at(&tokens[j], article));
+                }
+                replacements.push(at(&tokens[i], word.to_string()));
+            }
             if !replacements.is_empty() && !rewrites.contains(&replacements) {
                 rewrites.push(replacements);
             }
@@ -110,6 +111,25 @@ impl ParagraphReconstruction {
         }
         Ok(rewrites)
     }
+}
+
+/// The indefinite article token before replaced token `i` rewritten for its new `word` ("a
+/// unique" → "an only", "an old" → "a former"), when it needs to change and is not replaced
+/// itself: `(article token, new article)`.
+fn article_for(
+    tokens: &[metamorph_data::Token],
+    replaced: &[(usize, &str)],
+    i: usize,
+    word: &str,
+) -> Option<(usize, String)> {
+    let j = i.checked_sub(1)?;
+    let before = &tokens[j].text;
+    let is_article = before.eq_ignore_ascii_case("a") || before.eq_ignore_ascii_case("an");
+    if !is_article || replaced.iter().any(|r| r.0 == j) {
+        return None;
+    }
+    let article = match_case(before, indefinite_article(word));
+    (article != *before).then_some((j, article))
 }
 
 /// The content words of the question, lower case (text and lemma): what the paper freezes.
@@ -335,6 +355,38 @@ mod tests {
             .follow_ups(&Source::new(&example, &parses))
             .unwrap();
         assert_eq!(again, cases);
+    }
+
+    #[test]
+    fn articles_follow_the_replaced_word() {
+        let token = |text: &str| metamorph_data::Token {
+            text: text.into(),
+            whitespace: " ".into(),
+            lemma: text.to_lowercase(),
+            pos: String::new(),
+            tag: String::new(),
+            morph: String::new(),
+            dep: String::new(),
+            head: 0,
+            ent_iob: String::new(),
+            ent_type: String::new(),
+            start: 0,
+            end: 0,
+        };
+        let tokens: Vec<_> = ["An", "old", "man", "saw", "a", "unique", "bird"]
+            .into_iter()
+            .map(token)
+            .collect();
+        assert_eq!(
+            article_for(&tokens, &[(1, "former")], 1, "former"),
+            Some((0, "A".to_string()))
+        );
+        assert_eq!(
+            article_for(&tokens, &[(5, "only")], 5, "only"),
+            Some((4, "an".to_string()))
+        );
+        assert_eq!(article_for(&tokens, &[(5, "single")], 5, "single"), None);
+        assert_eq!(article_for(&tokens, &[(2, "person")], 2, "person"), None);
     }
 
     #[test]
