@@ -197,7 +197,7 @@ impl Dense {
                 false,
                 false,
                 false,
-                parallelism(),
+                parallelism(tokens),
             )
         }
     }
@@ -403,13 +403,21 @@ fn softmax_rows(scores: &mut [f32], bias: &[f32]) {
 }
 }
 
-/// The GEMM parallelism for the dense layers: all of rayon's threads.
-fn parallelism() -> Parallelism {
+/// The GEMM parallelism for a dense layer over `tokens` rows: all of rayon's threads, except
+/// for a few sentences' worth of rows (the substitution checks embed one short sentence and its
+/// handful of variants at a time), where waking and joining the threads costs more than the
+/// product: measured on 2 cores, the MT4MRC perturb bench spent a tenth of its time in
+/// `sched_yield` and futex calls with every GEMM split.
+fn parallelism(tokens: usize) -> Parallelism {
     match rayon::current_num_threads() {
         0 | 1 => Parallelism::None,
+        _ if tokens < SERIAL_GEMM_ROWS => Parallelism::None,
         n => Parallelism::Rayon(n),
     }
 }
+
+/// Below this many token rows a dense layer's GEMM runs on the calling thread.
+const SERIAL_GEMM_ROWS: usize = 128;
 
 /// A raw pointer that may cross threads: the attention tasks write disjoint column blocks.
 #[derive(Clone, Copy)]
