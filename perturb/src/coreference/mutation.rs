@@ -206,7 +206,10 @@ impl CorefPreservingMutation {
             if tokens
                 .iter()
                 .any(|t| t.head as usize == i && t.dep == "prt")
+                || self.lexicon.in_multiword_expression(tokens, i)
             {
+                // A word of a WordNet multiword expression ("short story", "as well") has no
+                // synonym or antonym of its own: "short story" → "long story" contradicts.
                 continue;
             }
             let article = i

@@ -332,6 +332,43 @@ impl ContextualLexicon {
                 || self.wordnet.synsets(name, pos).len() == 1))
     }
 
+    /// WordNet, for the callers' own lookups.
+    pub fn wordnet(&self) -> &WordNet {
+        &self.wordnet
+    }
+
+    /// Whether token `index` of `tokens` is part of a multiword expression WordNet lists
+    /// (two to four consecutive tokens, the last also as its lemma, in any part of speech: "as
+    /// well", "at the same time", "fire engine"): one word of such a unit has no synonym of its
+    /// own ("at the same clip", "as good as" for "as well as", which a review found in most of
+    /// NLPLego's invalid paragraphs).
+    pub fn in_multiword_expression(&self, tokens: &[Token], index: usize) -> bool {
+        let lower = |j: usize| tokens[j].text.to_lowercase();
+        for len in 2..=4usize {
+            for start in index.saturating_sub(len - 1)..=index {
+                let end = start + len;
+                if end > tokens.len() {
+                    break;
+                }
+                let words: Vec<String> = (start..end).map(lower).collect();
+                if words.iter().any(|w| !w.chars().all(char::is_alphabetic)) {
+                    continue;
+                }
+                let mut with_lemma = words.clone();
+                with_lemma[len - 1] = tokens[end - 1].lemma.to_lowercase();
+                for term in [words.join("_"), with_lemma.join("_")] {
+                    let listed = [Pos::Noun, Pos::Verb, Pos::Adj, Pos::Adv]
+                        .into_iter()
+                        .any(|pos| !self.wordnet.index_entry(&term, pos).is_empty());
+                    if listed {
+                        return true;
+                    }
+                }
+            }
+        }
+        false
+    }
+
     /// Whether every word of the lemma `name` (`_` or `-` joined) is in common use: a whole
     /// token of the encoder's WordPiece vocabulary ([`SentenceEncoder::has_whole_word`]).
     /// Archaic and rare synonyms ("erstwhile", "thenceforth", "soldierlike", "histrion",
@@ -387,6 +424,26 @@ mod tests {
         let index = parsed.tokens.iter().position(|t| t.text == word).unwrap();
         let lexicon = resources().contextual_lexicon().unwrap();
         f(&lexicon, &WordInContext::new(&parsed.tokens, index, pos))
+    }
+
+    #[test]
+    fn words_of_multiword_expressions_are_found() {
+        let check = |text: &str, word: &str| {
+            in_sentence(text, word, Pos::Noun, |l, w| {
+                l.in_multiword_expression(w.tokens, w.index)
+            })
+        };
+        assert!(check("Normans fought as well as traded.", "well"));
+        assert!(check("They arrived at the same time.", "time"));
+        assert!(!check(
+            "The king ruled the duchy for a long reign.",
+            "duchy"
+        ));
+        assert!(!check("The old castle stood on the hill.", "castle"));
+        let lexicon = resources().contextual_lexicon().unwrap();
+        assert!(lexicon.is_common("phone"));
+        assert!(!lexicon.is_common("erstwhile"));
+        assert!(!lexicon.is_common("thenceforth"));
     }
 
     fn definition(text: &str, word: &str, pos: Pos) -> String {

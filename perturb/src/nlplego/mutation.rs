@@ -4,8 +4,9 @@
 //! **Eligible words** (paper): nouns, verbs, adjectives and adverbs that are not NLTK English
 //! stop-words. As in the authors' code, also not punctuation, not a word inside a named entity,
 //! not a hyphenated or otherwise non-alphabetic word, and not a capitalised first word of the
-//! adjunct; the caller may freeze more (the MRC relation freezes adjuncts holding answer or
-//! question words). An adjunct without an eligible word is inserted unchanged.
+//! adjunct; nor (our addition) a word of a multiword expression WordNet lists ("as well as",
+//! "at the same time": [`ContextualLexicon::in_multiword_expression`]); the caller may freeze
+//! more (the MRC relation freezes adjuncts holding answer or question words). An adjunct without an eligible word is inserted unchanged.
 //!
 //! **Sources**:
 //! * WordNet synonyms of the word's lemma in the **sense its sentence uses**, inflected to the
@@ -390,6 +391,7 @@ impl AdjunctMutator {
         pos_ok
             && !bare_singular
             && !function_adverb
+            && !self.lexicon.in_multiword_expression(tokens, i)
             && !hyphenated
             && !t.tag.starts_with("NNP")
             && t.ent_type.is_empty()
