@@ -56,6 +56,40 @@ pub const MIN_ANTONYM_SIMILARITY: f32 = 0.70;
 /// read as "a space for sitting").
 const GLOSS_TEMPERATURE: f32 = 0.05;
 
+/// Fixed function-word expressions WordNet does not list (it lists content words), whose words
+/// have no synonym of their own: "as far as" → "as far forth as", "as a result of" → "as the
+/// effect of" were found in review.
+const FIXED_EXPRESSIONS: &[&str] = &[
+    "as far as",
+    "as long as",
+    "as soon as",
+    "as much as",
+    "as a result of",
+    "as a whole",
+    "in terms of",
+    "in spite of",
+    "in front of",
+    "in order to",
+    "in place of",
+    "in charge of",
+    "on behalf of",
+    "by means of",
+    "by then",
+    "by the time",
+    "with respect to",
+    "so far",
+    "even so",
+    "at first",
+    "at last",
+    "at least",
+    "at most",
+    "for example",
+    "for instance",
+    "of course",
+    "more or less",
+    "the same",
+];
+
 /// A word in its sentence: the parse's tokens, the target's index and the sentence around it.
 #[derive(Clone, Debug)]
 pub struct WordInContext<'a> {
@@ -344,6 +378,19 @@ impl ContextualLexicon {
     /// NLPLego's invalid paragraphs).
     pub fn in_multiword_expression(&self, tokens: &[Token], index: usize) -> bool {
         let lower = |j: usize| tokens[j].text.to_lowercase();
+        let fixed = FIXED_EXPRESSIONS.iter().any(|expression| {
+            let words: Vec<&str> = expression.split(' ').collect();
+            (index.saturating_sub(words.len() - 1)..=index).any(|start| {
+                start + words.len() <= tokens.len()
+                    && words
+                        .iter()
+                        .enumerate()
+                        .all(|(k, w)| tokens[start + k].text.eq_ignore_ascii_case(w))
+            })
+        });
+        if fixed {
+            return true;
+        }
         for len in 2..=4usize {
             for start in index.saturating_sub(len - 1)..=index {
                 let end = start + len;
@@ -435,6 +482,8 @@ mod tests {
         };
         assert!(check("Normans fought as well as traded.", "well"));
         assert!(check("They arrived at the same time.", "time"));
+        assert!(check("The river runs as far as the sea.", "far"));
+        assert!(check("It fell as a result of the war.", "result"));
         assert!(!check(
             "The king ruled the duchy for a long reign.",
             "duchy"

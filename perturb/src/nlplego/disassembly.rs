@@ -7,7 +7,8 @@
 //!   wh-adverb or a negation). Both are dropped when their subtree holds "of", "too", "as" or
 //!   "how", as in the authors' code;
 //! * prepositional phrase: a `prep` preposition with dependents, with its subtree (`agent` and
-//!   `dative` phrases are arguments, see below);
+//!   `dative` phrases are arguments, see below; so is an "of" phrase on a noun, "part of the
+//!   network", our addition);
 //! * verb phrase: a participial `acl` verb with dependents;
 //! * subordinate clause: an `SBAR` of the phrase view, and every `relcl`/`advcl` subtree.
 //!
@@ -289,6 +290,73 @@ pub fn basic_elements(tokens: &[Token]) -> Vec<bool> {
     basic
 }
 
+/// Nouns whose "of" phrase is their complement: quantities, parts, kinds, collections and the
+/// relations a sentence is about ("the capital of", "a tributary of").
+const OF_COMPLEMENT_NOUNS: &[&str] = &[
+    "part",
+    "lot",
+    "bit",
+    "number",
+    "amount",
+    "couple",
+    "kind",
+    "sort",
+    "type",
+    "piece",
+    "collection",
+    "series",
+    "pair",
+    "set",
+    "majority",
+    "rest",
+    "tributary",
+    "top",
+    "bottom",
+    "end",
+    "side",
+    "middle",
+    "front",
+    "back",
+    "edge",
+    "centre",
+    "center",
+    "beginning",
+    "capital",
+    "sum",
+    "total",
+    "portion",
+    "half",
+    "third",
+    "quarter",
+    "percent",
+    "dozen",
+    "variety",
+    "range",
+    "list",
+    "section",
+    "branch",
+    "subsidiary",
+    "suburb",
+    "son",
+    "daughter",
+    "wife",
+    "husband",
+    "father",
+    "mother",
+    "brother",
+    "sister",
+    "name",
+    "form",
+    "version",
+    "use",
+    "lack",
+    "loss",
+    "source",
+    "result",
+    "cause",
+    "example",
+];
+
 /// Whether the prepositional phrase or adverb at `i` is more likely its head's complement than
 /// an adjunct: its head is a predicate adjective ("due to the introduction") or a form of "be"
 /// without another predicate ("the tests were in one box"). A verb left with no dependent
@@ -302,6 +370,17 @@ fn is_complement(tokens: &[Token], i: usize) -> bool {
         return false;
     }
     let h = &tokens[head];
+    // An "of" phrase completes a quantity, part or relation noun ("is part of the network", "a
+    // lot of people", "a tributary of the Rhine", "one of them"): without it the noun is left
+    // dangling ("is part .", "there was a lot .", which a review found in a quarter of
+    // NLPLego-SSM's parents). Other nouns' "of" phrases stay adjuncts, as in the paper's own
+    // example ("so many members of his cabinet").
+    if tokens[i].text.eq_ignore_ascii_case("of")
+        && (matches!(h.pos.as_str(), "PRON" | "NUM")
+            || OF_COMPLEMENT_NOUNS.contains(&h.lemma.to_lowercase().as_str()))
+    {
+        return true;
+    }
     // A predicate adjective's phrase is its complement ("due to the introduction").
     if h.pos == "ADJ" && matches!(h.dep.as_str(), "acomp" | "oprd") {
         return true;
@@ -728,6 +807,25 @@ mod tests {
         assert_eq!(at("an").as_deref(), Some("a"));
         assert_eq!(at("house").as_deref(), Some("house"));
         assert_eq!(at("old"), None);
+    }
+
+    #[test]
+    fn of_phrases_of_part_and_quantity_nouns_stay() {
+        let _ = pipeline();
+        let d = disassembler()
+            .disassemble("In 1990, the old station became part of the railway network.")
+            .unwrap()
+            .expect("adjuncts");
+        let adjuncts = adjunct_texts(&d);
+        assert!(
+            !adjuncts.iter().any(|a| a.starts_with("of ")),
+            "{adjuncts:?}"
+        );
+        assert!(
+            d.basic_sentence().contains("part of"),
+            "{}",
+            d.basic_sentence()
+        );
     }
 
     #[test]

@@ -6,9 +6,10 @@
 //! models do not emit TACRED's fine types; we pool the corpus's own gold typed spans (TACRED) or
 //! the project NER's entities (untyped FewRel), as `metamorph-perturb pool` builds them
 //! ([`crate::lexicon::entity_pool`]). Choices where the paper is silent:
-//! * **Both arguments, one follow-up each**: case 0 replaces the head, case 1 the tail (each an
+//! * **Both arguments, one follow-up each**: the head's case first, then the tail's (each an
 //!   independent seeded draw, `source_seed(seed, id, "MR-R1/head")` / `…/tail`), so a source
-//!   gives up to two cases.
+//!   gives up to two cases; case ids number the cases made, so a source whose head cannot be
+//!   replaced has its tail's case as `:MR-R1:0` (the case's edit says which span changed).
 //! * **`no_relation` sources count**: swapping a name for another of its type should not create
 //!   a relation either, and the paper's Table 5 count (8,198, the largest) suggests it kept them.
 //! * **Same type means same role** (issue 17): when the example's gold label names a relation
