@@ -227,6 +227,65 @@ impl SentenceEncoder {
         Ok(out)
     }
 
+    /// Two unit-length embeddings per `(text, byte range)`, from one forward pass: the text's
+    /// (as [`SentenceEncoder::embed`]) and the span's, the mean of the encoder's last hidden
+    /// states over the word pieces that overlap the range, read in the whole text's context
+    /// (how BERT-based lexical substitution compares a word with its substitute: the two in
+    /// their sentences). A range no piece overlaps gives the whole text's mean.
+    ///
+    /// # Errors
+    /// [`Error::Model`] if tokenization or the forward pass fails.
+    pub fn embed_with_spans(
+        &self,
+        items: &[(&str, std::ops::Range<usize>)],
+    ) -> Result<Vec<(Vec<f32>, Vec<f32>)>> {
+        let _enter = self.span.enter();
+        let texts: Vec<&str> = items.iter().map(|(t, _)| *t).collect();
+        let encodings = self
+            .tokenizer
+            .encode_batch(texts, true)
+            .map_err(|e| model_error(&self.name, "tokenization failed", e))?;
+        let mut out = Vec::with_capacity(items.len());
+        for (chunk_items, chunk) in items
+            .chunks(self.options.batch_size)
+            .zip(encodings.chunks(self.options.batch_size))
+        {
+            let width = chunk.iter().map(|e| e.len()).max().unwrap_or(0);
+            let mut ids = Vec::with_capacity(chunk.len() * width);
+            let mut masks: Vec<Vec<u32>> = Vec::with_capacity(chunk.len());
+            let mut pooled: Vec<u32> = Vec::with_capacity(chunk.len() * width);
+            for ((_, range), enc) in chunk_items.iter().zip(chunk) {
+                ids.extend_from_slice(enc.get_ids());
+                ids.extend(std::iter::repeat_n(self.pad_id, width - enc.len()));
+                let mut mask = enc.get_attention_mask().to_vec();
+                mask.resize(width, 0);
+                let special = enc.get_special_tokens_mask();
+                let mut span: Vec<u32> = enc
+                    .get_offsets()
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &(a, b))| {
+                        u32::from(special[k] == 0 && a < range.end && range.start < b && a < b)
+                    })
+                    .collect();
+                span.resize(width, 0);
+                if span.iter().all(|&m| m == 0) {
+                    span.clone_from(&mask);
+                }
+                pooled.extend(span);
+                masks.push(mask);
+            }
+            let mask: Vec<u32> = masks.concat();
+            let mut rows = self
+                .pooled_forward(&ids, &mask, &[&mask, &pooled], chunk.len(), width)
+                .map_err(|e| model_error(&self.name, "forward pass failed", e))?;
+            let spans = rows.pop().unwrap_or_default();
+            let sentences = rows.pop().unwrap_or_default();
+            out.extend(sentences.into_iter().zip(spans));
+        }
+        Ok(out)
+    }
+
     /// Encoder, pooling and normalisation for one padded `[rows, width]` batch.
     fn forward(
         &self,
@@ -235,6 +294,22 @@ impl SentenceEncoder {
         rows: usize,
         width: usize,
     ) -> candle_core::Result<Vec<Vec<f32>>> {
+        Ok(self
+            .pooled_forward(ids, mask, &[mask], rows, width)?
+            .remove(0))
+    }
+
+    /// The encoder over `ids` with attention `mask`, mean-pooled over the positions each of
+    /// `pools` marks and normalised, for one padded `[rows, width]` batch: one list of rows
+    /// per pool, from a single forward pass.
+    fn pooled_forward(
+        &self,
+        ids: &[u32],
+        mask: &[u32],
+        pools: &[&[u32]],
+        rows: usize,
+        width: usize,
+    ) -> candle_core::Result<Vec<Vec<Vec<f32>>>> {
         let device = &self.options.device;
         let ids = Tensor::from_slice(ids, (rows, width), device)?;
         let mask = Tensor::from_slice(mask, (rows, width), device)?;
@@ -243,16 +318,23 @@ impl SentenceEncoder {
             .model
             .forward(&ids, &token_types, &mask)?
             .to_dtype(DType::F32)?;
-        let mask = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
-        let summed = hidden.broadcast_mul(&mask)?.sum(1)?;
-        let counts = mask.sum(1)?.clamp(1e-9f32, f32::MAX)?;
-        let mean = summed.broadcast_div(&counts)?;
-        let norms = mean
-            .sqr()?
-            .sum_keepdim(1)?
-            .sqrt()?
-            .clamp(1e-12f32, f32::MAX)?;
-        mean.broadcast_div(&norms)?.to_vec2::<f32>()
+        pools
+            .iter()
+            .map(|pool| {
+                let mask = Tensor::from_slice(pool, (rows, width), device)?
+                    .to_dtype(DType::F32)?
+                    .unsqueeze(2)?;
+                let summed = hidden.broadcast_mul(&mask)?.sum(1)?;
+                let counts = mask.sum(1)?.clamp(1e-9f32, f32::MAX)?;
+                let mean = summed.broadcast_div(&counts)?;
+                let norms = mean
+                    .sqr()?
+                    .sum_keepdim(1)?
+                    .sqrt()?
+                    .clamp(1e-12f32, f32::MAX)?;
+                mean.broadcast_div(&norms)?.to_vec2::<f32>()
+            })
+            .collect()
     }
 }
 

@@ -48,6 +48,7 @@ use crate::edit::{apply, match_case, Replacement};
 use crate::lexicon::gender::changes_gender;
 use crate::lexicon::in_context::{
     ContextualLexicon, WordInContext, MIN_ANTONYM_SIMILARITY, MIN_SENTENCE_SIMILARITY,
+    MIN_WORD_SIMILARITY, NO_WORD_CHECK,
 };
 use crate::lexicon::inflect::Inflections;
 use crate::{case_id, shuffle, source_seed, MetamorphicRelation, Resources, Source};
@@ -85,9 +86,14 @@ struct Mutation {
     word: String,
     /// The sentence with the replacement: what the fit check embeds and the selection parses.
     sentence: String,
-    /// The fit threshold: [`MIN_ANTONYM_SIMILARITY`] for a WordNet antonym, else
-    /// [`MIN_SENTENCE_SIMILARITY`].
+    /// The byte range of the replaced word in the source sentence, and of `word` in
+    /// `sentence`.
+    spans: (Range<usize>, Range<usize>),
+    /// The fit thresholds: [`MIN_ANTONYM_SIMILARITY`] for a WordNet antonym, else
+    /// [`MIN_SENTENCE_SIMILARITY`], for the sentence; [`NO_WORD_CHECK`] for an antonym, else
+    /// [`MIN_WORD_SIMILARITY`], for the word.
     min_similarity: f32,
+    min_word: f32,
 }
 
 impl CorefPreservingMutation {
@@ -216,7 +222,7 @@ impl CorefPreservingMutation {
                 .checked_sub(1)
                 .map(|p| tokens[p].text.to_lowercase())
                 .filter(|a| a == "a" || a == "an");
-            let mut words_for_token: Vec<(String, f32)> = match mutable_pos(token) {
+            let mut words_for_token: Vec<(String, (f32, f32))> = match mutable_pos(token) {
                 Some(pos) => candidates(
                     &self.lexicon,
                     &self.inflections,
@@ -228,8 +234,8 @@ impl CorefPreservingMutation {
                 .into_iter()
                 .map(|(w, origin)| {
                     let min = match origin {
-                        Origin::Antonym => MIN_ANTONYM_SIMILARITY,
-                        Origin::Synonym => MIN_SENTENCE_SIMILARITY,
+                        Origin::Antonym => (MIN_ANTONYM_SIMILARITY, NO_WORD_CHECK),
+                        Origin::Synonym => (MIN_SENTENCE_SIMILARITY, MIN_WORD_SIMILARITY),
                     };
                     (w, min)
                 })
@@ -243,10 +249,10 @@ impl CorefPreservingMutation {
                     .iter()
                     .any(|(w, _)| w.eq_ignore_ascii_case(&word))
                 {
-                    words_for_token.push((word, MIN_SENTENCE_SIMILARITY));
+                    words_for_token.push((word, (MIN_SENTENCE_SIMILARITY, MIN_WORD_SIMILARITY)));
                 }
             }
-            for (word, min_similarity) in words_for_token {
+            for (word, (min_similarity, min_word)) in words_for_token {
                 // One word changes, so the article before it must already fit ("an issue" →
                 // "an topic" is refused), and a noun for a person keeps its gender, which the
                 // pronouns referring back agree with ("his son … he" → not "his girl … he").
@@ -257,17 +263,19 @@ impl CorefPreservingMutation {
                 {
                     continue;
                 }
-                let sentence = format!(
-                    "{}{}{}",
-                    &text[byte(start)..byte(token.start)],
-                    word,
-                    &text[byte(token.end)..byte(end)]
+                let prefix = &text[byte(start)..byte(token.start)];
+                let sentence = format!("{prefix}{word}{}", &text[byte(token.end)..byte(end)]);
+                let spans = (
+                    prefix.len()..byte(token.end) - byte(start),
+                    prefix.len()..prefix.len() + word.len(),
                 );
                 pool.push(Mutation {
                     token: i,
                     word,
                     sentence,
+                    spans,
                     min_similarity,
+                    min_word,
                 });
             }
         }
@@ -293,18 +301,25 @@ impl CorefPreservingMutation {
             .map(|m| m.start - sentence.start..m.end - sentence.start)
             .collect();
 
-        // Fit in context: the follow-up sentence must stay close to the source (WordNet's and
-        // the masked LM's candidates alike).
-        let refs: Vec<&str> = pool.iter().map(|m| m.sentence.as_str()).collect();
-        let similarities = self
-            .lexicon
-            .similarities(&self.lexicon.embed_cached(sentence_text)?, &refs)?;
-        let mut pool: Vec<Mutation> = pool
+        // Fit in context: the follow-up sentence must stay close to the source, and the new
+        // word, read in it, close to the old one read in the source (WordNet's and the masked
+        // LM's candidates alike), all in one encoder batch.
+        let mut sources: Vec<(&str, Range<usize>)> = Vec::new();
+        let mut follow_ups: Vec<(usize, &str, Range<usize>)> = Vec::with_capacity(pool.len());
+        for (k, m) in pool.iter().enumerate() {
+            if k == 0 || pool[k - 1].token != m.token {
+                sources.push((sentence_text, m.spans.0.clone()));
+            }
+            follow_ups.push((sources.len() - 1, m.sentence.as_str(), m.spans.1.clone()));
+        }
+        let fits = self.lexicon.fit(&sources, &follow_ups)?;
+        let fitting: Vec<Mutation> = pool
             .into_iter()
-            .zip(similarities)
-            .filter(|(m, s)| *s >= m.min_similarity)
+            .zip(fits)
+            .filter(|(m, fit)| fit.fits(m.min_similarity, m.min_word))
             .map(|(m, _)| m)
             .collect();
+        let mut pool = fitting;
         shuffle(&mut pool, seed);
 
         let mut kept = Vec::new();

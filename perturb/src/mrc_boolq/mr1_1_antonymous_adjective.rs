@@ -54,7 +54,9 @@ use super::{edited_case, FAMILY};
 use crate::edit::{indefinite_article, match_case, Replacement};
 #[cfg(doc)]
 use crate::lexicon::in_context::MIN_SENTENCE_SIMILARITY;
-use crate::lexicon::in_context::{ContextualLexicon, WordInContext, MIN_ANTONYM_SIMILARITY};
+use crate::lexicon::in_context::{
+    ContextualLexicon, WordInContext, MIN_ANTONYM_SIMILARITY, NO_WORD_CHECK,
+};
 use crate::lexicon::inflect::Inflections;
 use crate::lexicon::wordnet::{Pos, WordNet};
 use crate::syntax::Tree;
@@ -267,11 +269,20 @@ impl MetamorphicRelation for AntonymousAdjective {
                 ));
             }
             let question = example.question.as_deref();
-            if let Some(best) = best_fit(&self.lexicon, question, prefixed, MIN_ANTONYM_SIMILARITY)?
-            {
+            if let Some(best) = best_fit(
+                &self.lexicon,
+                question,
+                prefixed,
+                (MIN_ANTONYM_SIMILARITY, NO_WORD_CHECK),
+            )? {
                 return Ok(vec![best]);
             }
-            if let Some(best) = best_fit(&self.lexicon, question, others, MIN_ANTONYM_SIMILARITY)? {
+            if let Some(best) = best_fit(
+                &self.lexicon,
+                question,
+                others,
+                (MIN_ANTONYM_SIMILARITY, NO_WORD_CHECK),
+            )? {
                 return Ok(vec![best]);
             }
         }
@@ -313,33 +324,67 @@ fn in_idiom(tree: &Tree<'_>, i: usize) -> bool {
 }
 
 /// Of `cases` (edits of one question), the one whose follow-up question is closest to `source`
-/// in the sentence encoder, if it reaches `threshold`
-/// ([`MIN_SENTENCE_SIMILARITY`] for synonyms, [`MIN_ANTONYM_SIMILARITY`] for antonyms): the
-/// substituted word fits the question.
+/// in the sentence encoder among those that fit ([`crate::lexicon::in_context::Fit::fits`]:
+/// the question stays within `threshold`, [`MIN_SENTENCE_SIMILARITY`] for synonyms,
+/// [`MIN_ANTONYM_SIMILARITY`] for antonyms, and the new word, read in it, within `min_word` of
+/// the old one: [`crate::lexicon::in_context::MIN_WORD_SIMILARITY`] for synonyms,
+/// [`crate::lexicon::in_context::NO_WORD_CHECK`] for antonyms).
 pub(super) fn best_fit(
     lexicon: &ContextualLexicon,
     source: Option<&str>,
     cases: Vec<Case>,
-    threshold: f32,
+    (threshold, min_word): (f32, f32),
 ) -> Result<Option<Case>> {
     let Some(source) = source else {
         return Ok(None);
     };
-    let follow_ups: Vec<&str> = cases
-        .iter()
-        .map(|c| c.followup.question.as_deref().unwrap_or(""))
-        .collect();
-    if follow_ups.is_empty() {
+    if cases.is_empty() {
         return Ok(None);
     }
-    let source = lexicon.embed_cached(source)?;
-    let similarities = lexicon.similarities(&source, &follow_ups)?;
+    // The replaced word's byte range in the source and in each follow-up: the last question
+    // edit is the word (an article fix comes before it).
+    let mut sources = Vec::with_capacity(cases.len());
+    let mut follow_ups = Vec::with_capacity(cases.len());
+    for (k, case) in cases.iter().enumerate() {
+        let followup = case.followup.question.as_deref().unwrap_or("");
+        let edits: Vec<_> = case
+            .edits
+            .iter()
+            .filter(|e| e.field == "question")
+            .collect();
+        let Some(word) = edits.last() else {
+            return Ok(None);
+        };
+        let shift: i64 = edits[..edits.len() - 1]
+            .iter()
+            .map(|e| e.after.chars().count() as i64 - i64::from(e.end - e.start))
+            .sum();
+        let start = (i64::from(word.start) + shift).max(0) as usize;
+        let end = start + word.after.chars().count();
+        sources.push((
+            source,
+            byte_at(source, word.start as usize)..byte_at(source, word.end as usize),
+        ));
+        follow_ups.push((
+            k,
+            followup,
+            byte_at(followup, start)..byte_at(followup, end),
+        ));
+    }
+    let fits = lexicon.fit(&sources, &follow_ups)?;
     Ok(cases
         .into_iter()
-        .zip(similarities)
-        .filter(|(_, s)| *s >= threshold)
-        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .zip(fits)
+        .filter(|(_, fit)| fit.fits(threshold, min_word))
+        .max_by(|a, b| a.1.sentence.total_cmp(&b.1.sentence))
         .map(|(c, _)| c))
+}
+
+/// The byte offset of character `chars` of `text` (its length past the end).
+fn byte_at(text: &str, chars: usize) -> usize {
+    text.char_indices()
+        .nth(chars)
+        .map_or(text.len(), |(b, _)| b)
 }
 
 /// The index of the first token after the subtree of the first sentence's root subject (the

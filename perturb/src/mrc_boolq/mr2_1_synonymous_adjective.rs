@@ -45,7 +45,9 @@ use super::mr1_1_antonymous_adjective::{
 };
 use super::{edited_case, FAMILY};
 use crate::edit::{match_case, Replacement};
-use crate::lexicon::in_context::{ContextualLexicon, WordInContext, MIN_SENTENCE_SIMILARITY};
+use crate::lexicon::in_context::{
+    ContextualLexicon, WordInContext, MIN_SENTENCE_SIMILARITY, MIN_WORD_SIMILARITY,
+};
 use crate::lexicon::wordnet::{Pos, SynsetId, WordNet};
 use crate::syntax::Tree;
 use crate::{MetamorphicRelation, Resources, Source};
@@ -312,7 +314,7 @@ impl MetamorphicRelation for SynonymousAdjective {
                 &self.lexicon,
                 example.question.as_deref(),
                 vec![case],
-                MIN_SENTENCE_SIMILARITY,
+                (MIN_SENTENCE_SIMILARITY, MIN_WORD_SIMILARITY),
             )?);
         }
         Ok(cases)

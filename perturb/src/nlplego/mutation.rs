@@ -11,7 +11,8 @@
 //! **Sources**:
 //! * WordNet synonyms of the word's lemma in the **sense its sentence uses**, inflected to the
 //!   original's Penn tag with lemminflect's tables, kept when the parent sentence with the
-//!   synonym stays close to the parent in a sentence encoder, best first, at most
+//!   synonym stays close to the parent in a sentence encoder and the synonym, read there,
+//!   close to the word it replaces, best (closest word) first, at most
 //!   [`NlpLegoConfig::synonyms_per_word`](super::NlpLegoConfig) (see
 //!   [`crate::lexicon::in_context`]). The authors rank the synonyms of every sense by spaCy
 //!   `en_core_web_lg` vector similarity; `lg` is not packaged and `md`'s pruned vectors proved
@@ -33,6 +34,7 @@ use crate::coreference::generation::{inflect, mutable_pos};
 use crate::edit::match_case;
 use crate::lexicon::in_context::{
     ContextualLexicon, Substitution as LexicalSubstitution, WordInContext, MIN_SENTENCE_SIMILARITY,
+    MIN_WORD_SIMILARITY,
 };
 use crate::lexicon::inflect::Inflections;
 
@@ -341,16 +343,21 @@ impl AdjunctMutator {
         else {
             return Ok(Vec::new());
         };
-        let source = self.lexicon.embed_cached(text)?;
         let follow_ups: Vec<String> = forms
             .iter()
             .map(|f| format!("{before}{f}{after}"))
             .collect();
-        let refs: Vec<&str> = follow_ups.iter().map(String::as_str).collect();
+        let refs: Vec<(usize, &str, std::ops::Range<usize>)> = follow_ups
+            .iter()
+            .zip(&forms)
+            .map(|(s, f)| (0, s.as_str(), before.len()..before.len() + f.len()))
+            .collect();
+        let fits = self.lexicon.fit(&[(text, start..end)], &refs)?;
         let mut ranked: Vec<(String, f32)> = forms
             .into_iter()
-            .zip(self.lexicon.similarities(&source, &refs)?)
-            .filter(|(_, s)| *s >= MIN_SENTENCE_SIMILARITY)
+            .zip(fits)
+            .filter(|(_, fit)| fit.fits(MIN_SENTENCE_SIMILARITY, MIN_WORD_SIMILARITY))
+            .map(|(f, fit)| (f, fit.word))
             .collect();
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
         Ok(ranked
