@@ -8,6 +8,25 @@ use metamorph_parse::spacy::pipeline::Pipeline;
 
 use crate::{PerturbConfig, Resources};
 
+/// A token with only its text (and lower-case lemma, a trailing space) set: for tests of
+/// rules that read no other annotation.
+pub fn token(text: &str) -> metamorph_data::Token {
+    metamorph_data::Token {
+        text: text.into(),
+        whitespace: " ".into(),
+        lemma: text.to_lowercase(),
+        pos: String::new(),
+        tag: String::new(),
+        morph: String::new(),
+        dep: String::new(),
+        head: 0,
+        ent_iob: String::new(),
+        ent_type: String::new(),
+        start: 0,
+        end: 0,
+    }
+}
+
 /// en_core_web_sm 3.8.0 through the pure-Rust port.
 pub fn pipeline() -> &'static Pipeline {
     static PIPELINE: OnceLock<Pipeline> = OnceLock::new();

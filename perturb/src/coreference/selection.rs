@@ -112,18 +112,8 @@ mod tests {
         let tokens = words
             .split(' ')
             .map(|w| Token {
-                text: w.into(),
-                whitespace: " ".into(),
-                lemma: w.to_lowercase(),
-                pos: String::new(),
                 tag: if w == "it" { "PRP".into() } else { "X".into() },
-                morph: String::new(),
-                dep: String::new(),
-                head: 0,
-                ent_iob: String::new(),
-                ent_type: String::new(),
-                start: 0,
-                end: 0,
+                ..crate::testing::token(w)
             })
             .collect();
         let phrase = |label: &str, start: u32, end: u32, depth: u32| Phrase {

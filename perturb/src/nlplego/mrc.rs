@@ -359,20 +359,7 @@ mod tests {
 
     #[test]
     fn articles_follow_the_replaced_word() {
-        let token = |text: &str| metamorph_data::Token {
-            text: text.into(),
-            whitespace: " ".into(),
-            lemma: text.to_lowercase(),
-            pos: String::new(),
-            tag: String::new(),
-            morph: String::new(),
-            dep: String::new(),
-            head: 0,
-            ent_iob: String::new(),
-            ent_type: String::new(),
-            start: 0,
-            end: 0,
-        };
+        let token = crate::testing::token;
         let tokens: Vec<_> = ["An", "old", "man", "saw", "a", "unique", "bird"]
             .into_iter()
             .map(token)

@@ -291,7 +291,8 @@ fn fits_type(entity_type: &str, text: &str) -> bool {
 /// A seeded draw of a usable name (see [`usable_name`]) for the mention `like` of
 /// `entity_type` from `pool`, excluding `exclude` (case-insensitive) and forms the pool has more
 /// often under another type (an NER pool types "Egypt" NORP once and GPE many times; such a form
-/// is no `entity_type` name) or that have fewer than `min_tokens` tokens. Redrawn from the seed's stream up to 16 times past unfit forms.
+/// is no `entity_type` name) or that have fewer than `min_tokens` tokens. Redrawn from the
+/// seed's stream up to 16 times past unfit forms.
 pub(crate) fn sample_name(
     pool: &EntityPool,
     entity_type: &str,
@@ -300,19 +301,39 @@ pub(crate) fn sample_name(
     min_tokens: usize,
     seed: u64,
 ) -> Option<String> {
+    redraw(
+        exclude,
+        seed,
+        |refs, seed| pool.sample(entity_type, refs, seed),
+        |form| {
+            let own = pool.count(entity_type, form);
+            let majority = pool
+                .types_of(form)
+                .into_iter()
+                .all(|t| pool.count(t, form) <= own);
+            let tokens = tokenize(form);
+            majority
+                && fits_type(entity_type, form)
+                && tokens.len() >= min_tokens
+                && usable_name(&tokens, like)
+        },
+    )
+}
+
+/// The first form `draw` gives (from the excluded forms and a seed of the stream seeded by
+/// `seed`) that `fits`, redrawn past unfit forms up to 16 times, each unfit form excluded.
+fn redraw<'p>(
+    exclude: &[&str],
+    seed: u64,
+    draw: impl Fn(&[&str], u64) -> Option<&'p str>,
+    fits: impl Fn(&str) -> bool,
+) -> Option<String> {
     let mut rng = crate::lexicon::entity_pool::SplitMix64::new(seed);
     let mut excluded: Vec<String> = exclude.iter().map(|s| s.to_string()).collect();
     for _ in 0..16 {
         let refs: Vec<&str> = excluded.iter().map(String::as_str).collect();
-        let form = pool.sample(entity_type, &refs, rng.next_u64())?;
-        let own = pool.count(entity_type, form);
-        let majority = pool
-            .types_of(form)
-            .into_iter()
-            .all(|t| pool.count(t, form) <= own);
-        let tokens = tokenize(form);
-        let fits = fits_type(entity_type, form);
-        if majority && fits && tokens.len() >= min_tokens && usable_name(&tokens, like) {
+        let form = draw(&refs, rng.next_u64())?;
+        if fits(form) {
             return Some(form.to_string());
         }
         excluded.push(form.to_string());
@@ -351,21 +372,17 @@ pub(crate) fn sample_role_name(
     exclude: &[&str],
     seed: u64,
 ) -> Option<String> {
-    let mut rng = crate::lexicon::entity_pool::SplitMix64::new(seed);
-    let mut excluded: Vec<String> = exclude.iter().map(|s| s.to_string()).collect();
-    for _ in 0..16 {
-        let refs: Vec<&str> = excluded.iter().map(String::as_str).collect();
-        let form = pool.sample_role(label, role, &refs, rng.next_u64())?;
-        let same_kind = pool
-            .majority_type(form)
-            .is_some_and(|t| kind(t) == kind(entity_type));
-        let tokens = tokenize(form);
-        if same_kind && fits_type(entity_type, form) && usable_name(&tokens, like) {
-            return Some(form.to_string());
-        }
-        excluded.push(form.to_string());
-    }
-    None
+    redraw(
+        exclude,
+        seed,
+        |refs, seed| pool.sample_role(label, role, refs, seed),
+        |form| {
+            let same_kind = pool
+                .majority_type(form)
+                .is_some_and(|t| kind(t) == kind(entity_type));
+            same_kind && fits_type(entity_type, form) && usable_name(&tokenize(form), like)
+        },
+    )
 }
 
 #[cfg(test)]
