@@ -8,7 +8,8 @@ use std::sync::Arc;
 use arrow::array::RecordBatch;
 
 use crate::config::ConfigFile;
-use crate::output::{completed_shard, ShardOutputs};
+use crate::fingerprint::Fingerprint;
+use crate::output::{claim_shard, Claim};
 use crate::parquet_io::{expand_inputs, file_kind, read_shard};
 use crate::record::RecordKind;
 use crate::runner::{CancelToken, Pipeline, Stage, StageOptions};
@@ -94,27 +95,45 @@ pub fn stage_main(args: &StageArgs, body: impl FnOnce() -> Result<()>) -> ExitCo
 /// Runs `stage` over the input files of one shard and writes its outputs; the body of every
 /// stage binary's `main`.
 ///
-/// `name` is the stage's name (for the resume manifest); `build` makes the stage and is called
-/// only when the shard is not already complete. Inputs of the kinds in `unsharded` are fed first
-/// and in full; the rest only for rows of this shard. A shard that a previous run completed is
-/// skipped unless `--force`.
+/// `name` is the stage's name (for the resume manifest and the shard's lock); `settings` holds
+/// what besides the inputs shapes the output (the stage's config table, flag overrides; see
+/// [`ConfigFile::section_text`]); `build` makes the stage and is called only when the shard is
+/// not already complete. Inputs of the kinds in `unsharded` are fed first and in full; the rest
+/// only for rows of this shard. A shard that a previous run completed from the same inputs and
+/// settings is skipped unless `--force`; another process writing the same shard is waited for.
 ///
 /// # Errors
 /// Bad flags or config, unreadable inputs, an input file of a kind the stage does not read, and
-/// any error the stage returns.
+/// any error the stage returns, with the shard it happened in.
 pub fn run_stage(
     args: &StageArgs,
     name: &str,
     unsharded: &[RecordKind],
+    settings: Fingerprint,
     build: impl FnOnce() -> Result<Arc<dyn Stage>>,
 ) -> Result<()> {
-    if !args.force {
-        if let Some(manifest) = completed_shard(&args.output, name, args.shard) {
-            tracing::info!(stage = %name, shard = %args.shard, files = manifest.files.len(), "shard already complete; skipping (use --force to redo)");
+    run_stage_inner(args, name, unsharded, settings, build)
+        .map_err(|e| e.context(format!("`{name}` shard {}", args.shard)))
+}
+
+fn run_stage_inner(
+    args: &StageArgs,
+    name: &str,
+    unsharded: &[RecordKind],
+    settings: Fingerprint,
+    build: impl FnOnce() -> Result<Arc<dyn Stage>>,
+) -> Result<()> {
+    let files = expand_inputs(&args.input)?;
+    let fingerprint = files
+        .iter()
+        .try_fold(settings, |fingerprint, path| fingerprint.with_input(path))?;
+    let claim = match claim_shard(&args.output, name, args.shard, fingerprint, args.force)? {
+        Claim::Complete(manifest) => {
+            tracing::info!(stage = %name, shard = %args.shard, files = manifest.files.len(), "shard already complete from the same inputs and settings; skipping (use --force to redo)");
             return Ok(());
         }
-    }
-    let files = expand_inputs(&args.input)?;
+        Claim::Write(claim) => claim,
+    };
     // Built only now, so a resumed shard or a bad input pattern does not start models.
     let stage = build()?;
     let mut whole = Vec::new();
@@ -149,7 +168,7 @@ pub fn run_stage(
             }
         },
     );
-    let outputs = ShardOutputs::create(&args.output, name, args.shard, stage.produces())?;
+    let outputs = claim.outputs(stage.produces())?;
     let options = StageOptions {
         workers: args.workers,
         capacity: args.channel_capacity,

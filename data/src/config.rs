@@ -75,6 +75,33 @@ impl ConfigFile {
     }
 }
 
+impl ConfigFile {
+    /// The `[name]` table as TOML text (empty when absent): what a stage's [`Fingerprint`]
+    /// records of its settings, so editing the table makes a resumed run redo its shards.
+    ///
+    /// [`Fingerprint`]: crate::Fingerprint
+    pub fn section_text(&self, name: &str) -> String {
+        self.table
+            .get(name)
+            .map(|value| value.to_string())
+            .unwrap_or_default()
+    }
+
+    /// A [`Fingerprint`] of the `sections` a stage reads (each as [`ConfigFile::section_text`]),
+    /// to which the stage adds its flag overrides and [`run_stage`] its inputs. Files a table
+    /// names (model weights, lexicons) are recorded by name, not by content.
+    ///
+    /// [`Fingerprint`]: crate::Fingerprint
+    /// [`run_stage`]: crate::run_stage
+    pub fn fingerprint(&self, sections: &[&str]) -> crate::Fingerprint {
+        sections
+            .iter()
+            .fold(crate::Fingerprint::new(1), |fingerprint, name| {
+                fingerprint.with_setting(&format!("[{name}]"), &self.section_text(name))
+            })
+    }
+}
+
 /// Whether `c` may appear in a dataset or model name: ASCII letters, digits, `-`, `_`, `.`.
 pub fn is_name_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')

@@ -30,25 +30,31 @@ mod cli;
 mod config;
 mod error;
 mod expectation;
+mod fingerprint;
 mod generation;
 pub mod http;
 mod output;
 mod parquet_io;
+pub mod process_groups;
 pub mod readers;
 pub mod record;
 pub mod runner;
 mod shard;
+mod shard_lock;
 pub mod shared_data;
 
 pub use cli::{init_logging, load_config, report_error, run_stage, stage_main, StageArgs};
 pub use config::{check_names, is_name_char, ConfigFile};
 pub use error::{Error, Result};
 pub use expectation::{AnswerMetric, Expectation, Precondition};
+pub use fingerprint::{file_sha256, Fingerprint};
 pub use generation::GenerationRequest;
-pub use output::{completed_shard, Manifest, ManifestFile, ShardOutputs};
+pub use output::{
+    claim_shard, completed_shard, Claim, Manifest, ManifestFile, ShardClaim, ShardOutputs,
+};
 pub use parquet_io::{
-    expand_inputs, file_kind, glob_files, keep_shard_rows, read_shard, remove_stale_temporaries,
-    AtomicFile, ParquetShardWriter,
+    check_one_shard_count, expand_inputs, file_kind, glob_files, keep_shard_rows, read_shard,
+    remove_temporaries_of, AtomicFile, ParquetShardWriter,
 };
 pub use readers::{DatasetFormat, DatasetReader, ReadOptions};
 pub use record::{
@@ -58,3 +64,4 @@ pub use record::{
 };
 pub use runner::{CancelToken, Emitter, Pipeline, RunReport, Stage, StageOptions};
 pub use shard::{fnv1a, ShardSpec};
+pub use shard_lock::ShardLock;

@@ -1,11 +1,29 @@
 //! A stage's output for one shard: one Parquet file per record kind it produces, written
-//! atomically, plus a manifest written last that marks the shard complete (what resume checks).
+//! atomically, plus a manifest that marks the shard complete and says what it was made from.
 //!
 //! Layout under an output directory:
 //! ```text
 //! <output>/<kind>/part-00001-of-00004.parquet      e.g. case/, prediction/, verdict/
 //! <output>/_manifests/<stage>.part-00001-of-00004.json
+//! <output>/_manifests/<stage>.part-00001-of-00004.lock
 //! ```
+//!
+//! How a shard is claimed, resumed and replaced ([`claim_shard`]):
+//! * The writer holds the shard's [`ShardLock`] from the resume check to the manifest, so any
+//!   number of processes can write disjoint shards into one output, and a second process for
+//!   the same shard waits, then finds it complete.
+//! * A manifest records the shard's [`Fingerprint`] (tool version, shard count, input hashes,
+//!   settings). A shard counts as complete only when its manifest's fingerprint equals the
+//!   new run's and every file it lists is there with the size it lists. Otherwise the shard
+//!   is redone, with a warning naming what changed; its old manifest and parts are removed
+//!   first, so no part stays visible that no manifest vouches for.
+//! * Parts of the same stage written with another shard count are removed (their locks
+//!   taken first: a live run of the other count is an error), so a 2-shard and a 4-shard run
+//!   never mix in one output. Readers refuse mixed counts too
+//!   ([`crate::parquet_io::check_one_shard_count`]).
+//! * Committing finishes and syncs every file and the manifest under temporary names before
+//!   renaming any of them, so a full disk fails before anything is visible; a rename that
+//!   fails removes the parts already renamed.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -13,10 +31,12 @@ use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
-use crate::parquet_io::{remove_stale_temporaries, AtomicFile, ParquetShardWriter};
+use crate::fingerprint::Fingerprint;
+use crate::parquet_io::{remove_temporaries_of, AtomicFile, ParquetShardWriter};
 use crate::record::RecordKind;
 use crate::runner::Tap;
 use crate::shard::ShardSpec;
+use crate::shard_lock::{holder, ShardLock};
 use crate::{Error, Result};
 
 /// The record of a completed shard.
@@ -26,6 +46,9 @@ pub struct Manifest {
     pub stage: String,
     /// The shard, as `i/n`.
     pub shard: String,
+    /// What the shard was made from (absent in manifests of older versions, which are redone).
+    #[serde(default)]
+    pub fingerprint: Option<Fingerprint>,
     /// Files written, with their record kind and row count.
     pub files: Vec<ManifestFile>,
 }
@@ -39,65 +62,214 @@ pub struct ManifestFile {
     pub path: String,
     /// Rows in the file.
     pub rows: usize,
+    /// Size of the file in bytes.
+    #[serde(default)]
+    pub bytes: Option<u64>,
+}
+
+impl Manifest {
+    /// True when every file it lists is in `output` with the size it lists.
+    fn files_intact(&self, output: &Path) -> bool {
+        self.files.iter().all(|f| {
+            std::fs::metadata(output.join(&f.path))
+                .is_ok_and(|m| m.is_file() && f.bytes.is_none_or(|b| b == m.len()))
+        })
+    }
+
+    /// Removes the files it lists (those still there).
+    fn remove_files(&self, output: &Path) -> Result<()> {
+        for f in &self.files {
+            let path = output.join(&f.path);
+            match std::fs::remove_file(&path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(Error::io(path, e)),
+            }
+        }
+        Ok(())
+    }
 }
 
 fn manifest_path(output: &Path, stage: &str, shard: ShardSpec) -> PathBuf {
     output.join("_manifests").join(shard.manifest_name(stage))
 }
 
+fn read_manifest(path: &Path) -> Option<Manifest> {
+    let text = std::fs::read_to_string(path).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
 /// The manifest of a completed shard, if the shard is complete (manifest present and every file
-/// it lists still there).
+/// it lists still there, whatever it was made from; [`claim_shard`] also checks that).
 pub fn completed_shard(output: &Path, stage: &str, shard: ShardSpec) -> Option<Manifest> {
-    let text = std::fs::read_to_string(manifest_path(output, stage, shard)).ok()?;
-    let manifest: Manifest = serde_json::from_str(&text).ok()?;
-    manifest
-        .files
-        .iter()
-        .all(|f| output.join(&f.path).is_file())
-        .then_some(manifest)
+    read_manifest(&manifest_path(output, stage, shard)).filter(|m| m.files_intact(output))
+}
+
+/// What [`claim_shard`] found.
+#[derive(Debug)]
+pub enum Claim {
+    /// A previous run completed the shard from the same inputs and settings.
+    Complete(Manifest),
+    /// The shard is to be written; the claim holds its lock.
+    Write(ShardClaim),
+}
+
+/// The right to write one shard of one stage: its lock, held until the outputs are committed
+/// or dropped.
+#[derive(Debug)]
+pub struct ShardClaim {
+    lock: ShardLock,
+    output: PathBuf,
+    stage: String,
+    shard: ShardSpec,
+    fingerprint: Fingerprint,
+}
+
+/// Claims `shard` of `stage` in `output` for a run whose inputs and settings are `fingerprint`
+/// (its shard count is set from `shard`): waits for another process writing the same shard,
+/// returns [`Claim::Complete`] when a previous run already made it from the same fingerprint
+/// (unless `force`), and otherwise clears what is in the way (the shard's stale manifest,
+/// parts and temporaries; parts of the stage written with another shard count) and returns
+/// the claim.
+///
+/// # Errors
+/// [`Error::Io`] for the lock or removals; [`Error::Config`] when a run of `stage` with
+/// another shard count is writing into `output` right now.
+pub fn claim_shard(
+    output: &Path,
+    stage: &str,
+    shard: ShardSpec,
+    mut fingerprint: Fingerprint,
+    force: bool,
+) -> Result<Claim> {
+    fingerprint.shards = shard.count();
+    let lock = ShardLock::acquire(output, stage, shard)?;
+    let path = manifest_path(output, stage, shard);
+    if let Some(old) = read_manifest(&path) {
+        let changes = match &old.fingerprint {
+            Some(previous) => fingerprint.changes_from(previous),
+            None => vec!["made by an older metamorph that recorded no fingerprint".into()],
+        };
+        if !force && changes.is_empty() && old.files_intact(output) {
+            return Ok(Claim::Complete(old));
+        }
+        if !force && !changes.is_empty() {
+            tracing::warn!(
+                "shard {shard} of `{stage}` in {} was made from something else ({}); redoing it",
+                output.display(),
+                changes.join("; ")
+            );
+        }
+        // The manifest goes first: parts without one are never taken as complete.
+        remove_file_if_present(&path)?;
+        old.remove_files(output)?;
+    }
+    remove_temporaries_of(&path);
+    remove_other_shard_counts(output, stage, shard.count())?;
+    Ok(Claim::Write(ShardClaim {
+        lock,
+        output: output.to_path_buf(),
+        stage: stage.to_string(),
+        shard,
+        fingerprint,
+    }))
+}
+
+impl ShardClaim {
+    /// The shard.
+    pub fn shard(&self) -> ShardSpec {
+        self.shard
+    }
+
+    /// Opens a writer per kind (every kind gets a file, empty or not, so downstream globs
+    /// always match), after removing the temporaries a killed writer of this shard left.
+    ///
+    /// # Errors
+    /// [`Error::Io`] / [`Error::Parquet`] if a file cannot be created.
+    pub fn outputs(self, kinds: &[RecordKind]) -> Result<Arc<ShardOutputs>> {
+        let mut writers = BTreeMap::new();
+        for &kind in kinds {
+            let target = ShardSpec::kind_dir(&self.output, kind).join(self.shard.file_name());
+            let stale = remove_temporaries_of(&target);
+            if stale > 0 {
+                tracing::info!(file = %target.display(), stale, "removed temporary files of an interrupted run");
+            }
+            writers.insert(kind, ParquetShardWriter::try_new(target, kind)?);
+        }
+        Ok(Arc::new(ShardOutputs {
+            claim: self,
+            writers: Mutex::new(writers),
+        }))
+    }
+}
+
+fn remove_file_if_present(path: &Path) -> Result<()> {
+    match std::fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(Error::io(path, e)),
+    }
+}
+
+/// Removes the manifests and parts of `stage` in `output` written with a shard count other
+/// than `count`, each under its own lock. Several processes of a new run may do this at
+/// once; a directory-wide lock makes them take turns, so only a live writer of the other
+/// count makes a shard's lock busy.
+fn remove_other_shard_counts(output: &Path, stage: &str, count: usize) -> Result<()> {
+    let dir = output.join("_manifests");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Ok(());
+    };
+    let prefix = format!("{stage}.part-");
+    let others: Vec<ShardSpec> = entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let is_manifest = name.starts_with(&prefix) && name.ends_with(".json");
+            is_manifest
+                .then(|| ShardSpec::of_file_name(&name))
+                .flatten()
+        })
+        .filter(|s| s.count() != count)
+        .collect();
+    if others.is_empty() {
+        return Ok(());
+    }
+    let _turn = ShardLock::acquire(output, &format!("{stage}.shard-count"), ShardSpec::WHOLE)?;
+    for other in others {
+        let lock_path = ShardLock::path(output, stage, other);
+        let Some(_lock) = ShardLock::try_acquire_at(&lock_path)? else {
+            return Err(Error::Config(format!(
+                "{}: shard {other} of a {}-shard run of `{stage}` is being written by {}; a \
+                 {count}-shard run cannot share its output: wait for it, or write to another \
+                 output",
+                output.display(),
+                other.count(),
+                holder(&lock_path)
+            )));
+        };
+        let path = manifest_path(output, stage, other);
+        if let Some(manifest) = read_manifest(&path) {
+            remove_file_if_present(&path)?;
+            manifest.remove_files(output)?;
+            tracing::warn!(
+                "removed shard {other} of an earlier {}-shard run of `{stage}` from {} (this run \
+                 has {count} shards)",
+                other.count(),
+                output.display()
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Open Parquet writers for the kinds one stage produces in one shard.
 pub struct ShardOutputs {
-    output: PathBuf,
-    stage: String,
-    shard: ShardSpec,
+    claim: ShardClaim,
     writers: Mutex<BTreeMap<RecordKind, ParquetShardWriter>>,
 }
 
 impl ShardOutputs {
-    /// Opens a writer per kind (every kind gets a file, empty or not, so downstream globs always
-    /// match) and clears temporaries a killed run left behind.
-    ///
-    /// # Errors
-    /// [`Error::Io`] / [`Error::Parquet`] if a file cannot be created.
-    pub fn create(
-        output: &Path,
-        stage: &str,
-        shard: ShardSpec,
-        kinds: &[RecordKind],
-    ) -> Result<Arc<Self>> {
-        let mut writers = BTreeMap::new();
-        for &kind in kinds {
-            let dir = ShardSpec::kind_dir(output, kind);
-            std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-            let stale = remove_stale_temporaries(&dir);
-            if stale > 0 {
-                tracing::info!(dir = %dir.display(), stale, "removed temporary files of an interrupted run");
-            }
-            writers.insert(
-                kind,
-                ParquetShardWriter::try_new(dir.join(shard.file_name()), kind)?,
-            );
-        }
-        Ok(Arc::new(ShardOutputs {
-            output: output.to_path_buf(),
-            stage: stage.to_string(),
-            shard,
-            writers: Mutex::new(writers),
-        }))
-    }
-
     /// A runner tap that writes every produced batch to its kind's file.
     pub fn tap(self: &Arc<Self>) -> Tap {
         let outputs = self.clone();
@@ -111,45 +283,73 @@ impl ShardOutputs {
     pub fn write(&self, kind: RecordKind, batch: &arrow::array::RecordBatch) -> Result<()> {
         let mut writers = self.writers.lock().unwrap_or_else(|e| e.into_inner());
         let writer = writers.get_mut(&kind).ok_or_else(|| Error::Schema {
-            context: format!("stage `{}`", self.stage),
+            context: format!("stage `{}`", self.claim.stage),
             message: format!("produced {kind} records, which it did not declare"),
         })?;
         writer.write(batch)
     }
 
-    /// Commits every file, then the manifest; returns the manifest.
+    /// Commits every file and the manifest (see the module docs for the order); returns the
+    /// manifest. The shard's lock is released afterwards.
     ///
     /// # Errors
-    /// IO or Parquet errors; the shard is then not marked complete.
+    /// IO or Parquet errors naming the file; the shard is then not marked complete and none of
+    /// its files is visible.
     pub fn commit(self: Arc<Self>) -> Result<Manifest> {
         let this = Arc::try_unwrap(self).map_err(|_| Error::Schema {
             context: "shard outputs".into(),
             message: "still in use by a running stage".into(),
         })?;
+        let claim = this.claim;
         let writers = this.writers.into_inner().unwrap_or_else(|e| e.into_inner());
+        // 1. Every part finished and on disk under its temporary name.
+        let mut finished = Vec::new();
         let mut files = Vec::new();
         for (kind, writer) in writers {
             let rows = writer.rows();
-            let path = writer.commit()?;
-            let relative = path
-                .strip_prefix(&this.output)
-                .unwrap_or(&path)
-                .to_string_lossy()
-                .into_owned();
+            let file = writer.finish()?;
+            let target = file.target();
+            let bytes = std::fs::metadata(file.temporary_path())
+                .map_err(|e| Error::io(target, e))?
+                .len();
             files.push(ManifestFile {
                 kind: kind.to_string(),
-                path: relative,
+                path: target
+                    .strip_prefix(&claim.output)
+                    .unwrap_or(target)
+                    .to_string_lossy()
+                    .into_owned(),
                 rows,
+                bytes: Some(bytes),
             });
+            finished.push(file);
         }
+        // 2. The manifest, also on disk before anything is renamed.
         let manifest = Manifest {
-            stage: this.stage.clone(),
-            shard: this.shard.to_string(),
+            stage: claim.stage.clone(),
+            shard: claim.shard.to_string(),
+            fingerprint: Some(claim.fingerprint.clone()),
             files,
         };
         let json =
             serde_json::to_vec_pretty(&manifest).map_err(|e| Error::Config(e.to_string()))?;
-        AtomicFile::write_all(manifest_path(&this.output, &this.stage, this.shard), &json)?;
+        let manifest_file = AtomicFile::written(
+            manifest_path(&claim.output, &claim.stage, claim.shard),
+            &json,
+        )?;
+        // 3. Parts into place, then the manifest; a failure takes back what was renamed.
+        let mut renamed: Vec<PathBuf> = Vec::new();
+        let result = finished
+            .into_iter()
+            .try_for_each(|file| file.persist().map(|path| renamed.push(path)))
+            .and_then(|()| manifest_file.persist().map(drop));
+        if let Err(e) = result {
+            for path in &renamed {
+                let _ = std::fs::remove_file(path);
+            }
+            return Err(e);
+        }
+        drop(claim.lock);
         Ok(manifest)
     }
 }

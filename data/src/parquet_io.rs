@@ -20,12 +20,18 @@ use crate::{Error, Result};
 /// without a commit (error, panic, Ctrl-C), it removes the temporary file, so a reader never
 /// sees a half-written output.
 ///
+/// The temporary name is `.<name>.tmp-<pid>`: per process, and tied to the final name, so a
+/// process that owns a shard (see [`crate::ShardLock`]) can find and remove exactly the
+/// temporaries a killed writer of that shard left ([`remove_temporaries_of`]).
+///
 /// [`commit`]: AtomicFile::commit
 #[derive(Debug)]
 pub struct AtomicFile {
     tmp: PathBuf,
     target: PathBuf,
     file: Option<File>,
+    /// Still to be renamed (false once committed, or persisted).
+    pending: bool,
 }
 
 impl AtomicFile {
@@ -41,18 +47,21 @@ impl AtomicFile {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-        let file = File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
+        let tmp = dir.join(format!("{}{}", temporary_prefix(&name), std::process::id()));
+        let file = File::create(&tmp).map_err(|e| Error::io(&target, e))?;
         Ok(AtomicFile {
             tmp,
             target,
             file: Some(file),
+            pending: true,
         })
     }
 
     /// The open temporary file.
     pub fn file(&mut self) -> &mut File {
-        self.file.as_mut().expect("file is present until commit")
+        self.file
+            .as_mut()
+            .expect("file is open until finish or commit")
     }
 
     /// The final path.
@@ -60,16 +69,40 @@ impl AtomicFile {
         &self.target
     }
 
+    /// The temporary path the data is written to until the rename.
+    pub fn temporary_path(&self) -> &Path {
+        &self.tmp
+    }
+
+    /// Flushes the data to disk and closes the file, still under its temporary name: where a
+    /// full disk shows up, before anything is renamed into place.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the final path.
+    pub fn finish(&mut self) -> Result<()> {
+        if let Some(file) = self.file.take() {
+            file.sync_all().map_err(|e| Error::io(&self.target, e))?;
+        }
+        Ok(())
+    }
+
+    /// Renames the finished file to its final name; returns that path.
+    ///
+    /// # Errors
+    /// [`Error::Io`] if syncing or renaming fails (the temporary file is then removed).
+    pub fn persist(mut self) -> Result<PathBuf> {
+        self.finish()?;
+        std::fs::rename(&self.tmp, &self.target).map_err(|e| Error::io(&self.target, e))?;
+        self.pending = false;
+        Ok(std::mem::take(&mut self.target))
+    }
+
     /// Flushes the data to disk and renames the file to its final name.
     ///
     /// # Errors
     /// [`Error::Io`] if syncing or renaming fails (the temporary file is then removed).
-    pub fn commit(mut self) -> Result<PathBuf> {
-        let file = self.file.take().expect("file is present until commit");
-        file.sync_all().map_err(|e| Error::io(&self.tmp, e))?;
-        drop(file);
-        std::fs::rename(&self.tmp, &self.target).map_err(|e| Error::io(&self.target, e))?;
-        Ok(std::mem::take(&mut self.target))
+    pub fn commit(self) -> Result<PathBuf> {
+        self.persist()
     }
 
     /// Writes `bytes` to `target` atomically.
@@ -77,33 +110,54 @@ impl AtomicFile {
     /// # Errors
     /// [`Error::Io`] on any IO failure.
     pub fn write_all(target: impl Into<PathBuf>, bytes: &[u8]) -> Result<PathBuf> {
+        let f = Self::written(target, bytes)?;
+        f.commit()
+    }
+
+    /// A finished (synced, not yet renamed) temporary file holding `bytes`.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the final path.
+    pub fn written(target: impl Into<PathBuf>, bytes: &[u8]) -> Result<Self> {
         use std::io::Write;
         let mut f = AtomicFile::create(target)?;
-        let tmp = f.tmp.clone();
-        f.file().write_all(bytes).map_err(|e| Error::io(tmp, e))?;
-        f.commit()
+        let target = f.target.clone();
+        f.file()
+            .write_all(bytes)
+            .map_err(|e| Error::io(&target, e))?;
+        f.finish()?;
+        Ok(f)
     }
 }
 
 impl Drop for AtomicFile {
     fn drop(&mut self) {
-        if self.file.take().is_some() {
+        if self.pending {
+            drop(self.file.take());
             let _ = std::fs::remove_file(&self.tmp);
         }
     }
 }
 
-/// Removes temporary files (`.*.tmp-*`) that a killed run left in `dir`; returns how many.
-pub fn remove_stale_temporaries(dir: &Path) -> usize {
+/// The start of every temporary name of the file `name`: `.<name>.tmp-`.
+fn temporary_prefix(name: &str) -> String {
+    format!(".{name}.tmp-")
+}
+
+/// Removes the temporary files of the final file `target` that any process left (see
+/// [`AtomicFile`]); returns how many. Only for a caller that knows no live process is writing
+/// `target` (it holds the shard's lock).
+pub fn remove_temporaries_of(target: &Path) -> usize {
+    let (Some(dir), Some(name)) = (target.parent(), target.file_name()) else {
+        return 0;
+    };
+    let prefix = temporary_prefix(&name.to_string_lossy());
     let Ok(entries) = std::fs::read_dir(dir) else {
         return 0;
     };
     entries
         .flatten()
-        .filter(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            name.starts_with('.') && name.contains(".tmp-")
-        })
+        .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
         .filter(|e| std::fs::remove_file(e.path()).is_ok())
         .count()
 }
@@ -157,8 +211,10 @@ impl ParquetShardWriter {
             });
         }
         self.rows += batch.num_rows();
-        self.writer.write(batch)?;
-        Ok(())
+        let target = self.file.target().display().to_string();
+        self.writer
+            .write(batch)
+            .map_err(|e| Error::from(e).context(target))
     }
 
     /// Rows written so far.
@@ -166,14 +222,27 @@ impl ParquetShardWriter {
         self.rows
     }
 
+    /// Writes the Parquet footer and flushes the file to disk under its temporary name;
+    /// [`AtomicFile::persist`] then renames it into place.
+    ///
+    /// # Errors
+    /// [`Error::Parquet`] / [`Error::Io`] naming the file (no file is left behind).
+    pub fn finish(self) -> Result<AtomicFile> {
+        let ParquetShardWriter {
+            writer, mut file, ..
+        } = self;
+        let target = file.target().display().to_string();
+        writer.close().map_err(|e| Error::from(e).context(target))?;
+        file.finish()?;
+        Ok(file)
+    }
+
     /// Finishes the Parquet footer and renames the file into place; returns its path.
     ///
     /// # Errors
     /// [`Error::Parquet`] / [`Error::Io`] on failure (no file is left behind).
     pub fn commit(self) -> Result<PathBuf> {
-        let ParquetShardWriter { writer, file, .. } = self;
-        writer.close()?;
-        file.commit()
+        self.finish()?.persist()
     }
 }
 
@@ -214,7 +283,46 @@ pub fn expand_inputs(patterns: &[String]) -> Result<Vec<PathBuf>> {
     }
     files.sort();
     files.dedup();
+    check_one_shard_count(&files)?;
     Ok(files)
+}
+
+/// Checks that the shard files (`part-<i>-of-<n>.parquet`) in each folder of `files` come from
+/// runs of one shard count: parts of a 2-shard and a 4-shard run side by side hold every row
+/// twice.
+///
+/// # Errors
+/// [`Error::Config`] naming the folder and the two counts.
+pub fn check_one_shard_count(files: &[PathBuf]) -> Result<()> {
+    let mut counts: std::collections::BTreeMap<&Path, (usize, &Path)> = Default::default();
+    for file in files {
+        let Some(shard) = file
+            .file_name()
+            .and_then(|n| ShardSpec::of_file_name(&n.to_string_lossy()))
+        else {
+            continue;
+        };
+        let dir = file.parent().unwrap_or(Path::new("."));
+        match counts.get(dir) {
+            None => {
+                counts.insert(dir, (shard.count(), file));
+            }
+            Some(&(count, first)) if count != shard.count() => {
+                return Err(Error::Config(format!(
+                    "{} holds parts of a {count}-shard run ({}) and of a {}-shard run ({}): \
+                     rows would be counted twice; re-run into a fresh output, or re-run the \
+                     stage that wrote them with the shard count you want (it replaces the \
+                     other run's parts)",
+                    dir.display(),
+                    first.display(),
+                    shard.count(),
+                    file.display()
+                )));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
 }
 
 /// The record kind stored in a Parquet file, read from its footer.

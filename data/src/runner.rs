@@ -184,7 +184,9 @@ impl CancelToken {
                 let handler_token = token.clone();
                 let installed = ctrlc::set_handler(move || {
                     if handler_token.is_cancelled() {
-                        eprintln!("second interrupt: exiting now");
+                        // Model processes lead their own groups: stop them on the way out.
+                        let stopped = crate::process_groups::stop_all();
+                        eprintln!("second interrupt: exiting now (stopped {stopped} model process group(s))");
                         std::process::exit(130);
                     }
                     eprintln!(

@@ -60,11 +60,23 @@ impl ShardSpec {
 
     /// The name of the manifest that marks this shard of `stage` complete.
     pub fn manifest_name(self, stage: &str) -> String {
-        format!(
-            "{stage}.part-{:05}-of-{:05}.json",
-            self.index + 1,
-            self.count
-        )
+        format!("{}.json", self.manifest_stem(stage))
+    }
+
+    /// `<stage>.part-00001-of-00004`: the stem of this shard's manifest and lock file names.
+    pub fn manifest_stem(self, stage: &str) -> String {
+        format!("{stage}.part-{:05}-of-{:05}", self.index + 1, self.count)
+    }
+
+    /// The shard a file name of [`ShardSpec::file_name`]'s form, or a manifest name, belongs
+    /// to: `part-00002-of-00004.parquet` → 2/4; `None` for other names.
+    pub fn of_file_name(name: &str) -> Option<ShardSpec> {
+        let start = name.find("part-")?;
+        let rest = &name[start + "part-".len()..];
+        let (index, rest) = rest.split_once("-of-")?;
+        let count: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        let (index, count): (usize, usize) = (index.parse().ok()?, count.parse().ok()?);
+        ShardSpec::new(index.checked_sub(1)?, count)
     }
 
     /// The folder of `kind` records under an output directory.
@@ -121,6 +133,24 @@ mod tests {
                 bad.parse::<ShardSpec>().is_err(),
                 "{bad} should be rejected"
             );
+        }
+    }
+
+    #[test]
+    fn file_names_give_back_their_shard() {
+        let shard = ShardSpec::new(2, 7).unwrap();
+        assert_eq!(ShardSpec::of_file_name(&shard.file_name()), Some(shard));
+        assert_eq!(
+            ShardSpec::of_file_name(&shard.manifest_name("judge")),
+            Some(shard)
+        );
+        for other in [
+            "x.parquet",
+            "part-00000-of-00002.parquet",
+            "part-3-of-2",
+            "part-a-of-2",
+        ] {
+            assert_eq!(ShardSpec::of_file_name(other), None, "{other}");
         }
     }
 

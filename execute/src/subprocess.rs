@@ -44,6 +44,8 @@ fn default_batch_size() -> usize {
 
 struct Running {
     child: Child,
+    /// Lets a forced exit (second Ctrl-C) stop the model's process group.
+    _group: metamorph_data::process_groups::GroupRegistration,
     stdin: Option<ChildStdin>,
     lines: Receiver<std::io::Result<String>>,
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
@@ -141,6 +143,7 @@ impl SubprocessModel {
             name,
             config,
             running: Mutex::new(Some(Running {
+                _group: metamorph_data::process_groups::register(child.id()),
                 child,
                 stdin,
                 lines,
@@ -333,13 +336,6 @@ impl Drop for SubprocessModel {
 /// its model instead of leaving it running, and a writer blocked on the model's full stdin pipe
 /// is released.
 fn stop_group(child: &mut std::process::Child) {
-    #[cfg(unix)]
-    if let Ok(pid) = libc::pid_t::try_from(child.id()) {
-        // SAFETY: kill(2) with a negative pid signals the process group `pid`, which the child
-        // created at spawn; it touches no memory of ours.
-        unsafe {
-            libc::kill(-pid, libc::SIGKILL);
-        }
-    }
+    metamorph_data::process_groups::kill_group(child.id());
     let _ = child.kill();
 }

@@ -289,6 +289,8 @@ impl Summary {
 /// Unreadable files or files of another record kind.
 pub fn read_verdicts(pattern: &str) -> Result<(Vec<Verdict>, usize)> {
     let files = glob_files(pattern)?;
+    // Parts of runs with different shard counts would count every verdict twice.
+    metamorph_data::check_one_shard_count(&files)?;
     let mut verdicts = Vec::new();
     for path in &files {
         for batch in read_shard(path, ShardSpec::WHOLE, 4096)? {

@@ -146,6 +146,12 @@ fn pipeline(config: Option<PathBuf>, output: Option<PathBuf>, force: bool) -> an
         report.units_skipped,
         config.display()
     );
+    if !report.datasets_unanswered.is_empty() {
+        println!(
+            "skipped:   {} (no configured model answers their task)",
+            report.datasets_unanswered.join(", ")
+        );
+    }
     println!(
         "outputs:   {}/<dataset>/{{example,parsed,case,prediction,verdict}}/*.parquet",
         report.output.display()

@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use metamorph_data::{
-    completed_shard, keep_shard_rows, CancelToken, ConfigFile, DatasetFormat, DatasetReader, Error,
-    Example, Pipeline, ReadOptions, RecordKind, Result, ShardOutputs, ShardSpec, Stage,
-    StageOptions, Task,
+    claim_shard, keep_shard_rows, CancelToken, Claim, ConfigFile, DatasetFormat, DatasetReader,
+    Error, Example, Fingerprint, Pipeline, ReadOptions, RecordKind, Result, ShardClaim, ShardSpec,
+    Stage, StageOptions, Task,
 };
 use metamorph_execute::{ExecuteConfig, ExecuteStage, Model};
 use metamorph_generate::{GenerateConfig, GenerateStage};
@@ -92,8 +92,10 @@ pub struct PipelineReport {
     pub output: PathBuf,
     /// Units (dataset × shard) run now.
     pub units_run: usize,
-    /// Units skipped because a previous run completed them.
+    /// Units skipped because a previous run completed them from the same inputs and settings.
     pub units_skipped: usize,
+    /// Datasets not run because no configured model answers their task.
+    pub datasets_unanswered: Vec<String>,
     /// The summary over every verdict file.
     pub summary: Summary,
     /// Where it was written.
@@ -246,17 +248,31 @@ pub fn run_pipeline(config_path: &Path, options: &PipelineOptions) -> Result<Pip
     // Loaded once, when the first unit runs, and shared by every unit.
     let mut parse_stage: Option<Arc<ParseStage>> = None;
     let (mut units_run, mut units_skipped) = (0, 0);
-    for dataset in &config.datasets {
+    let mut datasets_unanswered = Vec::new();
+    'datasets: for dataset in &config.datasets {
         let unit_dir = output.join(&dataset.name);
+        let fingerprint = unit_fingerprint(&file, dataset, &config, &perturb_config, base)
+            .map_err(|e| e.context(format!("dataset `{}`", dataset.name)))?;
         // The dataset's own entity pool, unless [perturb] entity_pool names one.
         let mut dataset_resources: Option<Resources> = None;
         for index in 0..config.shards {
             let shard = ShardSpec::new(index, config.shards).expect("index < shards");
-            if !options.force && completed_shard(&unit_dir, "pipeline", shard).is_some() {
-                tracing::info!(dataset = %dataset.name, %shard, "already complete; skipping");
-                units_skipped += 1;
-                continue;
-            }
+            let claim = claim_shard(
+                &unit_dir,
+                "pipeline",
+                shard,
+                fingerprint.clone(),
+                options.force,
+            )
+            .map_err(|e| e.context(format!("dataset `{}` shard {shard}", dataset.name)))?;
+            let claim = match claim {
+                Claim::Complete(_) => {
+                    tracing::info!(dataset = %dataset.name, %shard, "already complete; skipping");
+                    units_skipped += 1;
+                    continue;
+                }
+                Claim::Write(claim) => claim,
+            };
             if models.is_none() {
                 models = Some(
                     execute_config
@@ -272,6 +288,17 @@ pub fn run_pipeline(config_path: &Path, options: &PipelineOptions) -> Result<Pip
                     )?));
                 }
             }
+            let started = models.as_deref().unwrap_or_default();
+            let task = dataset.format.task();
+            if !started.is_empty() && !started.iter().any(|m| m.handles(task)) {
+                tracing::warn!(
+                    "dataset `{}` skipped: no [[execute.models]] entry answers {task} \
+                     examples, so none of its relations can be judged",
+                    dataset.name
+                );
+                datasets_unanswered.push(dataset.name.clone());
+                continue 'datasets;
+            }
             if config.parse && parse_stage.is_none() {
                 let stage = ParseStage::try_new(&parse_config)?;
                 tracing::info!(pipeline = stage.pipeline().name(), "parse");
@@ -281,14 +308,9 @@ pub fn run_pipeline(config_path: &Path, options: &PipelineOptions) -> Result<Pip
                 let pool = if perturb_config.entity_pool.is_none() && is_relation(dataset.format) {
                     let path = unit_dir.join("entity_pool.json");
                     let pipeline = parse_stage.as_ref().map(|s| s.pipeline());
-                    dataset_entity_pool(
-                        dataset,
-                        base,
-                        &path,
-                        pipeline,
-                        config.skip_bad,
-                        options.force,
-                    )?;
+                    // Built anew by every run that writes a unit: the pool must come from
+                    // the dataset as it is now (a changed dataset redoes every unit).
+                    dataset_entity_pool(dataset, base, &path, pipeline, config.skip_bad)?;
                     Some(path)
                 } else {
                     resources.entity_pool_path().map(Path::to_path_buf)
@@ -311,8 +333,7 @@ pub fn run_pipeline(config_path: &Path, options: &PipelineOptions) -> Result<Pip
             run_unit(
                 dataset,
                 base,
-                shard,
-                &unit_dir,
+                claim,
                 &config,
                 perturb.clone(),
                 parse_stage.clone().map(|s| s as Arc<dyn Stage>),
@@ -332,11 +353,47 @@ pub fn run_pipeline(config_path: &Path, options: &PipelineOptions) -> Result<Pip
         output,
         units_run,
         units_skipped,
+        datasets_unanswered,
         summary: report.summary,
         summary_path,
         report_path,
         perturb_counts,
     })
+}
+
+/// What one unit (a shard of `dataset`) is made from: the dataset file and the files the
+/// `[perturb]` table names, the dataset entry's settings and every stage's table. `[pipeline]`'s
+/// other keys (output, batch sizes, workers) do not change results and are left out.
+fn unit_fingerprint(
+    file: &ConfigFile,
+    dataset: &DatasetEntry,
+    config: &PipelineConfig,
+    perturb: &PerturbConfig,
+    base: &Path,
+) -> Result<Fingerprint> {
+    let entry = format!(
+        "format {} limit {:?} skip_bad {} parse {}",
+        dataset.format, dataset.limit, config.skip_bad, config.parse
+    );
+    let mut fingerprint = file
+        .fingerprint(&["parse", "perturb", "generate", "execute"])
+        .with_setting(&format!("dataset `{}`", dataset.name), &entry)
+        .with_input(&base.join(&dataset.path))?;
+    let named = [
+        perturb.bpb.decompositions.clone(),
+        perturb.entity_pool.clone(),
+    ];
+    for path in named.into_iter().flatten() {
+        let path = if path.is_relative() {
+            base.join(path)
+        } else {
+            path
+        };
+        if path.is_file() {
+            fingerprint = fingerprint.with_input(&path)?;
+        }
+    }
+    Ok(fingerprint)
 }
 
 /// Whether examples of `format` are relation-extraction examples (SIT4RE's entity pools).
@@ -345,19 +402,15 @@ fn is_relation(format: DatasetFormat) -> bool {
 }
 
 /// Builds `dataset`'s entity pool at `path` from its own examples (gold typed spans; the NER of
-/// `pipeline` for untyped ones) unless a previous run left one there (or `force`). The file is
-/// written to a temporary name and renamed, so an interrupted build is redone.
+/// `pipeline` for untyped ones). The file is written to a temporary name and renamed, so an
+/// interrupted build leaves no partial pool.
 fn dataset_entity_pool(
     dataset: &DatasetEntry,
     base: &Path,
     path: &Path,
     pipeline: Option<&metamorph_parse::spacy::pipeline::Pipeline>,
     skip_bad: bool,
-    force: bool,
 ) -> Result<()> {
-    if path.is_file() && !force {
-        return Ok(());
-    }
     let reader = DatasetReader::open(
         base.join(&dataset.path),
         dataset.format,
@@ -392,8 +445,7 @@ fn add_counts(total: &mut Vec<RelationCounts>, unit: Vec<RelationCounts>) {
 fn run_unit(
     dataset: &DatasetEntry,
     base: &Path,
-    shard: ShardSpec,
-    unit_dir: &Path,
+    claim: ShardClaim,
     config: &PipelineConfig,
     perturb: Arc<PerturbStage>,
     parse: Option<Arc<dyn Stage>>,
@@ -402,6 +454,8 @@ fn run_unit(
     cancel: &CancelToken,
     progress: bool,
 ) -> Result<()> {
+    let shard = claim.shard();
+    let unit = format!("dataset `{}` shard {shard}", dataset.name);
     let path = base.join(&dataset.path);
     let read_options = ReadOptions::default()
         .with_batch_size(config.batch_size)
@@ -417,7 +471,7 @@ fn run_unit(
     if with_models {
         kinds.extend([RecordKind::Prediction, RecordKind::Verdict]);
     }
-    let outputs = ShardOutputs::create(unit_dir, "pipeline", shard, &kinds)?;
+    let outputs = claim.outputs(&kinds).map_err(|e| e.context(&unit))?;
     let example_writer = outputs.clone();
     let context = path.display().to_string();
     let source = reader.batches().filter_map(move |batch| {
@@ -470,10 +524,8 @@ fn run_unit(
     } else {
         tracing::warn!("no [[execute.models]] configured: stopping after perturb");
     }
-    pipeline
-        .run()
-        .map_err(|e| e.context(format!("dataset `{}` shard {shard}", dataset.name)))?;
-    let manifest = outputs.commit()?;
+    pipeline.run().map_err(|e| e.context(&unit))?;
+    let manifest = outputs.commit().map_err(|e| e.context(&unit))?;
     let rows: Vec<String> = manifest
         .files
         .iter()

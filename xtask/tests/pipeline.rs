@@ -521,3 +521,137 @@ fn nlplego_runs_its_three_oracles_on_the_bundled_samples() {
         .any(|p| p.example_id.contains(":NLPLego-SA:adjunct")));
     assert!(predictions.iter().all(|p| p.probabilities.is_some()));
 }
+
+/// The `part-*` files in `dir` (one record kind's folder), by name.
+fn part_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_changed_shard_count_input_or_setting_redoes_the_units_instead_of_mixing_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("boolq.jsonl");
+    std::fs::copy(boolq_sample(), &data).unwrap();
+    let cfg = config(dir.path(), &[("boolq", &data, "boolq")], &["keyword"], 2);
+    let run = || run_pipeline(&cfg, &PipelineOptions::default()).unwrap();
+    let first = run();
+    assert_eq!((first.units_run, first.units_skipped), (2, 0));
+    let cases = first.summary.relations[0].cases;
+
+    // Four shards instead of two: the two old parts go, nothing is counted twice.
+    edit_config(&cfg, "shards = 2", "shards = 4");
+    let second = run();
+    assert_eq!((second.units_run, second.units_skipped), (4, 0));
+    assert_eq!(second.summary.relations[0].cases, cases);
+    let verdicts = part_names(&dir.path().join("out/boolq/verdict"));
+    assert_eq!(verdicts.len(), 4, "{verdicts:?}");
+    assert!(verdicts.iter().all(|n| n.ends_with("-of-00004.parquet")));
+
+    // The same dataset name and path with other contents: redone, not the old results.
+    let text = std::fs::read_to_string(&data).unwrap();
+    let first_lines: String = text.lines().take(10).map(|l| format!("{l}\n")).collect();
+    std::fs::write(&data, &first_lines).unwrap();
+    let third = run();
+    assert_eq!((third.units_run, third.units_skipped), (4, 0));
+    let expected = first_lines
+        .lines()
+        .filter(|l| {
+            let question = serde_json::from_str::<serde_json::Value>(l).unwrap()["question"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            question
+                .split_whitespace()
+                .any(|w| w == "before" || w == "after")
+        })
+        .count();
+    assert!(expected < cases as usize);
+    assert_eq!(third.summary.relations[0].cases as usize, expected);
+
+    // Nothing changed: nothing is redone.
+    let fourth = run();
+    assert_eq!((fourth.units_run, fourth.units_skipped), (0, 4));
+    // A stage's table changed: redone.
+    edit_config(&cfg, "timeout_secs = 60", "timeout_secs = 61");
+    let fifth = run();
+    assert_eq!((fifth.units_run, fifth.units_skipped), (4, 0));
+}
+
+#[test]
+fn a_dataset_whose_task_no_model_answers_is_skipped_with_a_notice() {
+    let dir = tempfile::tempdir().unwrap();
+    let sentiment = root().join("data/samples/sentiment.tsv");
+    let cfg = config(
+        dir.path(),
+        &[
+            ("boolq", &boolq_sample(), "boolq"),
+            ("sst", &sentiment, "sentiment-tsv"),
+        ],
+        &["keyword"],
+        1,
+    );
+    edit_config(
+        &cfg,
+        "batch_size = 4\n",
+        "batch_size = 4\ntasks = [\"boolq\"]\n",
+    );
+    let report = run_pipeline(&cfg, &PipelineOptions::default()).unwrap();
+    assert_eq!(report.datasets_unanswered, ["sst"]);
+    assert_eq!(report.units_run, 1);
+    assert!(parquet_files(&dir.path().join("out/sst")).is_empty());
+    assert_eq!(report.summary.relations[0].mr, "MR1-3");
+}
+
+#[test]
+fn overlapping_runs_into_one_output_share_the_units_and_agree() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(
+        dir.path(),
+        &[("boolq", &boolq_sample(), "boolq")],
+        &["slow", "0.2"],
+        2,
+    );
+    let spawn = || {
+        Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .args(["pipeline", "--quiet", "--config"])
+            .arg(&cfg)
+            .env("NO_COLOR", "1")
+            .output()
+    };
+    let (a, b) = std::thread::scope(|s| {
+        let a = s.spawn(spawn);
+        std::thread::sleep(Duration::from_millis(300));
+        let b = s.spawn(spawn);
+        (a.join().unwrap().unwrap(), b.join().unwrap().unwrap())
+    });
+    let mut run = 0;
+    for out in [&a, &b] {
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let line = stdout
+            .lines()
+            .find(|l| l.contains("unit(s) run"))
+            .unwrap_or_else(|| panic!("no summary line in {stdout}"));
+        let units: usize = line
+            .split_whitespace()
+            .nth(1)
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{line}"));
+        run += units;
+    }
+    assert_eq!(run, 2, "each unit is run by one of the two processes");
+    // Both report the same summary: the whole run, whichever finished last.
+    let report = run_pipeline(&cfg, &PipelineOptions::default()).unwrap();
+    assert_eq!((report.units_run, report.units_skipped), (0, 2));
+    let verdicts: Vec<Verdict> = read(&dir.path().join("out/boolq/verdict/*.parquet"));
+    assert_eq!(verdicts.len() as u64, report.summary.relations[0].cases);
+}

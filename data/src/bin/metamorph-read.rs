@@ -7,8 +7,8 @@ use std::sync::atomic::Ordering;
 
 use clap::Parser;
 use metamorph_data::{
-    completed_shard, init_logging, keep_shard_rows, report_error, CancelToken, DatasetFormat,
-    DatasetReader, Error, ReadOptions, RecordKind, ShardOutputs, ShardSpec,
+    claim_shard, init_logging, keep_shard_rows, report_error, CancelToken, Claim, DatasetFormat,
+    DatasetReader, Error, Fingerprint, ReadOptions, RecordKind, ShardSpec,
 };
 
 /// Read a dataset file (BoolQ, SQuAD, DROP, BREAK, TACRED, FewRel, DynaSent/SST, PAWS/QQP, GAP,
@@ -47,17 +47,24 @@ struct Cli {
 }
 
 fn run(cli: &Cli) -> metamorph_data::Result<()> {
-    if !cli.force && completed_shard(&cli.output, "read", cli.shard).is_some() {
-        tracing::info!(shard = %cli.shard, "shard already complete; skipping (use --force to redo)");
-        return Ok(());
-    }
+    let settings = format!("{} {:?} {}", cli.format, cli.limit, cli.skip_bad);
+    let fingerprint = Fingerprint::new(cli.shard.count())
+        .with_input(&cli.input)?
+        .with_setting("--format --limit --skip-bad", &settings);
+    let claim = match claim_shard(&cli.output, "read", cli.shard, fingerprint, cli.force)? {
+        Claim::Complete(_) => {
+            tracing::info!(shard = %cli.shard, "shard already complete from the same input; skipping (use --force to redo)");
+            return Ok(());
+        }
+        Claim::Write(claim) => claim,
+    };
     let options = ReadOptions::default()
         .with_batch_size(cli.batch_size)
         .with_skip_bad(cli.skip_bad)
         .with_limit(cli.limit);
     let reader = DatasetReader::open(&cli.input, cli.format, options)?;
     let skipped = reader.skipped_counter();
-    let outputs = ShardOutputs::create(&cli.output, "read", cli.shard, &[RecordKind::Example])?;
+    let outputs = claim.outputs(&[RecordKind::Example])?;
     let context = cli.input.display().to_string();
     let cancel = CancelToken::install_ctrl_c();
     for batch in reader.batches() {
@@ -76,7 +83,7 @@ fn run(cli: &Cli) -> metamorph_data::Result<()> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging(cli.quiet);
-    match run(&cli) {
+    match run(&cli).map_err(|e| e.context(format!("`read` shard {}", cli.shard))) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => report_error(&e),
     }

@@ -76,6 +76,21 @@ impl DatasetFormat {
         DatasetFormat::Conll2012,
     ];
 
+    /// The task of the examples this format's reader makes.
+    pub fn task(self) -> crate::Task {
+        use crate::Task;
+        match self {
+            DatasetFormat::Boolq => Task::BoolQ,
+            DatasetFormat::Squad => Task::Squad,
+            DatasetFormat::Drop => Task::Drop,
+            DatasetFormat::Break => Task::Qdmr,
+            DatasetFormat::Tacred | DatasetFormat::Fewrel => Task::Relation,
+            DatasetFormat::SentimentJsonl | DatasetFormat::SentimentTsv => Task::Sentiment,
+            DatasetFormat::ParaphraseTsv => Task::Paraphrase,
+            DatasetFormat::Gap | DatasetFormat::Conll2012 => Task::Coref,
+        }
+    }
+
     /// The format's name in configs and on the command line.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -39,7 +39,15 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let args = &cli.stage;
     stage_main(args, || {
-        let mut config: ExecuteConfig = load_config(args)?.section("execute")?;
+        let file = load_config(args)?;
+        let mut config: ExecuteConfig = file.section("execute")?;
+        let overrides = format!(
+            "{:?} {} {:?} {:?} {:?}",
+            cli.model, cli.kind, cli.device, cli.dtype, cli.tasks
+        );
+        let settings = file
+            .fingerprint(&["execute"])
+            .with_setting("--model", &overrides);
         let base = match &cli.model {
             Some(spec) => {
                 // The one checkpoint replaces the configured models; its paths are the
@@ -58,7 +66,7 @@ fn main() -> ExitCode {
                 .and_then(Path::parent)
                 .unwrap_or(Path::new(".")),
         };
-        run_stage(args, "execute", &[], || {
+        run_stage(args, "execute", &[], settings, || {
             Ok(Arc::new(ExecuteStage::from_config(&config, base)?))
         })
     })

@@ -23,7 +23,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let args = &cli.stage;
     stage_main(args, || {
-        let config: GenerateConfig = load_config(args)?.section("generate")?;
+        let file = load_config(args)?;
+        let config: GenerateConfig = file.section("generate")?;
         if config.is_empty() {
             return Err(Error::Config(
                 "no generation model: add [generate.question] and/or [generate.decomposition] \
@@ -37,11 +38,17 @@ fn main() -> ExitCode {
             .and_then(Path::parent)
             .unwrap_or(Path::new("."));
         let started = std::sync::OnceLock::new();
-        run_stage(args, "generate", &[], || {
-            let stage = Arc::new(GenerateStage::from_config(&config, base)?);
-            let _ = started.set(stage.clone());
-            Ok(stage)
-        })?;
+        run_stage(
+            args,
+            "generate",
+            &[],
+            file.fingerprint(&["generate"]),
+            || {
+                let stage = Arc::new(GenerateStage::from_config(&config, base)?);
+                let _ = started.set(stage.clone());
+                Ok(stage)
+            },
+        )?;
         if let Some(stage) = started.get() {
             let c = stage.counts();
             tracing::info!(

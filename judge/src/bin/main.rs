@@ -99,7 +99,9 @@ fn main() -> ExitCode {
 
 fn judge(args: &StageArgs) -> ExitCode {
     stage_main(args, || {
-        run_stage(args, "judge", &[RecordKind::Prediction], || {
+        // The judge has no settings: its verdicts depend on its inputs alone.
+        let settings = metamorph_data::Fingerprint::new(1);
+        run_stage(args, "judge", &[RecordKind::Prediction], settings, || {
             Ok(Arc::new(JudgeStage::new()))
         })?;
         let pattern = args.output.join("verdict").join("*.parquet");

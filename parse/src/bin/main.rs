@@ -23,11 +23,15 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let args = &cli.stage;
     stage_main(args, || {
-        let mut config: ParseConfig = load_config(args)?.section("parse")?;
+        let file = load_config(args)?;
+        let mut config: ParseConfig = file.section("parse")?;
         if let Some(model) = &cli.model {
             config.model.clone_from(model);
         }
-        run_stage(args, "parse", &[], || {
+        let settings = file
+            .fingerprint(&["parse"])
+            .with_setting("--model", cli.model.as_deref().unwrap_or_default());
+        run_stage(args, "parse", &[], settings, || {
             let stage = ParseStage::try_new(&config)?;
             tracing::info!(pipeline = stage.pipeline().name(), components = ?stage.pipeline().component_names(), "parse");
             Ok(Arc::new(stage))

@@ -105,14 +105,15 @@ fn main() -> ExitCode {
 
 fn run(args: &StageArgs) -> ExitCode {
     stage_main(args, || {
-        let config: PerturbConfig = load_config(args)?.section("perturb")?;
+        let file = load_config(args)?;
+        let config: PerturbConfig = file.section("perturb")?;
         // Parsed shards, when given, are joined to their examples by id (see the stage docs).
         let expect_parses = expand_inputs(&args.input)?
             .iter()
             .map(|p| file_kind(p))
             .collect::<metamorph_data::Result<Vec<_>>>()?
             .contains(&RecordKind::Parsed);
-        run_stage(args, "perturb", &[], || {
+        run_stage(args, "perturb", &[], file.fingerprint(&["perturb"]), || {
             let stage = PerturbStage::try_new(&config, expect_parses)?;
             tracing::info!(relations = ?stage.relation_names(), "perturb");
             Ok(Arc::new(stage))
