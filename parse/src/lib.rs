@@ -1,7 +1,7 @@
 //! `metamorph-parse`: linguistic annotation of example texts into `parsed` records.
 //!
 //! * [`spacy`]: a pure-Rust inference port of spaCy v3 trained pipelines. It loads the pipeline
-//!   directory of `en_core_web_sm` 3.8.0 unchanged and reproduces spaCy 3.8.7's tokenizer,
+//!   directory of `en_core_web_sm` 3.8.0 unchanged and reproduces spaCy 3.8's (3.8.18's) tokenizer,
 //!   tagger, dependency parser, attribute ruler, lemmatizer and entity recogniser token for token
 //!   (see `parse/tests/spacy_pipeline.rs` and the README for the parity figures).
 //! * [`noun_chunks`]: spaCy's English noun chunks; [`phrase`]: a constituency view derived from

@@ -1,4 +1,4 @@
-//! `noun_chunks` against spaCy 3.8.7's `doc.noun_chunks` on the golden corpus.
+//! `noun_chunks` against spaCy 3.8's `doc.noun_chunks` on the golden corpus.
 
 mod common;
 

@@ -1,5 +1,6 @@
-//! End-to-end parity of the pure-Rust en_core_web_sm with spaCy 3.8.7 on the golden texts, and
-//! robustness of the whole pipeline on hostile input.
+//! End-to-end parity of the pure-Rust en_core_web_sm with spaCy 3.8 (the version
+//! `scripts/spacy_golden.py` pins) on the golden texts, and robustness of the whole pipeline on
+//! hostile input.
 
 mod common;
 

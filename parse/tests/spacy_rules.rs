@@ -1,4 +1,4 @@
-//! Parity of the attribute ruler and the rule lemmatizer with spaCy 3.8.7 on the golden
+//! Parity of the attribute ruler and the rule lemmatizer with spaCy 3.8 on the golden
 //! documents: each doc is rebuilt from its words with spaCy's own `tag`, `dep` and `head` (the
 //! inputs these components read), both components run, and `pos`, `morph` and `lemma` are
 //! compared with spaCy's.
@@ -77,7 +77,7 @@ fn attribute_ruler_and_lemmatizer_match_spacy() {
     }
 }
 
-/// `(text, POS, MORPH, spaCy 3.8.7's rule_lemmatize output)` for edge cases, taken from
+/// `(text, POS, MORPH, spaCy 3.8.18's rule_lemmatize output)` for edge cases, taken from
 /// `nlp.get_pipe("lemmatizer").rule_lemmatize(token)` on one-token docs.
 const LEMMA_CASES: &[(&str, &str, &str, &[&str])] = &[
     ("Ponies", "NOUN", "Number=Plur", &["pony"]),
@@ -105,7 +105,21 @@ const LEMMA_CASES: &[(&str, &str, &str, &[&str])] = &[
     ("İstanbul", "NOUN", "Number=Plur", &["İstanbul"]),
     ("Cats", "SPACE", "", &["cats"]),
     ("Flies", "NOUN", "Number=Plur", &["fly"]),
-    ("leaves", "NOUN", "Number=Plur", &["leave", "leaf"]),
+    // Two indexed rule outputs: the later rule's comes first (spaCy ≥ 3.8.8).
+    ("leaves", "NOUN", "Number=Plur", &["leaf", "leave"]),
+    ("Marches", "NOUN", "Number=Plur", &["march", "marche"]),
+    (
+        "hopes",
+        "VERB",
+        "Number=Sing|Person=3|Tense=Pres|VerbForm=Fin",
+        &["hop", "hope"],
+    ),
+    (
+        "riding",
+        "VERB",
+        "Aspect=Prog|Tense=Pres|VerbForm=Part",
+        &["rid", "ride"],
+    ),
     (
         "leaves",
         "VERB",
@@ -162,6 +176,49 @@ fn lemmatizer_edge_cases_match_spacy() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// One line of `fixtures/spacy_lemma_ties.jsonl` (`scripts/spacy_lemma_ties.py`).
+#[derive(serde::Deserialize)]
+struct TieCase {
+    text: String,
+    pos: String,
+    morph: String,
+    lemma: String,
+    forms: Vec<String>,
+}
+
+/// Every inflected form in the lemminflect tables whose rule outputs include two or more
+/// indexed lemmas ("hopes": hop/hope, "axes": axis/ax/axe), with spaCy's own lemma and
+/// candidate list: the port must agree on every one.
+#[test]
+fn lemma_ties_match_spacy_exactly() {
+    let lemmatizer =
+        Lemmatizer::from_dir(&common::en_core_web_sm().join("lemmatizer")).expect("lemmatizer");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/spacy_lemma_ties.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut failures = Vec::new();
+    let mut total = 0;
+    for line in text.lines() {
+        let case: TieCase = serde_json::from_str(line).unwrap();
+        total += 1;
+        let forms = lemmatizer.lemmas(&case.text, &case.pos, &case.morph);
+        let lemma = lemmatizer.lemma(&case.text, &case.pos, &case.morph);
+        if forms != case.forms || lemma != case.lemma {
+            failures.push(format!(
+                "{:?} {} {}: ours {lemma:?} {forms:?}, spaCy {:?} {:?}",
+                case.text, case.pos, case.morph, case.lemma, case.forms
+            ));
+        }
+    }
+    assert!(total > 500, "the tie corpus holds {total} cases");
+    assert!(
+        failures.is_empty(),
+        "{} of {total} differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]

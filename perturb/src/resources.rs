@@ -255,6 +255,7 @@ impl Resources {
             Ok(ContextualLexicon::new(
                 self.wordnet()?,
                 self.sentence_encoder()?,
+                self.inflections()?,
             ))
         })
     }

@@ -146,6 +146,29 @@ fn irregulars_the_relations_need() {
 }
 
 #[test]
+fn confirmed_lemmas_undo_spacys_later_rule_ties() {
+    let t = tables();
+    // spaCy ≥ 3.8.8's lemma on the left; the one whose forms include the word on the right.
+    for (word, spacy, upos, expected) in [
+        ("hopes", "hop", "VERB", "hope"),
+        ("riding", "rid", "VERB", "ride"),
+        ("staged", "stag", "VERB", "stage"),
+        ("rated", "rat", "VERB", "rate"),
+        ("motives", "motif", "NOUN", "motive"),
+        // The parser's lemma is kept where it is right, and for a real tie.
+        ("hops", "hop", "VERB", "hop"),
+        ("ran", "run", "VERB", "run"),
+        ("axes", "axis", "NOUN", "axis"),
+        ("Geese", "goose", "NOUN", "goose"),
+        // Unknown words and other parts of speech: the parser's lemma.
+        ("blorps", "blorp", "VERB", "blorp"),
+        ("the", "the", "DET", "the"),
+    ] {
+        assert_eq!(t.confirmed_lemma(word, spacy, upos), expected, "{word}");
+    }
+}
+
+#[test]
 fn be_agrees_with_its_subject() {
     let t = tables();
     let be = |tag, person, plural| t.be_form(tag, person, plural);

@@ -254,11 +254,16 @@ fn fetch_assets(names: &[String], list: bool) -> anyhow::Result<()> {
 }
 
 /// (name, scripts run in order, what they write)
-const FIXTURES: [(&str, &[&str], &str); 10] = [
+const FIXTURES: [(&str, &[&str], &str); 11] = [
     (
         "spacy",
         &["scripts/spacy_golden.py"],
-        "spaCy 3.8.7 annotations of the golden texts (parse/tests/fixtures/spacy_golden.jsonl.gz)",
+        "spaCy 3.8.18 annotations of the golden texts (parse/tests/fixtures/spacy_golden.jsonl.gz)",
+    ),
+    (
+        "spacy-lemma-ties",
+        &["scripts/spacy_lemma_ties.py"],
+        "spaCy's lemmas of every rule-lemmatizer tie in the lemminflect tables (parse/tests/fixtures/spacy_lemma_ties.jsonl)",
     ),
     (
         "spacy-tokenizer",

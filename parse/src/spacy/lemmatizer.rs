@@ -24,12 +24,16 @@
 //! * When none of the three tables has a non-empty entry for the POS: PROPN keeps its text
 //!   unchanged, anything else is lower-cased.
 //! * Otherwise, on the lower-cased text: every rule `(old, new)` whose `old` ends the string
-//!   gives `stem + new`; non-empty forms that are in the index or are not all letters (Python
-//!   `str.isalpha`) are kept in rule order without duplicates, the others are kept aside as
-//!   out-of-vocabulary forms. Exceptions for the string are then each inserted **at the front**
-//!   when not already present, so several exceptions end up in reverse order. If nothing is
-//!   left, the OOV forms are used; if still nothing, the original (not lower-cased) text. The
-//!   lemma is the first form.
+//!   gives `stem + new`. A non-empty form in the index is put **at the front**, one that is not
+//!   all letters (Python `str.isalpha`) at the back, and the others are kept aside as
+//!   out-of-vocabulary forms; duplicates are then dropped, keeping the first. So when two rule
+//!   outputs are both indexed words, the *later* rule wins ("hopes" → hop, not hope; "riding"
+//!   → rid). This is spaCy 3.8.8 and later (3.8.7 and earlier appended indexed forms, so the
+//!   earlier rule won); the golden fixtures are made with the current 3.8 release
+//!   (`scripts/spacy_golden.py`, `scripts/spacy_lemma_ties.py`). Exceptions for the string are
+//!   then each inserted at the front when not already present, so several exceptions end up in
+//!   reverse order. If nothing is left, the OOV forms are used; if still nothing, the original
+//!   (not lower-cased) text. The lemma is the first form.
 //! * Lower-casing is Rust's `str::to_lowercase`, the same full Unicode mapping as Python's
 //!   `str.lower` (final sigma included).
 //! * Results are cached per `(text, POS, MORPH)` like spaCy's `self.cache`, in a `RwLock`ed map
@@ -229,15 +233,18 @@ impl Lemmatizer {
                 if form.is_empty() {
                     continue;
                 }
-                if tables.index.contains(&form) || !is_alpha(&form) {
-                    if !forms.contains(&form) {
-                        forms.push(form);
-                    }
+                if tables.index.contains(&form) {
+                    forms.insert(0, form);
+                } else if !is_alpha(&form) {
+                    forms.push(form);
                 } else {
                     oov_forms.push(form);
                 }
             }
         }
+        // Python's `list(dict.fromkeys(forms))`: the first of each duplicate stays.
+        let mut seen = HashSet::new();
+        forms.retain(|form| seen.insert(form.clone()));
         if let Some(exceptions) = tables.exceptions.get(&string) {
             for form in exceptions {
                 if !forms.contains(form) {
@@ -304,7 +311,7 @@ mod tests {
         )]);
         let index = V::Map(vec![(
             V::from(hash_string("noun")),
-            V::Array(vec![s("pony")]),
+            V::Array(vec![s("pony"), s("hope"), s("hop")]),
         )]);
         let exc = V::Map(vec![(
             V::from(hash_string("noun")),
@@ -330,6 +337,14 @@ mod tests {
         assert_eq!(l.lemmas("Ox", "NOUN", "Number=Plur"), ["Ox"]);
         // Non-alphabetic forms count as known.
         assert_eq!(l.lemmas("B-52s", "NOUN", "Number=Plur"), ["b-52"]);
+    }
+
+    #[test]
+    fn among_indexed_forms_the_later_rule_wins() {
+        // "hopes": "hope" (rule `s`) and "hop" (rule `es`) are both indexed: spaCy ≥ 3.8.8
+        // puts each indexed form at the front, so the later rule's form comes first.
+        let l = tiny();
+        assert_eq!(l.lemmas("hopes", "NOUN", "Number=Plur"), ["hop", "hope"]);
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
-/// One document as spaCy 3.8.7 annotated it.
+/// One document as spaCy (the version `scripts/spacy_golden.py` pins) annotated it.
 #[derive(Clone, Debug, Deserialize)]
 pub struct GoldenDoc {
     pub source: String,

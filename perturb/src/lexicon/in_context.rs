@@ -38,6 +38,7 @@ use std::sync::{Arc, Mutex};
 use metamorph_data::{Result, Token};
 use metamorph_models::{cosine, SentenceEncoder};
 
+use super::inflect::Inflections;
 use super::wordnet::{Pos, Synset, SynsetId, WordNet};
 
 /// A follow-up sentence must stay this close (cosine of all-MiniLM-L6-v2 embeddings) to its
@@ -186,6 +187,9 @@ pub enum Substitution {
 pub struct ContextualLexicon {
     wordnet: Arc<WordNet>,
     encoder: Arc<SentenceEncoder>,
+    /// Checks the parser's lemmas before WordNet is asked for them (see
+    /// [`Inflections::confirmed_lemma`]).
+    inflections: Arc<Inflections>,
     glosses: Arc<Mutex<HashMap<SynsetId, Arc<[f32]>>>>,
     sentences: Arc<Mutex<HashMap<String, Arc<[f32]>>>>,
 }
@@ -204,14 +208,35 @@ impl std::fmt::Debug for ContextualLexicon {
 }
 
 impl ContextualLexicon {
-    /// The lexicon over `wordnet` and `encoder`.
-    pub fn new(wordnet: Arc<WordNet>, encoder: Arc<SentenceEncoder>) -> Self {
+    /// The lexicon over `wordnet` and `encoder`, reading lemmas checked against
+    /// `inflections`.
+    pub fn new(
+        wordnet: Arc<WordNet>,
+        encoder: Arc<SentenceEncoder>,
+        inflections: Arc<Inflections>,
+    ) -> Self {
         ContextualLexicon {
             wordnet,
             encoder,
+            inflections,
             glosses: Arc::default(),
             sentences: Arc::default(),
         }
+    }
+
+    /// The lower-cased lemma of a parsed token read as `pos`: the parser's, unless the
+    /// inflection tables show it cannot have produced the word ([`Inflections::
+    /// confirmed_lemma`]: "riding" is ride, not spaCy's rid, before WordNet is asked).
+    pub fn lemma(&self, token: &Token, pos: Pos) -> String {
+        let upos = match pos {
+            Pos::Noun => "NOUN",
+            Pos::Verb => "VERB",
+            Pos::Adj => "ADJ",
+            Pos::Adv => "ADV",
+        };
+        self.inflections
+            .confirmed_lemma(&token.text, &token.lemma, upos)
+            .to_lowercase()
     }
 
     /// Unit embeddings of `texts`, in order.
@@ -319,7 +344,7 @@ impl ContextualLexicon {
         word: &WordInContext<'_>,
         sentence: &[f32],
     ) -> Result<Vec<Synset<'_>>> {
-        let lemma = word.target().lemma.to_lowercase();
+        let lemma = self.lemma(word.target(), word.pos);
         let senses = self.wordnet.synsets(&lemma, word.pos);
         if senses.len() <= 1 {
             return Ok(senses);
@@ -365,7 +390,7 @@ impl ContextualLexicon {
         let Some(sense) = self.sense(word, sentence)? else {
             return Ok(Vec::new());
         };
-        let lemma = word.target().lemma.to_lowercase();
+        let lemma = self.lemma(word.target(), word.pos);
         let mut out: Vec<String> = Vec::new();
         match kind {
             Substitution::Synonym => {
@@ -465,7 +490,14 @@ impl ContextualLexicon {
                     continue;
                 }
                 let mut with_lemma = words.clone();
-                with_lemma[len - 1] = tokens[end - 1].lemma.to_lowercase();
+                let last = &tokens[end - 1];
+                with_lemma[len - 1] = match last.pos.as_str() {
+                    "NOUN" | "PROPN" => self.lemma(last, Pos::Noun),
+                    "VERB" | "AUX" => self.lemma(last, Pos::Verb),
+                    "ADJ" => self.lemma(last, Pos::Adj),
+                    "ADV" => self.lemma(last, Pos::Adv),
+                    _ => last.lemma.to_lowercase(),
+                };
                 for term in [words.join("_"), with_lemma.join("_")] {
                     let listed = [Pos::Noun, Pos::Verb, Pos::Adj, Pos::Adv]
                         .into_iter()

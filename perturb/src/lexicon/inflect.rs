@@ -452,6 +452,39 @@ impl Inflections {
             .collect()
     }
 
+    /// The lemma of a parsed `word` to look up or re-inflect: the parser's lemma
+    /// `parser_lemma` when one of its inflections as `upos` is `word` itself, else
+    /// lemminflect's table lemma, else the parser's lemma. spaCy (≥ 3.8.8, which the parse
+    /// stage reproduces) breaks ties between rule outputs towards the later rule: "hopes" →
+    /// hop, "riding" → rid, "premiered" → premier. None of hop's forms is "hopes", so the
+    /// tables' "hope" is taken; a real tie ("axes": axis or axe) keeps the parser's choice.
+    pub fn confirmed_lemma(&self, word: &str, parser_lemma: &str, upos: &str) -> String {
+        let tags: &[&str] = match upos {
+            "VERB" | "AUX" => &["VB", "VBD", "VBG", "VBN", "VBP", "VBZ"],
+            "NOUN" | "PROPN" => &["NN", "NNS"],
+            "ADJ" => &["JJ", "JJR", "JJS"],
+            "ADV" => &["RB", "RBR", "RBS"],
+            _ => return parser_lemma.to_string(),
+        };
+        let lower = word.to_lowercase();
+        let parser = parser_lemma.to_lowercase();
+        let is_form_of = |lemma: &str| {
+            lemma == lower
+                || tags.iter().any(|tag| {
+                    self.inflect_all(lemma, tag)
+                        .iter()
+                        .any(|f| f.eq_ignore_ascii_case(&lower))
+                })
+        };
+        if parser.is_empty() || is_form_of(&parser) {
+            return parser_lemma.to_string();
+        }
+        self.lemmas(&lower, upos)
+            .into_iter()
+            .find(|l| is_form_of(l))
+            .unwrap_or_else(|| parser_lemma.to_string())
+    }
+
     /// The table lemma of `word` as `upos` if there is one, else this project's rule guess
     /// ([`rule_lemma`]) marked [`Source::Rule`] — only for words the lemma table does not
     /// list at all (a listed word keeps lemminflect's answer, even when it has none for

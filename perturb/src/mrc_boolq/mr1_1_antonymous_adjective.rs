@@ -103,7 +103,7 @@ impl AntonymousAdjective {
         let lower = token.text.to_lowercase();
         let lemma = match token.tag.as_str() {
             "JJ" => lower.clone(),
-            _ => token.lemma.to_lowercase(),
+            _ => self.lexicon.lemma(token, Pos::Adj),
         };
         let word = WordInContext::new(tree.tokens(), i, Pos::Adj).within(tree.sentence_of(i));
         let sentence = self.lexicon.embed_cached(&word.sentence_text())?;

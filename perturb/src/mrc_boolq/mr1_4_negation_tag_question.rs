@@ -477,8 +477,12 @@ impl NegationTagQuestion {
         let lemma = if token.tag == "VB" {
             word.clone()
         } else {
-            // spaCy's lemma when the tables know it as a verb, else the tables' own lemma.
-            let spacy = token.lemma.to_lowercase();
+            // spaCy's lemma (unless the tables show it cannot have made this word) when the
+            // tables know it as a verb, else the tables' own lemma.
+            let spacy = self
+                .inflections
+                .confirmed_lemma(&word, &token.lemma, "VERB")
+                .to_lowercase();
             if self.inflections.inflect(&spacy, "VBD").is_some() {
                 spacy
             } else {

@@ -660,7 +660,10 @@ impl VoiceChange {
         children: &[usize],
     ) -> Option<Replacement> {
         let verb = tree.token(root);
-        let lemma = verb.lemma.to_lowercase();
+        let lemma = self
+            .inflections
+            .confirmed_lemma(&verb.text, &verb.lemma, "VERB")
+            .to_lowercase();
         if NO_PASSIVE.contains(&lemma.as_str()) {
             return None;
         }
@@ -849,7 +852,10 @@ impl VoiceChange {
         children: &[usize],
     ) -> Option<Replacement> {
         let verb = tree.token(root);
-        let lemma = verb.lemma.to_lowercase();
+        let lemma = self
+            .inflections
+            .confirmed_lemma(&verb.text, &verb.lemma, "VERB")
+            .to_lowercase();
         if NO_ACTIVE.contains(&lemma.as_str()) {
             return None;
         }
