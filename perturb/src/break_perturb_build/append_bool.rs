@@ -15,6 +15,11 @@
 //! when [`BpbConfig::append_bool_limit`] is set (a seeded shuffle, as the code's
 //! `--limit_append_boolean_step_per_qdmr`). Under the code variant without a gold answer only
 //! "two" and 17 are used, as in the code.
+//!
+//! The code reads the gold answer as its preprocessing (`numeric_answers.py`, `text2int`)
+//! does: commas and `%` dropped, digits or a decimal number, or an English number phrase
+//! ("eleven", "twenty one", "one hundred and five"); see [`code_numeric_answer`]. The paper
+//! variant reads numbers only.
 
 use super::answer::{parse_number, AnswerRule, Comparator};
 use super::operator::{identify_with, Operator, Rules};
@@ -24,10 +29,9 @@ use crate::shuffle;
 
 /// The AppendBool perturbations of `qdmr`.
 pub fn perturb(qdmr: &Qdmr, input: &PerturbInput<'_>, config: &BpbConfig) -> Vec<Perturbation> {
-    let gold = input.answer.and_then(parse_number);
     let (comparators, constants): (&[Comparator], Vec<(String, f64)>) = match config.append_bool {
         Variant::Paper => {
-            let Some(a) = gold else {
+            let Some(a) = input.answer.and_then(parse_number) else {
                 return Vec::new();
             };
             let mut values = Vec::new();
@@ -55,6 +59,7 @@ pub fn perturb(qdmr: &Qdmr, input: &PerturbInput<'_>, config: &BpbConfig) -> Vec
                 return Vec::new();
             }
             let mut constants = vec![("two".to_string(), 2.0), ("17".to_string(), 17.0)];
+            let gold = input.answer.and_then(code_numeric_answer);
             if let Some(a) = gold.filter(|a| *a >= 0.0) {
                 for k in [0.0, 1.0, 2.0] {
                     if k != 0.0 {
@@ -104,6 +109,75 @@ pub fn perturb(qdmr: &Qdmr, input: &PerturbInput<'_>, config: &BpbConfig) -> Vec
         out.truncate(limit);
     }
     out
+}
+
+/// The gold answer as a number the way the authors' preprocessing reads it (`text2int` in
+/// `qdmr_transforms/numeric_answers.py`): `,` and `%` removed and the rest trimmed; then
+/// digits, a decimal number, or a phrase of English number words ("thirteen", "twenty one",
+/// "two thousand and five": units and tens add, `hundred` and larger scales multiply). `None`
+/// for anything else, for an empty answer and for a non-finite value.
+pub fn code_numeric_answer(answer: &str) -> Option<f64> {
+    let text = answer.replace([',', '%'], "");
+    let text = text.trim();
+    if text.is_empty() {
+        return None;
+    }
+    if let Ok(value) = text.parse::<f64>() {
+        return value.is_finite().then_some(value);
+    }
+    const UNITS: [&str; 20] = [
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+    ];
+    const TENS: [&str; 10] = [
+        "", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
+    ];
+    const SCALES: [&str; 5] = ["hundred", "thousand", "million", "billion", "trillion"];
+    let (mut current, mut result) = (0f64, 0f64);
+    for word in text.split_whitespace() {
+        let (scale, increment) = if word == "and" {
+            (1.0, 0.0)
+        } else if let Some(i) = UNITS.iter().position(|u| *u == word) {
+            (1.0, i as f64)
+        } else if let Some(i) = TENS.iter().position(|t| !t.is_empty() && *t == word) {
+            (1.0, (i * 10) as f64)
+        } else if let Some(i) = SCALES.iter().position(|s| *s == word) {
+            (
+                if i == 0 {
+                    100.0
+                } else {
+                    1000f64.powi(i as i32)
+                },
+                0.0,
+            )
+        } else {
+            return None;
+        };
+        current = current * scale + increment;
+        if scale > 100.0 {
+            result += current;
+            current = 0.0;
+        }
+    }
+    Some(result + current)
 }
 
 fn truncated(v: f64) -> (String, f64) {
@@ -205,5 +279,37 @@ mod tests {
         let a = perturb(&kadeem(), &input, &limited);
         assert_eq!(a.len(), 4);
         assert_eq!(a, perturb(&kadeem(), &input, &limited));
+    }
+
+    #[test]
+    fn code_variant_reads_number_words_like_the_authors_preprocessing() {
+        for (answer, value) in [
+            ("eleven", Some(11.0)),
+            ("thirteen", Some(13.0)),
+            ("twenty one", Some(21.0)),
+            ("one hundred and five", Some(105.0)),
+            ("two thousand three hundred", Some(2300.0)),
+            ("3 million", None),
+            ("1,200", Some(1200.0)),
+            ("45%", Some(45.0)),
+            ("2.5", Some(2.5)),
+            ("Denver", None),
+            ("", None),
+        ] {
+            assert_eq!(code_numeric_answer(answer), value, "{answer:?}");
+        }
+        let config = BpbConfig {
+            append_bool: Variant::Code,
+            ..Default::default()
+        };
+        let input = |answer| PerturbInput {
+            answer: Some(answer),
+            ..Default::default()
+        };
+        // "eleven" gives the same constants as "11"; the paper variant needs digits.
+        let words = perturb(&kadeem(), &input("eleven"), &config);
+        assert_eq!(words, perturb(&kadeem(), &input("11"), &config));
+        assert!(words.iter().any(|p| p.detail == "lower-than:12"));
+        assert!(perturb(&kadeem(), &input("eleven"), &BpbConfig::default()).is_empty());
     }
 }

@@ -120,8 +120,8 @@ pub struct BpbConfig {
     pub replace_arith: Variant,
     /// ReplaceBool: true ↔ false (paper) or also and ↔ or (code).
     pub replace_bool: Variant,
-    /// ReplaceComp: comparison highest ↔ lowest (paper) or also true ↔ false and superlative
-    /// steps (code).
+    /// ReplaceComp: comparison highest ↔ lowest (paper) or also true ↔ false, superlative,
+    /// aggregate and comparative steps (code).
     pub replace_comp: Variant,
     /// PruneStep: which steps may be removed (paper: the last one, or any filter, superlative
     /// or comparative step) or the code's variants and per-dataset filter.

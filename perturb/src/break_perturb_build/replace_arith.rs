@@ -10,8 +10,11 @@
 //! generates every other operation of {sum, difference, multiplication, division} (answers
 //! only for sum and difference: multiplication and division go to the evaluator) and, for a
 //! switch to difference when the QDMR has 3 or 5 steps whose first two are `select`, a
-//! `_VARIANT` with steps 1 and 2 swapped (so that the generated question does not ask for a
-//! negative difference). Both variants apply the code's filters: `time_diff_sum` (no
+//! `_VARIANT` (listed after its plain twin, as the code lists it) with steps 1 and 2 swapped
+//! (so that the generated question does not ask for a negative difference). The code
+//! re-renders the step from its arguments (`arithmetic_step_phrase`): always with the article
+//! and the references joined by "and", `the sum of #3 and #4`; the paper variant replaces the
+//! operation word in place and keeps the rest of the step as written. Both variants apply the code's filters: `time_diff_sum` (no
 //! difference → sum when any step mentions when/date/year/month/day/hour: adding dates is
 //! meaningless) and `self_diff` (no difference of a step with itself or with an identical
 //! step).
@@ -59,8 +62,12 @@ pub fn perturb(qdmr: &Qdmr, config: &BpbConfig) -> Vec<Perturbation> {
         if to == ArithmeticOp::Difference && self_difference {
             continue;
         }
-        let Some(step) = replace_word(last, from, to) else {
-            continue;
+        let step = match config.replace_arith {
+            Variant::Paper => match replace_word(last, from, to) {
+                Some(step) => step,
+                None => continue,
+            },
+            Variant::Code => code_step(to, &refs),
         };
         let (answer, constraint) = match (from, to) {
             (ArithmeticOp::Sum, ArithmeticOp::Difference) => (
@@ -75,19 +82,17 @@ pub fn perturb(qdmr: &Qdmr, config: &BpbConfig) -> Vec<Perturbation> {
         };
         let perturbed = qdmr.with_last(step);
         let detail = format!("{}->{}", from.name(), to.name());
-        if config.replace_arith == Variant::Code
+        let variant = (config.replace_arith == Variant::Code
             && to == ArithmeticOp::Difference
             && matches!(qdmr.len(), 3 | 5)
-            && identify_all(qdmr, Rules::Bpb)[..2] == [Some(Operator::Select); 2]
-        {
-            out.push(Perturbation {
+            && identify_all(qdmr, Rules::Bpb)[..2] == [Some(Operator::Select); 2])
+            .then(|| Perturbation {
                 kind: PerturbationKind::ReplaceArith,
                 detail: format!("{detail}_VARIANT"),
                 qdmr: perturbed.with_swapped(1, 2),
                 answer: answer.clone(),
                 constraint,
             });
-        }
         out.push(Perturbation {
             kind: PerturbationKind::ReplaceArith,
             detail,
@@ -95,8 +100,15 @@ pub fn perturb(qdmr: &Qdmr, config: &BpbConfig) -> Vec<Perturbation> {
             answer,
             constraint,
         });
+        out.extend(variant);
     }
     out
+}
+
+/// The code's rendering of an arithmetic step: `the <operation> of #a and #b`.
+fn code_step(to: ArithmeticOp, refs: &[usize]) -> Step {
+    let refs: Vec<String> = refs.iter().map(|r| format!("#{r}")).collect();
+    Step::parse(&format!("the {} of {}", to.name(), refs.join(" and ")))
 }
 
 /// The step with its leading operation word (after an optional "the ") replaced.
@@ -169,15 +181,19 @@ mod tests {
         assert_eq!(
             details,
             [
-                "sum->difference_VARIANT",
                 "sum->difference",
+                "sum->difference_VARIANT",
                 "sum->multiplication",
                 "sum->division"
             ]
         );
-        assert_eq!(out[0].qdmr.texts()[..2], ["pears", "apples"]);
+        assert_eq!(out[1].qdmr.texts()[..2], ["pears", "apples"]);
         assert_eq!(out[2].answer, AnswerRule::Evaluate);
         assert_eq!(out[2].constraint, None);
+        assert_eq!(out[2].qdmr.last().text(), "the multiplication of #3 and #4");
+        // The code renders the step with its article even where the source has none.
+        let hindi_code = perturb(&hindi(), &code);
+        assert_eq!(hindi_code[0].qdmr.last().text(), "the sum of #3 and #4");
     }
 
     #[test]
