@@ -50,7 +50,8 @@ pub use expectation::{AnswerMetric, Expectation, Precondition};
 pub use fingerprint::{file_sha256, Fingerprint};
 pub use generation::GenerationRequest;
 pub use output::{
-    claim_shard, completed_shard, Claim, Manifest, ManifestFile, ShardClaim, ShardOutputs,
+    claim_shard, completed_shard, is_current, Claim, Manifest, ManifestFile, ShardClaim,
+    ShardOutputs,
 };
 pub use parquet_io::{
     check_one_shard_count, expand_inputs, file_kind, glob_files, keep_shard_rows, read_shard,

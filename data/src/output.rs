@@ -105,6 +105,16 @@ pub fn completed_shard(output: &Path, stage: &str, shard: ShardSpec) -> Option<M
     read_manifest(&manifest_path(output, stage, shard)).filter(|m| m.files_intact(output))
 }
 
+/// Whether a previous run completed `shard` of `stage` in `output` from exactly `fingerprint`
+/// (its shard count set from `shard`), files intact: a look without the lock, for deciding
+/// whether there is work at all before starting models. [`claim_shard`] decides for real.
+pub fn is_current(output: &Path, stage: &str, shard: ShardSpec, fingerprint: &Fingerprint) -> bool {
+    let mut fingerprint = fingerprint.clone();
+    fingerprint.shards = shard.count();
+    read_manifest(&manifest_path(output, stage, shard))
+        .is_some_and(|m| m.fingerprint.as_ref() == Some(&fingerprint) && m.files_intact(output))
+}
+
 /// What [`claim_shard`] found.
 #[derive(Debug)]
 pub enum Claim {

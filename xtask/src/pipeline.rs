@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use metamorph_data::{
-    claim_shard, keep_shard_rows, CancelToken, Claim, ConfigFile, DatasetFormat, DatasetReader,
-    Error, Example, Fingerprint, Pipeline, ReadOptions, RecordKind, Result, ShardClaim, ShardSpec,
-    Stage, StageOptions, Task,
+    claim_shard, is_current, keep_shard_rows, CancelToken, Claim, ConfigFile, DatasetFormat,
+    DatasetReader, Error, Example, Fingerprint, Pipeline, ReadOptions, RecordKind, Result,
+    ShardClaim, ShardSpec, Stage, StageOptions, Task,
 };
 use metamorph_execute::{ExecuteConfig, ExecuteStage, Model};
 use metamorph_generate::{GenerateConfig, GenerateStage};
@@ -257,22 +257,13 @@ pub fn run_pipeline(config_path: &Path, options: &PipelineOptions) -> Result<Pip
         let mut dataset_resources: Option<Resources> = None;
         for index in 0..config.shards {
             let shard = ShardSpec::new(index, config.shards).expect("index < shards");
-            let claim = claim_shard(
-                &unit_dir,
-                "pipeline",
-                shard,
-                fingerprint.clone(),
-                options.force,
-            )
-            .map_err(|e| e.context(format!("dataset `{}` shard {shard}", dataset.name)))?;
-            let claim = match claim {
-                Claim::Complete(_) => {
-                    tracing::info!(dataset = %dataset.name, %shard, "already complete; skipping");
-                    units_skipped += 1;
-                    continue;
-                }
-                Claim::Write(claim) => claim,
-            };
+            let unit = || format!("dataset `{}` shard {shard}", dataset.name);
+            // A look without the lock first, so a finished run starts no model.
+            if !options.force && is_current(&unit_dir, "pipeline", shard, &fingerprint) {
+                tracing::info!(dataset = %dataset.name, %shard, "already complete; skipping");
+                units_skipped += 1;
+                continue;
+            }
             if models.is_none() {
                 models = Some(
                     execute_config
@@ -288,6 +279,7 @@ pub fn run_pipeline(config_path: &Path, options: &PipelineOptions) -> Result<Pip
                     )?));
                 }
             }
+            // Before the claim, which would clear the unit's old outputs.
             let started = models.as_deref().unwrap_or_default();
             let task = dataset.format.task();
             if !started.is_empty() && !started.iter().any(|m| m.handles(task)) {
@@ -299,6 +291,23 @@ pub fn run_pipeline(config_path: &Path, options: &PipelineOptions) -> Result<Pip
                 datasets_unanswered.push(dataset.name.clone());
                 continue 'datasets;
             }
+            let claim = claim_shard(
+                &unit_dir,
+                "pipeline",
+                shard,
+                fingerprint.clone(),
+                options.force,
+            )
+            .map_err(|e| e.context(unit()))?;
+            let claim = match claim {
+                // Another run finished it meanwhile.
+                Claim::Complete(_) => {
+                    tracing::info!(dataset = %dataset.name, %shard, "already complete; skipping");
+                    units_skipped += 1;
+                    continue;
+                }
+                Claim::Write(claim) => claim,
+            };
             if config.parse && parse_stage.is_none() {
                 let stage = ParseStage::try_new(&parse_config)?;
                 tracing::info!(pipeline = stage.pipeline().name(), "parse");
@@ -346,8 +355,7 @@ pub fn run_pipeline(config_path: &Path, options: &PipelineOptions) -> Result<Pip
             units_run += 1;
         }
     }
-    // Rebuilt from every verdict file, so resumed units count too.
-    let report = Report::from_run_dir(&output)?;
+    let report = configured_report(&output, &config.datasets, &datasets_unanswered)?;
     let (summary_path, report_path) = report.write_all(&output)?;
     Ok(PipelineReport {
         output,
@@ -359,6 +367,33 @@ pub fn run_pipeline(config_path: &Path, options: &PipelineOptions) -> Result<Pip
         report_path,
         perturb_counts,
     })
+}
+
+/// The report over the verdict files of the configured datasets that ran (resumed units
+/// included): folders that an earlier config left in the output, and datasets skipped now, are
+/// not reported. (`metamorph-judge report` reads every folder of an output.)
+fn configured_report(
+    output: &Path,
+    datasets: &[DatasetEntry],
+    skipped: &[String],
+) -> Result<Report> {
+    let mut verdicts = Vec::new();
+    let mut verdict_files = 0;
+    let mut case_files = Vec::new();
+    for dataset in datasets.iter().filter(|d| !skipped.contains(&d.name)) {
+        let dir = output.join(&dataset.name);
+        let pattern = |kind: &str| dir.join(kind).join("*.parquet").display().to_string();
+        let (read, files) = metamorph_judge::read_verdicts(&pattern("verdict"))?;
+        verdicts.extend(read);
+        verdict_files += files;
+        case_files.extend(metamorph_data::glob_files(&pattern("case"))?);
+    }
+    Report::from_verdicts(
+        &verdicts,
+        verdict_files,
+        &case_files,
+        output.display().to_string(),
+    )
 }
 
 /// What one unit (a shard of `dataset`) is made from: the dataset file and the files the

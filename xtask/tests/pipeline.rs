@@ -595,6 +595,12 @@ fn a_dataset_whose_task_no_model_answers_is_skipped_with_a_notice() {
         &["keyword"],
         1,
     );
+    // First every task is answered: both datasets run.
+    let both = run_pipeline(&cfg, &PipelineOptions::default()).unwrap();
+    assert_eq!((both.units_run, both.summary.verdict_files), (2, 2));
+    assert!(both.datasets_unanswered.is_empty());
+    // The model answers BoolQ only now: the sentiment dataset is skipped before anything is
+    // cleared or run, and the report leaves its old folder out.
     edit_config(
         &cfg,
         "batch_size = 4\n",
@@ -603,8 +609,16 @@ fn a_dataset_whose_task_no_model_answers_is_skipped_with_a_notice() {
     let report = run_pipeline(&cfg, &PipelineOptions::default()).unwrap();
     assert_eq!(report.datasets_unanswered, ["sst"]);
     assert_eq!(report.units_run, 1);
-    assert!(parquet_files(&dir.path().join("out/sst")).is_empty());
+    assert_eq!(report.summary.verdict_files, 1);
     assert_eq!(report.summary.relations[0].mr, "MR1-3");
+    // A fresh output never gets the skipped dataset's files.
+    let fresh = PipelineOptions {
+        output: Some(dir.path().join("fresh")),
+        ..PipelineOptions::default()
+    };
+    let report = run_pipeline(&cfg, &fresh).unwrap();
+    assert_eq!(report.datasets_unanswered, ["sst"]);
+    assert!(parquet_files(&dir.path().join("fresh/sst")).is_empty());
 }
 
 #[test]
