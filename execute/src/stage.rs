@@ -180,6 +180,10 @@ pub struct ModelConfig {
     /// Requests in flight at most (`openai`, default 4; `http`, default 1).
     #[serde(default)]
     pub concurrency: Option<usize>,
+    /// The longest wait in seconds a server's `Retry-After` is honoured for (`openai`, `http`,
+    /// default 120; `timeout_secs` caps it too).
+    #[serde(default)]
+    pub max_retry_after_secs: Option<f64>,
 }
 
 fn default_kind() -> String {
@@ -225,6 +229,7 @@ impl ModelConfig {
             retries: None,
             backoff_secs: None,
             concurrency: None,
+            max_retry_after_secs: None,
         }
     }
 
@@ -317,6 +322,7 @@ impl ModelConfig {
                 retries: config.retries,
                 backoff: config.backoff,
                 concurrency: config.concurrency,
+                max_retry_after: config.max_retry_after,
             },
             Some("OPENAI_API_KEY"),
             env,
@@ -326,6 +332,7 @@ impl ModelConfig {
         config.retries = transport.retries;
         config.backoff = transport.backoff;
         config.concurrency = transport.concurrency;
+        config.max_retry_after = transport.max_retry_after;
         let task_key = |key: &str, table: &str| {
             key.parse::<Task>()
                 .map_err(|e| config_err(format!("`{table}.{key}`: {e}")))
@@ -379,7 +386,7 @@ impl ModelConfig {
 
     /// The HTTP kinds' transport keys over `defaults`: the API key from `api_key_env` (else
     /// `default_key_var`, read by `env`), `timeout_secs`, `backoff_secs`, `retries`,
-    /// `concurrency`.
+    /// `concurrency`, `max_retry_after_secs`.
     fn transport(
         &self,
         mut transport: HttpSettings,
@@ -413,6 +420,9 @@ impl ModelConfig {
         }
         if let Some(c) = self.concurrency {
             transport.concurrency = c;
+        }
+        if let Some(m) = self.max_retry_after_secs {
+            transport.max_retry_after = seconds(m, "max_retry_after_secs")?;
         }
         Ok(transport)
     }
@@ -853,5 +863,36 @@ mod tests {
         assert_eq!(key(config(Some("MY_KEY"))).as_deref(), Some("sk-mine"));
         assert_eq!(key(config(Some("EMPTY_KEY"))), None);
         assert_eq!(key(config(Some("UNSET_KEY"))), None);
+    }
+
+    #[test]
+    fn retry_after_is_capped_by_the_configured_maximum() {
+        let config = |max: f64| -> ModelConfig {
+            serde_json::from_value(serde_json::json!({
+                "name": "m",
+                "kind": "http",
+                "url": "http://127.0.0.1:9/predict",
+                "timeout_secs": 600,
+                "max_retry_after_secs": max,
+            }))
+            .unwrap()
+        };
+        let transport = config(7.0)
+            .transport(HttpSettings::default(), None, |_| None)
+            .unwrap();
+        assert_eq!(transport.max_retry_after, Duration::from_secs(7));
+        assert_eq!(transport.timeout, Duration::from_secs(600));
+        let endpoint =
+            metamorph_data::http::HttpEndpoint::try_new("m", "http://127.0.0.1:9/x", transport)
+                .unwrap();
+        assert_eq!(
+            endpoint.retry_after_delay(Duration::from_secs(40)),
+            Duration::from_secs(7)
+        );
+        let bad = config(-1.0)
+            .transport(HttpSettings::default(), None, |_| None)
+            .unwrap_err()
+            .to_string();
+        assert!(bad.contains("max_retry_after_secs"), "{bad}");
     }
 }

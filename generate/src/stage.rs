@@ -247,6 +247,10 @@ pub struct GeneratorConfig {
     /// Requests in flight at most (`openai`, default 4).
     #[serde(default)]
     pub concurrency: Option<usize>,
+    /// The longest wait in seconds a server's `Retry-After` is honoured for (`openai`,
+    /// default 120; `timeout_secs` caps it too).
+    #[serde(default)]
+    pub max_retry_after_secs: Option<f64>,
 }
 
 /// The two request kinds a generator serves.
@@ -303,6 +307,7 @@ impl GeneratorConfig {
             retries: None,
             backoff_secs: None,
             concurrency: None,
+            max_retry_after_secs: None,
         }
     }
 
@@ -502,6 +507,9 @@ impl GeneratorConfig {
         }
         if let Some(c) = self.concurrency {
             settings.concurrency = c;
+        }
+        if let Some(m) = self.max_retry_after_secs {
+            settings.max_retry_after = seconds(m, "max_retry_after_secs")?;
         }
         settings.max_tokens = self.max_tokens;
         ChatClient::try_new(name, settings)

@@ -37,6 +37,8 @@ pub struct ChatSettings {
     pub backoff: Duration,
     /// Requests in flight at most (default 4).
     pub concurrency: usize,
+    /// The longest wait a `Retry-After` header is honoured for (default 120 s).
+    pub max_retry_after: Duration,
 }
 
 impl ChatSettings {
@@ -52,6 +54,7 @@ impl ChatSettings {
             retries: 2,
             backoff: Duration::from_millis(500),
             concurrency: 4,
+            max_retry_after: Duration::from_secs(120),
         }
     }
 }
@@ -68,6 +71,7 @@ impl std::fmt::Debug for ChatSettings {
             .field("retries", &self.retries)
             .field("backoff", &self.backoff)
             .field("concurrency", &self.concurrency)
+            .field("max_retry_after", &self.max_retry_after)
             .finish()
     }
 }
@@ -131,6 +135,7 @@ impl ChatClient {
             retries: settings.retries,
             backoff: settings.backoff,
             concurrency: settings.concurrency,
+            max_retry_after: settings.max_retry_after,
         };
         let http = HttpEndpoint::try_new(name, format!("{base}/chat/completions"), transport)?
             .with_detail(format!(" (model `{}`)", settings.model));

@@ -16,9 +16,9 @@
 //! * **Retries** (`retries`, default 2) on connection errors, timeouts, 408, 429 and 5xx, after
 //!   `backoff · 2^attempt` (capped at 30 s) scaled by a random factor in [0.5, 1) so that
 //!   workers that failed together do not retry together; a `Retry-After: <seconds>` header
-//!   replaces the computed delay, capped at the request `timeout` and at 120 s, so a server
-//!   cannot hold a run longer than the user allows one request (the HTTP-date form is not
-//!   read). Other
+//!   replaces the computed delay, capped at the request `timeout` and at `max_retry_after`
+//!   (default 120 s, `max_retry_after_secs` in the config), so a server cannot hold a run
+//!   longer than the user allows (the HTTP-date form is not read). Other
 //!   statuses (400, 401, 404, …) fail at once: repeating them cannot help.
 //! * Proxies from the environment are not used. The `Authorization: Bearer` header is sent only
 //!   with a key.
@@ -32,7 +32,6 @@ use crate::{Error, Result};
 pub mod chat;
 
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
-const MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
 
 /// How to talk to an endpoint. Its `Debug` output hides the API key.
 #[derive(Clone)]
@@ -47,6 +46,9 @@ pub struct HttpSettings {
     pub backoff: Duration,
     /// Requests in flight at most (default 4).
     pub concurrency: usize,
+    /// The longest wait a `Retry-After` header is honoured for (default 120 s; the request
+    /// `timeout` caps it too).
+    pub max_retry_after: Duration,
 }
 
 impl Default for HttpSettings {
@@ -57,6 +59,7 @@ impl Default for HttpSettings {
             retries: 2,
             backoff: Duration::from_millis(500),
             concurrency: 4,
+            max_retry_after: Duration::from_secs(120),
         }
     }
 }
@@ -69,6 +72,7 @@ impl std::fmt::Debug for HttpSettings {
             .field("retries", &self.retries)
             .field("backoff", &self.backoff)
             .field("concurrency", &self.concurrency)
+            .field("max_retry_after", &self.max_retry_after)
             .finish()
     }
 }
@@ -246,9 +250,11 @@ impl HttpEndpoint {
     }
 
     /// How long to wait when the server says `Retry-After: asked`: at most the request
-    /// `timeout` (the user's bound on waiting for one reply) and at most 120 s.
+    /// `timeout` (the user's bound on waiting for one reply) and at most `max_retry_after`.
     pub fn retry_after_delay(&self, asked: Duration) -> Duration {
-        asked.min(self.settings.timeout).min(MAX_RETRY_AFTER)
+        asked
+            .min(self.settings.timeout)
+            .min(self.settings.max_retry_after)
     }
 
     /// `backoff · 2^attempt`, capped, times a random factor in [0.5, 1).
@@ -454,7 +460,21 @@ mod tests {
         .unwrap();
         assert_eq!(
             long.retry_after_delay(Duration::from_secs(900)),
-            MAX_RETRY_AFTER
+            Duration::from_secs(120)
+        );
+        let capped = HttpEndpoint::try_new(
+            "m",
+            "http://127.0.0.1:1/x",
+            HttpSettings {
+                timeout: Duration::from_secs(600),
+                max_retry_after: Duration::from_secs(7),
+                ..HttpSettings::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            capped.retry_after_delay(Duration::from_secs(40)),
+            Duration::from_secs(7)
         );
     }
 

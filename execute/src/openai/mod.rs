@@ -80,6 +80,8 @@ pub struct OpenAiConfig {
     pub backoff: Duration,
     /// Requests in flight at most (default 4).
     pub concurrency: usize,
+    /// The longest wait a `Retry-After` header is honoured for (default 120 s).
+    pub max_retry_after: Duration,
     /// Examples handed over at once ([`Model::max_batch`]; default 32).
     pub batch_size: usize,
     /// Prompt templates replacing the built-in ones, per task.
@@ -105,6 +107,7 @@ impl OpenAiConfig {
             retries: 2,
             backoff: Duration::from_millis(500),
             concurrency: 4,
+            max_retry_after: Duration::from_secs(120),
             batch_size: 32,
             prompts: BTreeMap::new(),
             labels: BTreeMap::new(),
@@ -126,6 +129,7 @@ impl std::fmt::Debug for OpenAiConfig {
             .field("retries", &self.retries)
             .field("backoff", &self.backoff)
             .field("concurrency", &self.concurrency)
+            .field("max_retry_after", &self.max_retry_after)
             .field("batch_size", &self.batch_size)
             .field("prompts", &self.prompts)
             .field("labels", &self.labels)
@@ -193,6 +197,7 @@ impl OpenAiModel {
         settings.retries = config.retries;
         settings.backoff = config.backoff;
         settings.concurrency = config.concurrency;
+        settings.max_retry_after = config.max_retry_after;
         let client = ChatClient::try_new(&name, settings)?;
         if config.batch_size == 0 {
             return Err(bad("`batch_size` must be positive".into()));
