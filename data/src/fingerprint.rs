@@ -9,13 +9,13 @@
 //! while editing a dataset in place does.
 
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::{Error, Result};
+use crate::assets::sha256_file;
+use crate::Result;
 
 /// The inputs, settings and tool a shard's output was made from.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -43,10 +43,10 @@ impl Fingerprint {
     /// Adds an input file, hashed by content.
     ///
     /// # Errors
-    /// [`Error::Io`] naming the file if it cannot be read.
+    /// [`crate::Error::Io`] naming the file if it cannot be read.
     pub fn with_input(mut self, path: &Path) -> Result<Self> {
         self.inputs
-            .insert(path.display().to_string(), file_sha256(path)?);
+            .insert(path.display().to_string(), sha256_file(path)?);
         Ok(self)
     }
 
@@ -95,24 +95,6 @@ fn map_changes(
     changes
 }
 
-/// The SHA-256 of a file's contents, as lowercase hex, read in 1 MiB blocks.
-///
-/// # Errors
-/// [`Error::Io`] naming the file.
-pub fn file_sha256(path: &Path) -> Result<String> {
-    let mut file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    let mut hasher = Sha256::new();
-    let mut buffer = vec![0u8; 1 << 20];
-    loop {
-        let n = file.read(&mut buffer).map_err(|e| Error::io(path, e))?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buffer[..n]);
-    }
-    Ok(hex(&hasher.finalize()))
-}
-
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -158,20 +140,5 @@ mod tests {
                 "setting [perturb] removed".to_string(),
             ]
         );
-    }
-
-    #[test]
-    fn file_hash_is_sha256_of_the_contents() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("x");
-        std::fs::write(&path, "abc").unwrap();
-        assert_eq!(
-            file_sha256(&path).unwrap(),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-        );
-        let missing = file_sha256(&dir.path().join("nope"))
-            .unwrap_err()
-            .to_string();
-        assert!(missing.contains("nope"), "{missing}");
     }
 }

@@ -47,7 +47,7 @@ pub use cli::{init_logging, load_config, report_error, run_stage, stage_main, St
 pub use config::{check_names, is_name_char, ConfigFile};
 pub use error::{Error, Result};
 pub use expectation::{AnswerMetric, Expectation, Precondition};
-pub use fingerprint::{file_sha256, Fingerprint};
+pub use fingerprint::Fingerprint;
 pub use generation::GenerationRequest;
 pub use output::{
     claim_shard, completed_shard, is_current, Claim, Manifest, ManifestFile, ShardClaim,
