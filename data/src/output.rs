@@ -78,15 +78,9 @@ impl Manifest {
 
     /// Removes the files it lists (those still there).
     fn remove_files(&self, output: &Path) -> Result<()> {
-        for f in &self.files {
-            let path = output.join(&f.path);
-            match std::fs::remove_file(&path) {
-                Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(Error::io(path, e)),
-            }
-        }
-        Ok(())
+        self.files
+            .iter()
+            .try_for_each(|f| remove_file_if_present(&output.join(&f.path)))
     }
 }
 
@@ -351,8 +345,8 @@ impl ShardOutputs {
         let mut renamed: Vec<PathBuf> = Vec::new();
         let result = finished
             .into_iter()
-            .try_for_each(|file| file.persist().map(|path| renamed.push(path)))
-            .and_then(|()| manifest_file.persist().map(drop));
+            .try_for_each(|file| file.commit().map(|path| renamed.push(path)))
+            .and_then(|()| manifest_file.commit().map(drop));
         if let Err(e) = result {
             for path in &renamed {
                 let _ = std::fs::remove_file(path);

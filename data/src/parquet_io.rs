@@ -86,23 +86,16 @@ impl AtomicFile {
         Ok(())
     }
 
-    /// Renames the finished file to its final name; returns that path.
+    /// Flushes the data to disk (unless [`AtomicFile::finish`] did) and renames the file to
+    /// its final name; returns that path.
     ///
     /// # Errors
     /// [`Error::Io`] if syncing or renaming fails (the temporary file is then removed).
-    pub fn persist(mut self) -> Result<PathBuf> {
+    pub fn commit(mut self) -> Result<PathBuf> {
         self.finish()?;
         std::fs::rename(&self.tmp, &self.target).map_err(|e| Error::io(&self.target, e))?;
         self.pending = false;
         Ok(std::mem::take(&mut self.target))
-    }
-
-    /// Flushes the data to disk and renames the file to its final name.
-    ///
-    /// # Errors
-    /// [`Error::Io`] if syncing or renaming fails (the temporary file is then removed).
-    pub fn commit(self) -> Result<PathBuf> {
-        self.persist()
     }
 
     /// Writes `bytes` to `target` atomically.
@@ -211,10 +204,10 @@ impl ParquetShardWriter {
             });
         }
         self.rows += batch.num_rows();
-        let target = self.file.target().display().to_string();
+        let file = &self.file;
         self.writer
             .write(batch)
-            .map_err(|e| Error::from(e).context(target))
+            .map_err(|e| Error::from(e).context(file.target().display().to_string()))
     }
 
     /// Rows written so far.
@@ -223,7 +216,7 @@ impl ParquetShardWriter {
     }
 
     /// Writes the Parquet footer and flushes the file to disk under its temporary name;
-    /// [`AtomicFile::persist`] then renames it into place.
+    /// [`AtomicFile::commit`] then renames it into place.
     ///
     /// # Errors
     /// [`Error::Parquet`] / [`Error::Io`] naming the file (no file is left behind).
@@ -242,7 +235,7 @@ impl ParquetShardWriter {
     /// # Errors
     /// [`Error::Parquet`] / [`Error::Io`] on failure (no file is left behind).
     pub fn commit(self) -> Result<PathBuf> {
-        self.finish()?.persist()
+        self.finish()?.commit()
     }
 }
 

@@ -103,24 +103,33 @@ impl Report {
     /// # Errors
     /// Unreadable files or files of the wrong record kind.
     pub fn from_run_dir_with_cases(dir: &Path, more_cases: &[PathBuf]) -> Result<Report> {
-        let pattern = |kind: &str, nested: bool| {
-            let p = if nested {
-                dir.join("*").join(kind).join("*.parquet")
-            } else {
-                dir.join(kind).join("*.parquet")
-            };
-            p.to_string_lossy().into_owned()
-        };
+        Report::from_unit_patterns(dir, &[dir.to_path_buf(), dir.join("*")], more_cases)
+    }
+
+    /// The report of the run in `dir` over the given unit folders only (each holding
+    /// `verdict/` and `case/`), e.g. the datasets a pipeline config lists, leaving out other
+    /// folders an output holds.
+    ///
+    /// # Errors
+    /// Unreadable files or files of the wrong record kind.
+    pub fn from_units(dir: &Path, units: &[PathBuf]) -> Result<Report> {
+        Report::from_unit_patterns(dir, units, &[])
+    }
+
+    /// Reads `<unit>/verdict/*.parquet` and `<unit>/case/*.parquet` for every unit folder
+    /// pattern (glob patterns allowed), plus `more_cases`.
+    fn from_unit_patterns(dir: &Path, units: &[PathBuf], more_cases: &[PathBuf]) -> Result<Report> {
+        let pattern =
+            |unit: &Path, kind: &str| unit.join(kind).join("*.parquet").display().to_string();
         let mut verdicts = Vec::new();
         let mut files = 0;
-        let mut case_files = Vec::new();
-        for nested in [false, true] {
-            let (v, n) = read_verdicts(&pattern("verdict", nested))?;
+        let mut case_files = more_cases.to_vec();
+        for unit in units {
+            let (v, n) = read_verdicts(&pattern(unit, "verdict"))?;
             verdicts.extend(v);
             files += n;
-            case_files.extend(glob_files(&pattern("case", nested))?);
+            case_files.extend(glob_files(&pattern(unit, "case"))?);
         }
-        case_files.extend(more_cases.iter().cloned());
         case_files.sort();
         case_files.dedup();
         Report::from_verdicts(&verdicts, files, &case_files, dir.display().to_string())

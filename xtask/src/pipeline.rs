@@ -355,7 +355,15 @@ pub fn run_pipeline(config_path: &Path, options: &PipelineOptions) -> Result<Pip
             units_run += 1;
         }
     }
-    let report = configured_report(&output, &config.datasets, &datasets_unanswered)?;
+    // Over the configured datasets that ran (resumed units included): folders an earlier
+    // config left in the output, and datasets skipped now, are not reported.
+    let units: Vec<PathBuf> = config
+        .datasets
+        .iter()
+        .filter(|d| !datasets_unanswered.contains(&d.name))
+        .map(|d| output.join(&d.name))
+        .collect();
+    let report = Report::from_units(&output, &units)?;
     let (summary_path, report_path) = report.write_all(&output)?;
     Ok(PipelineReport {
         output,
@@ -367,33 +375,6 @@ pub fn run_pipeline(config_path: &Path, options: &PipelineOptions) -> Result<Pip
         report_path,
         perturb_counts,
     })
-}
-
-/// The report over the verdict files of the configured datasets that ran (resumed units
-/// included): folders that an earlier config left in the output, and datasets skipped now, are
-/// not reported. (`metamorph-judge report` reads every folder of an output.)
-fn configured_report(
-    output: &Path,
-    datasets: &[DatasetEntry],
-    skipped: &[String],
-) -> Result<Report> {
-    let mut verdicts = Vec::new();
-    let mut verdict_files = 0;
-    let mut case_files = Vec::new();
-    for dataset in datasets.iter().filter(|d| !skipped.contains(&d.name)) {
-        let dir = output.join(&dataset.name);
-        let pattern = |kind: &str| dir.join(kind).join("*.parquet").display().to_string();
-        let (read, files) = metamorph_judge::read_verdicts(&pattern("verdict"))?;
-        verdicts.extend(read);
-        verdict_files += files;
-        case_files.extend(metamorph_data::glob_files(&pattern("case"))?);
-    }
-    Report::from_verdicts(
-        &verdicts,
-        verdict_files,
-        &case_files,
-        output.display().to_string(),
-    )
 }
 
 /// What one unit (a shard of `dataset`) is made from: the dataset file and the files the

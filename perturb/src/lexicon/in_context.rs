@@ -228,14 +228,8 @@ impl ContextualLexicon {
     /// inflection tables show it cannot have produced the word ([`Inflections::
     /// confirmed_lemma`]: "riding" is ride, not spaCy's rid, before WordNet is asked).
     pub fn lemma(&self, token: &Token, pos: Pos) -> String {
-        let upos = match pos {
-            Pos::Noun => "NOUN",
-            Pos::Verb => "VERB",
-            Pos::Adj => "ADJ",
-            Pos::Adv => "ADV",
-        };
         self.inflections
-            .confirmed_lemma(&token.text, &token.lemma, upos)
+            .confirmed_lemma(&token.text, &token.lemma, pos.upos())
             .to_lowercase()
     }
 
@@ -491,13 +485,10 @@ impl ContextualLexicon {
                 }
                 let mut with_lemma = words.clone();
                 let last = &tokens[end - 1];
-                with_lemma[len - 1] = match last.pos.as_str() {
-                    "NOUN" | "PROPN" => self.lemma(last, Pos::Noun),
-                    "VERB" | "AUX" => self.lemma(last, Pos::Verb),
-                    "ADJ" => self.lemma(last, Pos::Adj),
-                    "ADV" => self.lemma(last, Pos::Adv),
-                    _ => last.lemma.to_lowercase(),
-                };
+                with_lemma[len - 1] = self
+                    .inflections
+                    .confirmed_lemma(&last.text, &last.lemma, &last.pos)
+                    .to_lowercase();
                 for term in [words.join("_"), with_lemma.join("_")] {
                     let listed = [Pos::Noun, Pos::Verb, Pos::Adj, Pos::Adv]
                         .into_iter()

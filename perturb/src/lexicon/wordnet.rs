@@ -83,6 +83,16 @@ impl Pos {
         }
     }
 
+    /// The Universal POS it stands for (`NOUN`, `VERB`, `ADJ`, `ADV`).
+    pub fn upos(self) -> &'static str {
+        match self {
+            Pos::Noun => "NOUN",
+            Pos::Verb => "VERB",
+            Pos::Adj => "ADJ",
+            Pos::Adv => "ADV",
+        }
+    }
+
     /// The tag NLTK uses for it (`n`, `v`, `a`, `r`).
     pub fn tag(self) -> char {
         match self {
@@ -764,15 +774,9 @@ impl WordNet {
         let Some(inflections) = &self.exceptions else {
             return Vec::new();
         };
-        let upos = match pos {
-            Pos::Noun => "NOUN",
-            Pos::Verb => "VERB",
-            Pos::Adj => "ADJ",
-            Pos::Adv => "ADV",
-        };
         let regular = self.detachments(form, pos);
         inflections
-            .lemmas(&form.replace('_', " "), upos)
+            .lemmas(&form.replace('_', " "), pos.upos())
             .into_iter()
             .map(|l| normalize(&l))
             .filter(|l| l != form && !regular.contains(l))
