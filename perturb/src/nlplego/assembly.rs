@@ -55,7 +55,7 @@ impl TreeBuilder {
             }
         }
         Ok(TreeBuilder {
-            disassembler: Disassembler::new(resources.parser()?),
+            disassembler: Disassembler::new(resources.parser()?, resources.wordnet()?),
             mutator,
             max_nodes_per_level,
             config: config.clone(),
@@ -290,7 +290,7 @@ mod tests {
 
     fn tree_frozen(max: usize, frozen: &dyn Fn(usize) -> bool) -> DerivationTree {
         let r = resources();
-        let d = Disassembler::new(r.parser().unwrap())
+        let d = Disassembler::new(r.parser().unwrap(), r.wordnet().unwrap())
             .disassemble(JACKSONVILLE)
             .unwrap()
             .unwrap();

@@ -39,6 +39,7 @@ use metamorph_data::{ParsedText, Result, Token};
 use metamorph_parse::spacy::pipeline::Pipeline;
 
 use crate::edit::{capitalize, indefinite_article, match_case};
+use crate::lexicon::wordnet::{Pos as WordNetPos, WordNet};
 use crate::syntax::Tree;
 
 /// The kind of an adjunct (the paper's component types).
@@ -54,6 +55,13 @@ pub enum AdjunctKind {
     Verbal,
     /// A subordinate clause (`SBAR`, `relcl`, `advcl`).
     Clause,
+    /// The conjuncts after the first of a coordination, with their conjunction ("political[,
+    /// cultural and military]", "emerged in the 10th century[, and it continued to evolve]").
+    Coordinate,
+    /// A bracketed aside, brackets included ("The Normans [(Norman: Nourmands)] were").
+    Parenthetical,
+    /// A comma-set apposition ("to Normandy[, a region in France]").
+    Appositive,
 }
 
 impl AdjunctKind {
@@ -65,6 +73,9 @@ impl AdjunctKind {
             AdjunctKind::Prepositional => "prepositional",
             AdjunctKind::Verbal => "verbal",
             AdjunctKind::Clause => "clause",
+            AdjunctKind::Coordinate => "coordinate",
+            AdjunctKind::Parenthetical => "parenthetical",
+            AdjunctKind::Appositive => "appositive",
         }
     }
 }
@@ -460,35 +471,274 @@ fn fronts_an_inversion(tokens: &[Token], core: &Range<usize>) -> bool {
 
 /// Whether a kept token hangs from a removed one: the removed tokens must be whole subtrees, or
 /// a closing bracket, a conjunction or an adverb is left behind ("son ) .", "Survey or …").
-fn orphans(tokens: &[Token], removed: &[bool]) -> bool {
+/// Tokens inside a removed bracketed aside (`aside`) are exempt: the brackets say where the
+/// aside ends, and the parser often hangs the words around an aside from a word inside it
+/// ("The Normans (Norman: …; French: …) were", parsed with "French" as the subject).
+fn orphans(tokens: &[Token], removed: &[bool], aside: &[bool]) -> bool {
     // Sentence-final punctuation that the parser hung from a clause's verb is no orphan.
     let terminal = |t: &Token| matches!(t.text.as_str(), "." | "?" | "!");
-    tokens
-        .iter()
-        .enumerate()
-        .any(|(i, t)| !removed[i] && removed[t.head as usize] && !terminal(t))
+    tokens.iter().enumerate().any(|(i, t)| {
+        let head = t.head as usize;
+        !removed[i] && removed[head] && !aside[head] && !terminal(t)
+    })
 }
 
 fn is_verbal(t: &Token) -> bool {
     matches!(t.pos.as_str(), "VERB" | "AUX")
 }
 
+/// Whether the adjective at `i` classifies its noun rather than describing it: a proper
+/// adjective (part of an entity, or capitalised inside its sentence: "the **French** words",
+/// "**Frankish** wives") or a relational one, whose most frequent WordNet sense is a pertainym
+/// (`adj.pert`: "**military** accomplishments", "the **administrative** structure", "the
+/// **Atlantic** coast"). Without it the phrase names something else ("the coast"), which is
+/// not the optional detail an adjunct is; the authors' compressor (SLAHAN) keeps these too.
+fn classifies(tokens: &[Token], i: usize, sentence_start: usize, wordnet: &WordNet) -> bool {
+    let t = &tokens[i];
+    let capitalised = t.text.chars().next().is_some_and(char::is_uppercase);
+    if !t.ent_type.is_empty() || (capitalised && i != sentence_start) {
+        return true;
+    }
+    wordnet
+        .synsets(&t.text.to_lowercase(), WordNetPos::Adj)
+        .first()
+        .is_some_and(|sense| sense.lex_filenum() == ADJ_PERT)
+}
+
+/// Whether the adjective at `i` or one coordinated with it classifies (see [`classifies`]):
+/// "political, cultural and **military**" is then not removed whole, only its later conjuncts
+/// are (an [`AdjunctKind::Coordinate`]).
+fn classifies_coordination(
+    tokens: &[Token],
+    tree: &Tree<'_>,
+    i: usize,
+    sentence_start: usize,
+    wordnet: &WordNet,
+) -> bool {
+    classifies(tokens, i, sentence_start, wordnet)
+        || tree
+            .children(i)
+            .filter(|&c| tokens[c].dep == "conj")
+            .any(|c| classifies_coordination(tokens, tree, c, sentence_start, wordnet))
+}
+
+/// Adjectives that quantify or identify rather than describe: without them a sentence says
+/// something else ("**Most** knights remained poor", "Normans and not **other** Frenchmen",
+/// "the **first** half", "the **same** period").
+const QUANTIFYING_ADJECTIVES: &[&str] = &[
+    "many",
+    "most",
+    "few",
+    "fewer",
+    "fewest",
+    "several",
+    "much",
+    "more",
+    "less",
+    "least",
+    "enough",
+    "numerous",
+    "other",
+    "another",
+    "same",
+    "such",
+    "only",
+    "sole",
+    "first",
+    "last",
+    "next",
+    "previous",
+    "former",
+    "latter",
+    "certain",
+    "entire",
+    "whole",
+    "additional",
+    "further",
+    "remaining",
+];
+
+/// Whether `t` is an ordinal ("10th", "second"): it picks which one, as a number does.
+fn is_ordinal(t: &Token) -> bool {
+    let lower = t.text.to_lowercase();
+    const ORDINALS: [&str; 12] = [
+        "second",
+        "third",
+        "fourth",
+        "fifth",
+        "sixth",
+        "seventh",
+        "eighth",
+        "ninth",
+        "tenth",
+        "eleventh",
+        "twelfth",
+        "twentieth",
+    ];
+    ORDINALS.contains(&lower.as_str())
+        || (lower.starts_with(|c: char| c.is_ascii_digit())
+            && ["st", "nd", "rd", "th"].iter().any(|s| lower.ends_with(s)))
+}
+
+/// The broad class of a part of speech, for telling like conjuncts from a misparse
+/// ("culturally and ethnically **distinct**" parsed as adverb + adjective).
+fn pos_class(pos: &str) -> &str {
+    match pos {
+        "PROPN" | "NOUN" | "PRON" => "NOUN",
+        "AUX" => "VERB",
+        other => other,
+    }
+}
+
+/// The first words of correlative pairs ("**both** A and B", "**either** A or B"): the pair
+/// needs both halves.
+const CORRELATIVES: [&str; 4] = ["both", "either", "neither", "whether"];
+
+/// WordNet's lexicographer file of relational adjectives (`adj.pert`).
+const ADJ_PERT: u8 = 1;
+
+/// Words after which a coordination's conjuncts are all needed: "**between** A and B",
+/// "**among** A and B".
+const JOINT_PREPOSITIONS: [&str; 3] = ["between", "among", "amongst"];
+
+/// Words that make a sentence's coordinations read jointly ("A and B met **each other**",
+/// "A and B won **respectively**").
+const JOINT_MARKERS: [&str; 3] = ["respectively", "each other", "one another"];
+
+/// The conjuncts after the first of the coordination headed by `h` ("political[, cultural and
+/// military]"): from the comma or conjunction before the first `conj` child of `h` to the end
+/// of the last one's subtree. `None` when `h` heads no coordination, when the run holds
+/// anything else, or when dropping conjuncts changes what the rest means:
+/// * a coordinated subject (the verb agrees with all of it: "Tom and Jerry **are**");
+/// * numbers ("two or three days") and correlatives ("**both** A and B", "**either** A or B");
+/// * conjuncts of another part of speech than the first, which is how a misparse shows
+///   ("were culturally and ethnically distinct from …" with "distinct" as a conjunct);
+/// * the object of "between" or "among" ("between the Epte and the Atlantic");
+/// * a sentence that reads its conjuncts jointly ("respectively", "each other").
+fn coordinate_span(
+    tokens: &[Token],
+    tree: &Tree<'_>,
+    h: usize,
+    sentence: &Range<usize>,
+) -> Option<Range<usize>> {
+    let conjs: Vec<usize> = tree
+        .children(h)
+        .filter(|&c| tokens[c].dep == "conj")
+        .collect();
+    let (&first, &last) = (conjs.first()?, conjs.last()?);
+    let head = &tokens[h];
+    if tokens[h].dep == "conj"
+        || matches!(
+            head.dep.as_str(),
+            "nsubj" | "nsubjpass" | "csubj" | "csubjpass"
+        )
+        || head.pos == "NUM"
+        || conjs.iter().any(|&c| tokens[c].pos == "NUM")
+        || conjs
+            .iter()
+            .any(|&c| pos_class(&tokens[c].pos) != pos_class(&head.pos))
+        || tree.children(h).any(|c| tokens[c].dep == "preconj")
+    {
+        return None;
+    }
+    // A correlative before the first conjunct ("noted **both** for their culture and for …").
+    let before = tree.subtree(h).start.min(h.saturating_sub(2))..first;
+    if before
+        .clone()
+        .any(|j| CORRELATIVES.contains(&tokens[j].text.to_lowercase().as_str()))
+    {
+        return None;
+    }
+    let governor = &tokens[head.head as usize];
+    if head.dep == "pobj" && JOINT_PREPOSITIONS.contains(&governor.text.to_lowercase().as_str()) {
+        return None;
+    }
+    let text: String = sentence
+        .clone()
+        .map(|j| tokens[j].text.to_lowercase() + " ")
+        .collect();
+    if JOINT_MARKERS
+        .iter()
+        .any(|m| text.contains(&format!("{m} ")))
+    {
+        return None;
+    }
+    let in_conjunct = |j: usize| conjs.iter().any(|&c| tree.subtree(c).contains(&j));
+    let joiner = |j: usize| {
+        let t = &tokens[j];
+        (t.text == "," || t.dep == "cc") && (t.head as usize == h || in_conjunct(t.head as usize))
+    };
+    let mut start = tree.subtree(first).start;
+    if start <= h {
+        return None;
+    }
+    while start > h + 1 && joiner(start - 1) {
+        start -= 1;
+    }
+    let mut end = tree.subtree(last).end;
+    // The sentence's full stop may hang from the last conjunct's verb; it stays.
+    while end > start && tokens[end - 1].pos == "PUNCT" {
+        end -= 1;
+    }
+    let span = start..end;
+    // A run of whole conjuncts and their joiners: nothing of `h`'s own phrase inside it.
+    let whole = span.clone().all(|j| in_conjunct(j) || joiner(j));
+    (whole && span.start < tree.subtree(first).start).then_some(span)
+}
+
+/// The bracketed asides of `sentence`: each `(`…`)` or `[`…`]` pair, brackets included.
+fn parentheticals(tokens: &[Token], sentence: &Range<usize>) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut open: Vec<(usize, &str)> = Vec::new();
+    for j in sentence.clone() {
+        match tokens[j].text.as_str() {
+            "(" => open.push((j, ")")),
+            "[" => open.push((j, "]")),
+            close @ (")" | "]") => match open.pop() {
+                Some((o, expected)) if expected == close => {
+                    // Only the outermost pair: an aside inside an aside goes with it.
+                    if open.is_empty() && j > o + 1 {
+                        out.push(o..j + 1);
+                    }
+                }
+                _ => return out,
+            },
+            _ => {}
+        }
+    }
+    out
+}
+
 /// The adjunct candidates of `parsed`, before the keep-test: their kinds and token ranges
-/// (attached commas included), without duplicates, longest first.
-pub fn candidates(parsed: &ParsedText) -> Vec<Adjunct> {
+/// (attached commas included), without duplicates, longest first. `wordnet` tells relational
+/// adjectives (see [`classifies`]).
+pub fn candidates(parsed: &ParsedText, wordnet: &WordNet) -> Vec<Adjunct> {
     let tokens = &parsed.tokens;
     let tree = Tree::new(parsed);
     let basic = basic_elements(tokens);
-    let mut spans: Vec<(AdjunctKind, Range<usize>)> = Vec::new();
+    // (kind, the words, the tokens removed with them when not the words plus their commas)
+    let mut spans: Vec<(AdjunctKind, Range<usize>, Option<Range<usize>>)> = Vec::new();
     for (i, t) in tokens.iter().enumerate() {
         let has_children = tree.children(i).next().is_some();
         let head = &tokens[t.head as usize];
         let lower = t.text.to_lowercase();
+        let sentence = tree.sentence_of(i);
+        if let Some(span) = coordinate_span(tokens, &tree, i, &sentence) {
+            spans.push((AdjunctKind::Coordinate, span.clone(), Some(span)));
+        }
         let kind = match (t.dep.as_str(), t.pos.as_str()) {
-            ("amod", "ADJ") if head.pos != "ADP" => AdjunctKind::Adjective,
+            ("amod", "ADJ")
+                if head.pos != "ADP"
+                    && !QUANTIFYING_ADJECTIVES.contains(&lower.as_str())
+                    && !is_ordinal(t)
+                    && !classifies_coordination(tokens, &tree, i, sentence.start, wordnet) =>
+            {
+                AdjunctKind::Adjective
+            }
             ("advmod", "ADV")
                 if t.tag != "WRB"
                     && !NEGATIONS.contains(&lower.as_str())
+                    && !CORRELATIVES.contains(&lower.as_str())
                     && !PARTICLES.contains(&lower.as_str())
                     && !is_complement(tokens, i) =>
             {
@@ -497,11 +747,24 @@ pub fn candidates(parsed: &ParsedText) -> Vec<Adjunct> {
             ("prep", "ADP") if has_children && !is_complement(tokens, i) => {
                 AdjunctKind::Prepositional
             }
-            ("acl", "VERB") if has_children => AdjunctKind::Verbal,
+            ("acl", "VERB") if has_children && !complement_clause(tokens, &tree, i) => {
+                AdjunctKind::Verbal
+            }
             ("relcl" | "advcl", _) => AdjunctKind::Clause,
+            // Set off by a comma: "Normandy, a region in France".
+            ("appos", _)
+                if tree.subtree(i).start > 0 && tokens[tree.subtree(i).start - 1].text == "," =>
+            {
+                AdjunctKind::Appositive
+            }
             _ => continue,
         };
-        spans.push((kind, tree.subtree(i)));
+        spans.push((kind, tree.subtree(i), None));
+    }
+    for sentence in tree.sentences() {
+        for span in parentheticals(tokens, &sentence) {
+            spans.push((AdjunctKind::Parenthetical, span.clone(), Some(span)));
+        }
     }
     for phrase in &parsed.phrases {
         if phrase.label == "SBAR" && phrase.end > phrase.start + 1 {
@@ -510,17 +773,38 @@ pub fn candidates(parsed: &ParsedText) -> Vec<Adjunct> {
             let head = range.clone().find(|&j| {
                 !range.contains(&(tokens[j].head as usize)) || tokens[j].head as usize == j
             });
-            if head.is_some_and(|h| matches!(tokens[h].dep.as_str(), "relcl" | "advcl" | "acl")) {
-                spans.push((AdjunctKind::Clause, range));
+            let adjunct_clause = head.is_some_and(|h| match tokens[h].dep.as_str() {
+                "relcl" | "advcl" => true,
+                // A noun's "that" clause is its complement, not a relative clause: "in the
+                // sense that foam packing is edible", "the fact that it rained".
+                "acl" => !complement_clause(tokens, &tree, h),
+                _ => false,
+            });
+            if adjunct_clause {
+                spans.push((AdjunctKind::Clause, range, None));
             }
         }
     }
     let mut out: Vec<Adjunct> = Vec::new();
-    for (kind, range) in spans {
+    for (kind, range, removed) in spans {
         let Some(core) = trim(tokens, range) else {
             continue;
         };
-        if core.clone().any(|j| basic[j]) || cuts_entity(tokens, &core) {
+        let span = removed.clone().unwrap_or_else(|| core.clone());
+        let holds_basic = match kind {
+            // The brackets bound the aside, whatever the parser made of its words; the
+            // keep-test still re-parses the sentence without it.
+            AdjunctKind::Parenthetical => false,
+            // A coordinate may hold a clause of its own (its subject, its verb), not a basic
+            // element of the clause around it.
+            AdjunctKind::Coordinate => span.clone().any(|j| {
+                let (t, h) = (&tokens[j], tokens[j].head as usize);
+                let joins = t.dep == "cc" || t.pos == "PUNCT" || t.dep == "conj";
+                basic[j] && (h == j || !span.contains(&h)) && !joins
+            }),
+            _ => core.clone().any(|j| basic[j]),
+        };
+        if holds_basic || cuts_entity(tokens, &core) {
             continue;
         }
         // An adjective whose adverb stayed outside it would leave the adverb dangling
@@ -539,7 +823,16 @@ pub fn candidates(parsed: &ParsedText) -> Vec<Adjunct> {
         {
             continue;
         }
+        // A wh-word outside a clause is a question's (kept); a coordinate, an aside or an
+        // apposition may hold a relative clause of its own, so for them only questions count.
+        let sentence = tree.sentence_of(core.start);
+        let question = tokens[sentence.end - 1].text == "?";
         if kind != AdjunctKind::Clause
+            && (question
+                || !matches!(
+                    kind,
+                    AdjunctKind::Coordinate | AdjunctKind::Parenthetical | AdjunctKind::Appositive
+                ))
             && core
                 .clone()
                 .any(|j| matches!(tokens[j].tag.as_str(), "WDT" | "WP" | "WP$" | "WRB"))
@@ -547,7 +840,6 @@ pub fn candidates(parsed: &ParsedText) -> Vec<Adjunct> {
             continue;
         }
         // What remains must still hold a word of its own sentence besides punctuation.
-        let sentence = tree.sentence_of(core.start);
         let rest = sentence
             .clone()
             .filter(|j| !core.contains(j) && tokens[*j].pos != "PUNCT")
@@ -555,7 +847,7 @@ pub fn candidates(parsed: &ParsedText) -> Vec<Adjunct> {
         if rest < 2 {
             continue;
         }
-        let tokens_range = attach_commas(tokens, &core, &sentence);
+        let tokens_range = removed.unwrap_or_else(|| attach_commas(tokens, &core, &sentence));
         if out.iter().any(|a| a.tokens == tokens_range) {
             continue;
         }
@@ -612,9 +904,31 @@ fn attach_commas(tokens: &[Token], core: &Range<usize>, sentence: &Range<usize>)
     }
 }
 
+/// Whether the `acl` clause headed by `h` is its noun's complement, introduced by the
+/// conjunction "that" ("in the sense **that** foam packing is edible", "the fact **that** it
+/// rained"), not a relative clause: without it the noun is left unfinished.
+fn complement_clause(tokens: &[Token], tree: &Tree<'_>, h: usize) -> bool {
+    tree.children(h)
+        .any(|c| tokens[c].dep == "mark" && tokens[c].text.eq_ignore_ascii_case("that"))
+}
+
+/// Whether two adjuncts share a token.
+fn overlap(a: &Adjunct, b: &Adjunct) -> bool {
+    a.tokens.start < b.tokens.end && b.tokens.start < a.tokens.end
+}
+
+/// The kinds of phrase split off the end of a longer adjunct (see
+/// [`Disassembler::disassemble_parsed`]).
+const SPLITTABLE: [AdjunctKind; 3] = [
+    AdjunctKind::Prepositional,
+    AdjunctKind::Verbal,
+    AdjunctKind::Clause,
+];
+
 /// Finds adjuncts with the keep-test, re-parsing with the relation's spaCy pipeline.
 pub struct Disassembler {
     parser: Arc<Pipeline>,
+    wordnet: Arc<WordNet>,
 }
 
 impl std::fmt::Debug for Disassembler {
@@ -626,9 +940,10 @@ impl std::fmt::Debug for Disassembler {
 }
 
 impl Disassembler {
-    /// A disassembler over `parser` (the `en_core_web_sm` port the `parse` stage runs).
-    pub fn new(parser: Arc<Pipeline>) -> Self {
-        Disassembler { parser }
+    /// A disassembler over `parser` (the `en_core_web_sm` port the `parse` stage runs), with
+    /// `wordnet` to tell relational adjectives.
+    pub fn new(parser: Arc<Pipeline>, wordnet: Arc<WordNet>) -> Self {
+        Disassembler { parser, wordnet }
     }
 
     /// The parser.
@@ -659,25 +974,55 @@ impl Disassembler {
     /// As [`Disassembler::parse`].
     pub fn disassemble_parsed(&self, parsed: ParsedText) -> Result<Option<Disassembly>> {
         let basic = basic_elements(&parsed.tokens);
+        let candidates = candidates(&parsed, &self.wordnet);
         let mut accepted: Vec<Adjunct> = Vec::new();
-        for candidate in candidates(&parsed) {
-            if accepted.iter().any(|a| {
-                a.tokens.start < candidate.tokens.end && candidate.tokens.start < a.tokens.end
-            }) {
+        for candidate in &candidates {
+            if accepted.iter().any(|a| overlap(a, candidate)) {
                 continue;
             }
-            let mut removed = vec![false; parsed.tokens.len()];
-            for a in accepted.iter().chain(std::iter::once(&candidate)) {
-                for i in a.tokens.clone() {
-                    removed[i] = true;
-                }
-            }
-            if self.keeps(&parsed, &basic, &removed)? {
-                accepted.push(candidate);
+            let trial: Vec<&Adjunct> = accepted.iter().chain([candidate]).collect();
+            if self.keeps_without(&parsed, &basic, &trial)? {
+                accepted.push(candidate.clone());
             }
         }
         if accepted.is_empty() {
             return Ok(None);
+        }
+        // Split an adjunct that ends in a phrase of its own ("in exchange for their protection
+        // | against further Viking incursions"), as the authors' slots do, when the sentence
+        // with the first part and without the second passes the keep-test too.
+        let mut k = 0;
+        while k < accepted.len() {
+            let outer = accepted[k].clone();
+            let inner = candidates.iter().find(|c| {
+                SPLITTABLE.contains(&c.kind)
+                    && c.core.end == outer.core.end
+                    && c.tokens.end == outer.tokens.end
+                    && c.core.start > outer.core.start + 1
+            });
+            if let Some(inner) = inner {
+                let head_core = trim(&parsed.tokens, outer.core.start..inner.tokens.start);
+                let head = Adjunct {
+                    kind: outer.kind,
+                    tokens: outer.tokens.start..inner.tokens.start,
+                    core: head_core
+                        .clone()
+                        .unwrap_or(outer.core.start..inner.tokens.start),
+                };
+                let trial: Vec<&Adjunct> = accepted
+                    .iter()
+                    .enumerate()
+                    .filter(|&(j, _)| j != k)
+                    .map(|(_, a)| a)
+                    .chain([inner])
+                    .collect();
+                if head_core.is_some() && self.keeps_without(&parsed, &basic, &trial)? {
+                    accepted[k] = head;
+                    accepted.push(inner.clone());
+                    continue;
+                }
+            }
+            k += 1;
         }
         accepted.sort_by_key(|a| a.tokens.start);
         Ok(Some(Disassembly {
@@ -686,12 +1031,37 @@ impl Disassembler {
         }))
     }
 
+    /// [`Disassembler::keeps`] with the tokens of `adjuncts` removed.
+    fn keeps_without(
+        &self,
+        parsed: &ParsedText,
+        basic: &[bool],
+        adjuncts: &[&Adjunct],
+    ) -> Result<bool> {
+        let mut removed = vec![false; parsed.tokens.len()];
+        let mut aside = vec![false; parsed.tokens.len()];
+        for a in adjuncts {
+            for i in a.tokens.clone() {
+                removed[i] = true;
+                aside[i] = a.kind == AdjunctKind::Parenthetical;
+            }
+        }
+        self.keeps(parsed, basic, &removed, &aside)
+    }
+
     /// The keep-test: the text without the `removed` tokens re-parses into the kept tokens, and
-    /// every kept basic element has its dependency label and its head unchanged.
-    fn keeps(&self, parsed: &ParsedText, basic: &[bool], removed: &[bool]) -> Result<bool> {
+    /// every kept basic element has its dependency label and its head unchanged (`aside`: the
+    /// removed tokens of bracketed asides, see [`orphans`]).
+    fn keeps(
+        &self,
+        parsed: &ParsedText,
+        basic: &[bool],
+        removed: &[bool],
+        aside: &[bool],
+    ) -> Result<bool> {
         let tokens = &parsed.tokens;
         // The structural checks first: they need no re-parse.
-        if strips_a_verb(tokens, removed) || orphans(tokens, removed) {
+        if strips_a_verb(tokens, removed) || orphans(tokens, removed, aside) {
             return Ok(false);
         }
         let included: Vec<bool> = removed.iter().map(|r| !r).collect();
@@ -729,7 +1099,8 @@ mod tests {
     use crate::testing::pipeline;
 
     fn disassembler() -> Disassembler {
-        Disassembler::new(crate::testing::resources().parser().unwrap())
+        let resources = crate::testing::resources();
+        Disassembler::new(resources.parser().unwrap(), resources.wordnet().unwrap())
     }
 
     fn adjunct_texts(d: &Disassembly) -> Vec<String> {
@@ -825,6 +1196,112 @@ mod tests {
             d.basic_sentence().contains("part of"),
             "{}",
             d.basic_sentence()
+        );
+    }
+
+    /// `(kind, text)` of each adjunct of `text`.
+    fn inventory(text: &str) -> Vec<(AdjunctKind, String)> {
+        let _ = pipeline();
+        let Some(d) = disassembler().disassemble(text).unwrap() else {
+            return Vec::new();
+        };
+        let texts = adjunct_texts(&d);
+        d.adjuncts.iter().map(|a| a.kind).zip(texts).collect()
+    }
+
+    #[test]
+    fn later_conjuncts_are_one_adjunct_and_the_first_stays() {
+        let found = inventory(
+            "The Norman dynasty had a major political, cultural and military impact on medieval Europe.",
+        );
+        assert!(
+            found.contains(&(AdjunctKind::Coordinate, ", cultural and military".into())),
+            "{found:?}"
+        );
+        // "political" stays: the coordination classifies the impact (relational adjectives).
+        assert!(
+            !found.iter().any(|(_, t)| t.starts_with("political")),
+            "{found:?}"
+        );
+        let found = inventory(
+            "The identity of the Normans emerged in the 10th century, and it continued to evolve over the succeeding centuries.",
+        );
+        assert!(
+            found.contains(&(
+                AdjunctKind::Coordinate,
+                ", and it continued to evolve over the succeeding centuries".into()
+            )),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn conjuncts_that_are_read_together_stay() {
+        for text in [
+            "Tom and Jerry are friends who live in Boston.",
+            "The treaty gave them the lands between the river Epte and the Atlantic coast.",
+            "The Normans are noted both for their culture and for their military innovations.",
+        ] {
+            let found = inventory(text);
+            assert!(
+                !found.iter().any(|(k, _)| *k == AdjunctKind::Coordinate),
+                "{text}: {found:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn bracketed_asides_are_adjuncts_whatever_the_parse_of_their_words() {
+        let found = inventory(
+            "The Normans (Norman: Nourmands; French: Normands; Latin: Normanni) were the people who gave their name to Normandy.",
+        );
+        assert!(
+            found.contains(&(
+                AdjunctKind::Parenthetical,
+                "(Norman: Nourmands; French: Normands; Latin: Normanni)".into()
+            )),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn classifying_quantifying_and_ordinal_adjectives_stay() {
+        for (text, kept) in [
+            (
+                "Settlers reached the Atlantic coast in small boats.",
+                "Atlantic",
+            ),
+            (
+                "They were famed for their military accomplishments in Italy.",
+                "military",
+            ),
+            ("Most Norman knights remained poor after the war.", "Most"),
+            (
+                "They were Normans and not other Frenchmen from the south.",
+                "other",
+            ),
+            ("It emerged in the first half of the 10th century.", "10th"),
+        ] {
+            let found = inventory(text);
+            assert!(
+                !found
+                    .iter()
+                    .any(|(k, t)| *k == AdjunctKind::Adjective && t.split(' ').any(|w| w == kept)),
+                "{text}: {found:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_phrase_ending_a_longer_adjunct_is_its_own_slot() {
+        let found = inventory(
+            "The treaty offered Rollo the lands in exchange for their protection against further Viking incursions.",
+        );
+        let texts: Vec<&str> = found.iter().map(|(_, t)| t.as_str()).collect();
+        assert!(
+            texts.iter().any(|t| t.ends_with("for their protection"))
+                && texts.contains(&"against further Viking incursions"),
+            "{found:?}"
         );
     }
 
