@@ -10,7 +10,8 @@
 //! * adjunct agreement: the share of the authors' adjuncts that one of ours covers word for word,
 //!   and the share of ours that one of theirs covers;
 //! * with `--show N`, the first `N` sentences where the two differ, side by side;
-//! * with `--debug LINE`, that line's parse and adjunct candidates.
+//! * with `--debug LINE`, that line's parse and adjunct candidates;
+//! * `--from LINE` starts at that line (1-based), `--limit N` stops after `N` sentences.
 //!
 //! ```text
 //! cargo run --release -p metamorph-perturb --example nlplego_inventory -- \
@@ -66,6 +67,7 @@ fn runs(labels: &[Option<usize>], words: &[bool]) -> Vec<Vec<usize>> {
 struct Args {
     sentences: PathBuf,
     templates: PathBuf,
+    from: usize,
     limit: usize,
     show: usize,
     debug: Option<usize>,
@@ -76,23 +78,27 @@ fn args() -> Args {
     let mut limit = 400;
     let mut show = 0;
     let mut debug = None;
+    let mut from = 1;
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         match a.as_str() {
             "--limit" => limit = it.next().and_then(|v| v.parse().ok()).expect("--limit N"),
             "--show" => show = it.next().and_then(|v| v.parse().ok()).expect("--show N"),
             "--debug" => debug = it.next().and_then(|v| v.parse().ok()),
+            "--from" => from = it.next().and_then(|v| v.parse().ok()).expect("--from LINE"),
             _ => positional.push(PathBuf::from(a)),
         }
     }
     assert_eq!(
         positional.len(),
         2,
-        "usage: nlplego_inventory <context.cln.sent> <context_temp.txt> [--limit N] [--show N]"
+        "usage: nlplego_inventory <context.cln.sent> <context_temp.txt> [--from LINE] [--limit N] \
+         [--show N] [--debug LINE]"
     );
     Args {
         sentences: positional.remove(0),
         templates: positional.remove(0),
+        from,
         limit,
         show,
         debug,
@@ -117,6 +123,9 @@ fn main() {
     for (line, (sentence, template)) in sentences.lines().zip(templates.lines()).enumerate() {
         if compared >= args.limit {
             break;
+        }
+        if line + 1 < args.from {
+            continue;
         }
         let tokens: Vec<String> = sentence
             .split_whitespace()
