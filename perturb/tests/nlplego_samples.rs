@@ -227,7 +227,9 @@ fn mrc_on_the_bundled_and_shared_squad_samples() {
     assert!(check_mrc(&bundled, "bundled SQuAD") > 0);
     if let Some(path) = shared_data::sample("squad_v2/dev-v2.0_Normans_Rhine.json") {
         let shared = read(&path, DatasetFormat::Squad, 40);
-        assert!(check_mrc(&shared, "shared SQuAD 2.0") > 40);
+        // 35 at issue 21's inventory: an "of" phrase that alone says which noun is meant ("the
+        // merger of …") is no adjunct any more, so it offers no word to mutate.
+        assert!(check_mrc(&shared, "shared SQuAD 2.0") > 30);
     }
 }
 
