@@ -1,10 +1,12 @@
 //! The dense layers of thinc models (Linear, Maxout, LayerNorm) over row-major `f32` matrices.
 //!
-//! Matrix products go through `matrixmultiply`'s SGEMM (runtime-detected AVX/FMA kernels, no
-//! BLAS to install); everything else is a plain loop. Rows are tokens (or parser states), so a
-//! whole batch of documents is one product.
+//! Matrix products multiply by weights packed once at load ([`PackedWeights`]: an AVX-512
+//! kernel where the CPU has it, `matrixmultiply`'s SGEMM otherwise; no BLAS to install);
+//! everything else is a plain loop. Rows are tokens (or parser states), so a whole batch of
+//! documents is one product.
 
 use super::msgpack::{NdArray, ThincNode};
+use super::packed::PackedWeights;
 
 /// `y[n×m] = x[n×k] · w[m×k]ᵀ (+ y if `accumulate`)`, all row-major.
 pub fn matmul_transposed(
@@ -16,16 +18,32 @@ pub fn matmul_transposed(
     y: &mut [f32],
     accumulate: bool,
 ) {
+    matmul_transposed_strided(x, n, k, k, w, m, y, accumulate);
+}
+
+/// [`matmul_transposed`] with row `i` of `x` at `x[i·stride..i·stride + k]` (rows may overlap).
+#[allow(clippy::too_many_arguments)]
+pub fn matmul_transposed_strided(
+    x: &[f32],
+    n: usize,
+    stride: usize,
+    k: usize,
+    w: &[f32],
+    m: usize,
+    y: &mut [f32],
+    accumulate: bool,
+) {
     assert!(
-        x.len() >= n * k && w.len() >= m * k && y.len() >= n * m,
+        (n == 0 || x.len() >= (n - 1) * stride + k) && w.len() >= m * k && y.len() >= n * m,
         "matrix shapes do not agree"
     );
     if n == 0 || m == 0 {
         return;
     }
     let beta = if accumulate { 1.0 } else { 0.0 };
-    // SAFETY: the assertion above guarantees every index sgemm touches is in bounds: x is n×k
-    // with row stride k, wᵀ is k×m read through w's row stride k, y is n×m with row stride m.
+    // SAFETY: the assertion above guarantees every index sgemm touches is in bounds: row i of x
+    // is x[i·stride..i·stride + k], wᵀ is k×m read through w's row stride k, y is n×m with row
+    // stride m.
     unsafe {
         matrixmultiply::sgemm(
             n,
@@ -33,7 +51,7 @@ pub fn matmul_transposed(
             m,
             1.0,
             x.as_ptr(),
-            k as isize,
+            stride as isize,
             1,
             w.as_ptr(),
             1,
@@ -62,7 +80,7 @@ pub fn expect_shape(node: &ThincNode, name: &str, shape: &[usize]) -> Result<Vec
 #[derive(Clone, Debug)]
 pub struct Linear {
     /// Weights, `n_out × n_in`.
-    pub w: Vec<f32>,
+    pub w: PackedWeights,
     /// Bias, `n_out`.
     pub b: Vec<f32>,
     /// Output width.
@@ -82,7 +100,7 @@ impl Linear {
             ));
         };
         Ok(Self {
-            w: expect_shape(node, "W", &[n_out, n_in])?,
+            w: PackedWeights::new(expect_shape(node, "W", &[n_out, n_in])?, n_out, n_in),
             b: expect_shape(node, "b", &[n_out])?,
             n_out,
             n_in,
@@ -95,7 +113,7 @@ impl Linear {
         for row in y.chunks_exact_mut(self.n_out) {
             row.copy_from_slice(&self.b);
         }
-        matmul_transposed(x, n, self.n_in, &self.w, self.n_out, &mut y, true);
+        self.w.matmul(x, n, &mut y, true);
         y
     }
 }
@@ -108,7 +126,7 @@ impl Linear {
 #[derive(Clone, Debug)]
 pub struct Maxout {
     /// Weights, `(n_pieces·n_out) × n_in`, piece-major.
-    pub w: Vec<f32>,
+    pub w: PackedWeights,
     /// Bias, `n_pieces·n_out`, piece-major.
     pub b: Vec<f32>,
     /// Output width.
@@ -142,7 +160,7 @@ impl Maxout {
             }
         }
         Ok(Self {
-            w: w_pm,
+            w: PackedWeights::new(w_pm, n_pieces * n_out, n_in),
             b: b_pm,
             n_out,
             n_pieces,
@@ -152,11 +170,22 @@ impl Maxout {
 
     /// Applies the layer to `n` rows, using `scratch` for the un-maxed products.
     pub fn forward(&self, x: &[f32], n: usize, scratch: &mut Vec<f32>) -> Vec<f32> {
+        self.forward_strided(x, n, self.n_in, scratch)
+    }
+
+    /// [`Maxout::forward`] with row `i` of the input at `x[i·stride..i·stride + n_in]`.
+    pub fn forward_strided(
+        &self,
+        x: &[f32],
+        n: usize,
+        stride: usize,
+        scratch: &mut Vec<f32>,
+    ) -> Vec<f32> {
         let width = self.n_out * self.n_pieces;
         if scratch.len() < n * width {
             scratch.resize(n * width, 0.0);
         }
-        matmul_transposed(x, n, self.n_in, &self.w, width, scratch, false);
+        self.w.matmul_strided(x, n, stride, scratch, false);
         let mut y = vec![0.0; n * self.n_out];
         for (row, out) in scratch
             .chunks_exact(width)

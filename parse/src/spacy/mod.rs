@@ -29,6 +29,7 @@ pub mod linalg;
 pub mod matcher;
 pub mod morph;
 pub mod msgpack;
+pub mod packed;
 pub mod parser;
 pub mod pipeline;
 mod symbols;

@@ -137,6 +137,7 @@ impl Tok2Vec {
         for (j, embed) in embeds.iter_mut().enumerate() {
             let w_j: Vec<f32> = mix
                 .w
+                .weights()
                 .chunks_exact(mix.n_in)
                 .flat_map(|row| &row[j * width..(j + 1) * width])
                 .copied()
@@ -201,7 +202,11 @@ impl Tok2Vec {
         let total_rows = self.pad + docs.iter().map(|d| d.len() + self.pad).sum::<usize>();
         // Embed and mix every token row; pad rows stay zero (thinc pads after embedding).
         let mixed = self.mix.n_out * self.mix.n_pieces;
-        let mut x = vec![0.0f32; total_rows * w];
+        // `window` zero rows before and after the batch: the encoder reads each row's window
+        // of neighbours in place from `x` (row stride `w`), and neighbours outside the batch
+        // are zero.
+        let margin = self.window * w;
+        let mut x = vec![0.0f32; total_rows * w + 2 * margin];
         let mut acc = vec![0.0f32; mixed];
         let mut row = self.pad;
         let mut starts = Vec::with_capacity(docs.len());
@@ -220,7 +225,7 @@ impl Tok2Vec {
                         }
                     }
                 }
-                let out = &mut x[row * w..(row + 1) * w];
+                let out = &mut x[margin + row * w..margin + (row + 1) * w];
                 self.mix.max_pieces(&acc, out);
                 self.mix_norm.forward_inplace(out);
                 row += 1;
@@ -228,27 +233,14 @@ impl Tok2Vec {
             row += self.pad;
         }
         let mut scratch = Vec::new();
-        let span = 2 * self.window + 1;
-        // Neighbours outside the array are zero; those slots are never written, so one zeroed
-        // allocation serves every block.
-        let mut windowed = vec![0.0f32; total_rows * w * span];
         for (maxout, norm) in &self.blocks {
-            for r in 0..total_rows {
-                let out = &mut windowed[r * w * span..(r + 1) * w * span];
-                for k in 0..span {
-                    let src = r as isize + k as isize - self.window as isize;
-                    if src >= 0 && (src as usize) < total_rows {
-                        let src = src as usize;
-                        out[k * w..(k + 1) * w].copy_from_slice(&x[src * w..(src + 1) * w]);
-                    }
-                }
-            }
-            let mut y = maxout.forward(&windowed, total_rows, &mut scratch);
+            let mut y = maxout.forward_strided(&x, total_rows, w, &mut scratch);
             norm.forward_inplace(&mut y);
-            for (a, b) in x.iter_mut().zip(&y) {
+            for (a, b) in x[margin..margin + total_rows * w].iter_mut().zip(&y) {
                 *a += b;
             }
         }
+        let x = &x[margin..];
         docs.iter()
             .zip(&starts)
             .map(|(doc, &start)| TokenVectors {

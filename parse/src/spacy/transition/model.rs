@@ -1,7 +1,8 @@
 //! The weights of a `TransitionBasedParser.v2` model and its forward pass.
 
-use super::super::linalg::{matmul_transposed, Linear};
+use super::super::linalg::Linear;
 use super::super::msgpack::ThincModel;
+use super::super::packed::PackedWeights;
 use super::super::tok2vec::{Tok2Vec, TokenVectors};
 use super::super::LoadError;
 
@@ -13,7 +14,7 @@ pub struct StateModel {
     /// Token vectors → hidden width.
     projection: Linear,
     /// Precomputable affine weights, `(n_feats·n_hidden·n_pieces) × n_hidden`.
-    lower_w: Vec<f32>,
+    lower_w: PackedWeights,
     /// Its bias, `n_hidden·n_pieces`.
     lower_b: Vec<f32>,
     /// Its padding vectors for missing feature tokens, `n_feats × n_hidden·n_pieces`.
@@ -80,7 +81,7 @@ impl StateModel {
         Ok(Self {
             tok2vec,
             projection,
-            lower_w,
+            lower_w: PackedWeights::new(lower_w, n_feats * n_hidden * n_pieces, n_in),
             lower_b,
             pad,
             upper,
@@ -106,15 +107,7 @@ impl StateModel {
         let projected = self.projection.forward(&vectors.data, n);
         let width = self.n_feats * self.n_hidden * self.n_pieces;
         let mut cached = vec![0.0; n * width];
-        matmul_transposed(
-            &projected,
-            n,
-            self.projection.n_out,
-            &self.lower_w,
-            width,
-            &mut cached,
-            false,
-        );
+        self.lower_w.matmul(&projected, n, &mut cached, false);
         cached
     }
 
