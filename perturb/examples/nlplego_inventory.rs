@@ -132,6 +132,19 @@ fn main() {
             .filter(|t| *t != "<s>" && *t != "<\\s>")
             .map(|t| t.replace("``", "\"").replace("''", "\""))
             .collect();
+        let (text, spans) = detokenize(&tokens);
+        if args.debug == Some(line + 1) {
+            let parsed = disassembler.parse(&[&text]).expect("parse").remove(0);
+            for (i, t) in parsed.tokens.iter().enumerate() {
+                println!(
+                    "{i:>3} {:<14} {:<6} {:<5} {:<10} -> {}",
+                    t.text, t.pos, t.tag, t.dep, t.head
+                );
+            }
+            for c in candidates(&parsed, &wordnet) {
+                println!("candidate {:?} {:?}", c.kind, c.tokens);
+            }
+        }
         let slots: Vec<&str> = template.split_whitespace().collect();
         if slots.len() != tokens.len() {
             skipped += 1;
@@ -147,19 +160,6 @@ fn main() {
             })
             .collect();
         let words: Vec<bool> = tokens.iter().map(|t| !is_punct(t)).collect();
-        let (text, spans) = detokenize(&tokens);
-        if args.debug == Some(line + 1) {
-            let parsed = disassembler.parse(&[&text]).expect("parse").remove(0);
-            for (i, t) in parsed.tokens.iter().enumerate() {
-                println!(
-                    "{i:>3} {:<14} {:<6} {:<5} {:<10} -> {}",
-                    t.text, t.pos, t.tag, t.dep, t.head
-                );
-            }
-            for c in candidates(&parsed, &wordnet) {
-                println!("candidate {:?} {:?}", c.kind, c.tokens);
-            }
-        }
         let mut our_label = vec![None; tokens.len()];
         let disassembly = disassembler
             .disassemble(&text)
