@@ -193,8 +193,13 @@ impl FeedForward {
     }
 
     fn forward(&self, x: &Tensor) -> candle_core::Result<Tensor> {
-        self.fc2
-            .forward(&self.activation.forward(&self.fc1.forward(x)?)?)
+        let h = self.fc1.forward(x)?;
+        let h = match self.activation {
+            // The exact GELU, vectorised on the CPU (see `encoders::activation::gelu_erf`).
+            Activation::Gelu => crate::encoders::activation::gelu_erf(&h)?,
+            _ => self.activation.forward(&h)?,
+        };
+        self.fc2.forward(&h)
     }
 }
 

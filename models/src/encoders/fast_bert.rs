@@ -311,6 +311,12 @@ fn tanh(x: f32) -> f32 {
     1.0 - 2.0 / (exp(2.0 * x) + 1.0)
 }
 
+/// The exact (erf) GELU of every element, in place, vectorised and in parallel chunks: what
+/// [`crate::encoders::activation::gelu_erf`] runs for f32 tensors on the CPU.
+pub(crate) fn gelu_erf_in_place(xs: &mut [f32]) {
+    activate(HiddenAct::Gelu, xs);
+}
+
 /// The hidden activation applied in place, in parallel chunks.
 fn activate(act: HiddenAct, xs: &mut [f32]) {
     let chunk = xs.len().div_ceil(rayon::current_num_threads()).max(4096);
