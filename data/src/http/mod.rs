@@ -432,15 +432,21 @@ mod tests {
 
     #[test]
     fn retry_after_is_capped_by_the_timeout() {
-        let e = HttpEndpoint::try_new(
-            "m",
-            "http://127.0.0.1:1/x",
-            HttpSettings {
-                timeout: Duration::from_secs(5),
-                ..HttpSettings::default()
-            },
-        )
-        .unwrap();
+        let endpoint = |timeout: u64, max_retry_after: Option<u64>| {
+            let defaults = HttpSettings::default();
+            HttpEndpoint::try_new(
+                "m",
+                "http://127.0.0.1:1/x",
+                HttpSettings {
+                    timeout: Duration::from_secs(timeout),
+                    max_retry_after: max_retry_after
+                        .map_or(defaults.max_retry_after, Duration::from_secs),
+                    ..defaults
+                },
+            )
+            .unwrap()
+        };
+        let e = endpoint(5, None);
         assert_eq!(
             e.retry_after_delay(Duration::from_secs(40)),
             Duration::from_secs(5)
@@ -449,29 +455,12 @@ mod tests {
             e.retry_after_delay(Duration::from_secs(2)),
             Duration::from_secs(2)
         );
-        let long = HttpEndpoint::try_new(
-            "m",
-            "http://127.0.0.1:1/x",
-            HttpSettings {
-                timeout: Duration::from_secs(600),
-                ..HttpSettings::default()
-            },
-        )
-        .unwrap();
+        let long = endpoint(600, None);
         assert_eq!(
             long.retry_after_delay(Duration::from_secs(900)),
             Duration::from_secs(120)
         );
-        let capped = HttpEndpoint::try_new(
-            "m",
-            "http://127.0.0.1:1/x",
-            HttpSettings {
-                timeout: Duration::from_secs(600),
-                max_retry_after: Duration::from_secs(7),
-                ..HttpSettings::default()
-            },
-        )
-        .unwrap();
+        let capped = endpoint(600, Some(7));
         assert_eq!(
             capped.retry_after_delay(Duration::from_secs(40)),
             Duration::from_secs(7)

@@ -763,7 +763,7 @@ fn coordinate_span(
         .children(h)
         .filter(|&c| tokens[c].dep == "conj")
         .collect();
-    let (&first, &last) = (conjs.first()?, conjs.last()?);
+    let &first = conjs.first()?;
     let head = &tokens[h];
     if tokens[h].dep == "conj"
         || matches!(
@@ -801,19 +801,22 @@ fn coordinate_span(
     {
         return None;
     }
-    let in_conjunct = |j: usize| conjs.iter().any(|&c| tree.subtree(c).contains(&j));
+    // Each conjunct's subtree, found once: the joiner test below asks about every token.
+    let subtrees: Vec<Range<usize>> = conjs.iter().map(|&c| tree.subtree(c)).collect();
+    let (first_span, last_span) = (&subtrees[0], &subtrees[subtrees.len() - 1]);
+    let in_conjunct = |j: usize| subtrees.iter().any(|s| s.contains(&j));
     let joiner = |j: usize| {
         let t = &tokens[j];
         (t.text == "," || t.dep == "cc") && (t.head as usize == h || in_conjunct(t.head as usize))
     };
-    let mut start = tree.subtree(first).start;
+    let mut start = first_span.start;
     if start <= h {
         return None;
     }
     while start > h + 1 && joiner(start - 1) {
         start -= 1;
     }
-    let mut end = tree.subtree(last).end;
+    let mut end = last_span.end;
     // The sentence's full stop may hang from the last conjunct's verb; it stays.
     while end > start && tokens[end - 1].pos == "PUNCT" {
         end -= 1;
@@ -829,7 +832,7 @@ fn coordinate_span(
     }
     // A run of whole conjuncts and their joiners: nothing of `h`'s own phrase inside it.
     let whole = span.clone().all(|j| in_conjunct(j) || joiner(j));
-    (whole && span.start < tree.subtree(first).start).then_some(span)
+    (whole && span.start < first_span.start).then_some(span)
 }
 
 /// The bracketed asides of `sentence`: each `(`…`)` or `[`…`]` pair, brackets included.
@@ -899,7 +902,11 @@ pub fn candidates(parsed: &ParsedText, wordnet: &WordNet) -> Vec<Adjunct> {
             ("relcl" | "advcl", _) if !embedded_question(tokens, &tree, i) => AdjunctKind::Clause,
             // Set off by a comma: "Normandy, a region in France".
             ("appos", _)
-                if tree.subtree(i).start > 0 && tokens[tree.subtree(i).start - 1].text == "," =>
+                if tree
+                    .subtree(i)
+                    .start
+                    .checked_sub(1)
+                    .is_some_and(|j| tokens[j].text == ",") =>
             {
                 AdjunctKind::Appositive
             }
