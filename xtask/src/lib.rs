@@ -7,9 +7,11 @@
 //! `<output>/<dataset>/<kind>/`, then a manifest; a re-run skips units whose manifest exists.
 //! Models are started once per run and shared by all units. `summary.json` is rebuilt at the
 //! end from every verdict file, so resumed units count too, and so is `report.html`.
-//! [`report_check`] renders that report in headless Chromium (`cargo xtask report-check`).
+//! [`report_check`] renders that report in headless Chromium (`cargo xtask report-check`);
+//! [`gpu_kit`] builds the cuda binaries and the GPU kit (`cargo xtask cuda`, `cargo xtask gpu-kit`).
 #![deny(missing_docs)]
 
+pub mod gpu_kit;
 mod pipeline;
 pub mod report_check;
 

@@ -74,6 +74,23 @@ enum Task {
         #[arg(long)]
         open: bool,
     },
+    /// Fetch NVIDIA's CUDA 13.0 toolchain wheels into $METAMORPH_HOME and build the binaries
+    /// with `--features cuda` (profile gpu-kit, target/cuda/); no GPU needed.
+    Cuda {
+        /// Only `cargo check` the workspace with the cuda feature (kernels compiled, no link).
+        #[arg(long)]
+        check: bool,
+    },
+    /// Build the GPU kit: the cuda binary, fixtures, data and run.py in one folder under
+    /// 64 MiB for a GPU machine without Rust (`python3 run.py` there).
+    GpuKit {
+        /// Where to write the kit.
+        #[arg(long, default_value = "target/gpu-kit")]
+        out: PathBuf,
+        /// Use the CPU build (dev profile, no cuda) instead: for `run.py --device cpu`.
+        #[arg(long)]
+        cpu: bool,
+    },
     /// Run the criterion benchmarks (extra flags go to `cargo bench`).
     Bench {
         /// Flags for cargo bench.
@@ -114,6 +131,8 @@ fn main() -> ExitCode {
         Task::Fixtures { names, list } => fixtures(&names, list),
         Task::ReportCheck { report, screenshot } => report_check(report, &screenshot),
         Task::Book { open } => book(open),
+        Task::Cuda { check } => cuda(check).map(|_| ()),
+        Task::GpuKit { out, cpu } => gpu_kit(&out, cpu),
         Task::Bench { args } => status(
             cargo()
                 .args(["bench", "-p", "metamorph-benches"])
@@ -211,6 +230,123 @@ fn report_check(report: Option<PathBuf>, screenshot: &Path) -> anyhow::Result<()
         chromium.display()
     );
     println!("screenshot: {}", screenshot.display());
+    Ok(())
+}
+
+/// cudarc's driver bindings in the cargo registry (`cargo metadata` knows where).
+fn cudarc_bindings() -> anyhow::Result<PathBuf> {
+    let output = cargo()
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--features",
+            "metamorph-execute/cuda",
+        ])
+        .output()
+        .context("running cargo metadata")?;
+    if !output.status.success() {
+        bail!(
+            "cargo metadata failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout)?;
+    let manifest = metadata["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|p| p["name"] == "cudarc")
+        .and_then(|p| p["manifest_path"].as_str())
+        .context("cudarc is not among the workspace's packages")?;
+    Ok(Path::new(manifest)
+        .parent()
+        .context("cudarc's manifest has no folder")?
+        .join("src/driver/sys/mod.rs"))
+}
+
+/// The binaries `cargo xtask cuda` builds.
+const CUDA_BINARIES: [(&str, &str); 3] = [
+    ("metamorph-benches", "gpu-kit"),
+    ("metamorph-execute", "metamorph-execute"),
+    ("metamorph-generate", "metamorph-generate"),
+];
+
+/// Fetches the toolchain and builds (or checks) the cuda binaries; returns the gpu-kit binary.
+fn cuda(check: bool) -> anyhow::Result<PathBuf> {
+    let toolkit = xtask::gpu_kit::CudaToolkit::ensure(&assets::home(), &cudarc_bindings()?)?;
+    let target = root().join("target").join("cuda");
+    let mut command = cargo();
+    command
+        .envs(toolkit.build_env())
+        .env("CARGO_TARGET_DIR", &target);
+    if check {
+        command.args([
+            "check",
+            "--workspace",
+            "--all-targets",
+            "--features",
+            "metamorph-execute/cuda,metamorph-generate/cuda",
+        ]);
+    } else {
+        command.args([
+            "build",
+            "--profile",
+            "gpu-kit",
+            "--features",
+            "metamorph-execute/cuda,metamorph-generate/cuda",
+        ]);
+        for (package, bin) in CUDA_BINARIES {
+            command.args(["-p", package, "--bin", bin]);
+        }
+    }
+    status(&mut command)?;
+    let binary = target.join("gpu-kit").join("gpu-kit");
+    if !check {
+        eprintln!(
+            "cuda: binaries in {}",
+            binary.parent().unwrap_or(&target).display()
+        );
+    }
+    Ok(binary)
+}
+
+/// Builds the GPU kit into `out` (relative to the workspace root).
+fn gpu_kit(out: &Path, cpu: bool) -> anyhow::Result<()> {
+    let binary = if cpu {
+        status(cargo().args(["build", "-p", "metamorph-benches", "--bin", "gpu-kit"]))?;
+        root().join("target").join("debug").join("gpu-kit")
+    } else {
+        cuda(false)?
+    };
+    let home = assets::home();
+    for name in xtask::gpu_kit::KIT_ASSETS
+        .iter()
+        .chain(&["all-MiniLM-L6-v2"])
+    {
+        assets::ensure(name)?;
+    }
+    let shared = root().join("../shared/data/boolq/superglue_boolq_val_first1000.jsonl");
+    let boolq = if shared.is_file() {
+        shared
+    } else {
+        root().join("data/samples/boolq.jsonl")
+    };
+    let sources = xtask::gpu_kit::KitSources {
+        workspace: root(),
+        boolq,
+        tokenizer: assets::ensure("all-MiniLM-L6-v2")?,
+        home,
+    };
+    let out = root().join(out);
+    let bytes = xtask::gpu_kit::assemble(&binary, &sources, &out, !cpu)?;
+    eprintln!(
+        "gpu-kit: {} ({:.1} MiB); run it with `python3 {}/run.py --device {}`",
+        out.display(),
+        bytes as f64 / (1024.0 * 1024.0),
+        out.display(),
+        if cpu { "cpu" } else { "cuda" }
+    );
     Ok(())
 }
 

@@ -1,0 +1,546 @@
+//! The Rust side of the GPU kit (`cargo xtask gpu-kit`, `gpu-kit/run.py`): one binary, built
+//! with `--features cuda`, that a machine with a driver and PyTorch but no Rust runs.
+//!
+//! ```text
+//! gpu-kit parity         --fixtures DIR --device cuda:0 --dtype bf16      > parity.json
+//! gpu-kit bench-encoder  --model DIR --device cuda:0 --dtype bf16 --seq 128 --batch 1,32,256
+//! gpu-kit bench-generate --model DIR --device cuda:0 --dtype f32 --batch 1,32 --beams 1,4
+//! gpu-kit pipeline       --config gpu.toml [--output DIR]
+//! ```
+//!
+//! `parity` runs every tiny fixture checkpoint of the test suite (`models/tests/fixtures/`,
+//! `generate/tests/fixtures/`, copied into the kit) on the device in the dtype and prints what
+//! candle computes from the fixtures' reference ids as one JSON object; `run.py` compares it
+//! with the fixtures' PyTorch goldens (f32) or with PyTorch run in the same dtype on the same
+//! device (f16/bf16). The benches print JSON lines, one per configuration: the median of timed
+//! runs after a warm-up, each run ending with the outputs copied to the host (so the device
+//! has finished). `pipeline` is `cargo xtask pipeline` without cargo.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use candle_core::{DType, Device, Tensor};
+use clap::{Parser, Subcommand};
+use metamorph_benches::cli::{list, median};
+use metamorph_data::assets::ModelSource;
+use metamorph_generate::decoding::generate_ids;
+use metamorph_generate::{DecodingOptions, EarlyStopping};
+use metamorph_models::bart::Bart;
+use metamorph_models::masked_lm::CandleMaskedLm;
+use metamorph_models::t5::T5;
+use metamorph_models::{Checkpoint, LoadOptions, ModelOptions, TaskEncoder};
+use serde_json::{json, Value};
+
+type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+
+#[derive(Parser)]
+#[command(
+    name = "gpu-kit",
+    about = "metamorph's GPU kit: parity checks and benchmarks"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Candle's outputs on every fixture checkpoint, as one JSON object on stdout.
+    Parity {
+        /// The kit's `fixtures/` folder (`encoders/`, `encoder-variants/`, `mlm/`,
+        /// `bart-tiny/`, `t5-tiny/`).
+        #[arg(long)]
+        fixtures: PathBuf,
+        #[arg(long, default_value = "cpu")]
+        device: String,
+        #[arg(long, default_value = "f32")]
+        dtype: String,
+    },
+    /// Sequences/s of a sequence-classification checkpoint on random ids (full mask).
+    BenchEncoder {
+        /// A `transformers` checkpoint directory (`run.py` writes a random BERT-base one).
+        #[arg(long)]
+        model: PathBuf,
+        #[arg(long, default_value = "cpu")]
+        device: String,
+        #[arg(long, default_value = "f32")]
+        dtype: String,
+        #[arg(long, default_value = "128")]
+        seq: String,
+        #[arg(long, default_value = "1,32,256")]
+        batch: String,
+        #[arg(long, default_value_t = 5)]
+        reps: usize,
+        #[arg(long, default_value_t = 2.0)]
+        min_seconds: f64,
+    },
+    /// Generated tokens/s of a BART checkpoint, every output forced to `--new-tokens`.
+    BenchGenerate {
+        #[arg(long)]
+        model: PathBuf,
+        /// JSON file with the input ids (`[[id, …], …]`, at least the largest batch).
+        #[arg(long)]
+        inputs: PathBuf,
+        #[arg(long, default_value = "cpu")]
+        device: String,
+        #[arg(long, default_value = "f32")]
+        dtype: String,
+        #[arg(long, default_value = "1,32")]
+        batch: String,
+        #[arg(long, default_value = "1,4")]
+        beams: String,
+        #[arg(long, default_value_t = 32)]
+        new_tokens: usize,
+        #[arg(long, default_value_t = 3)]
+        reps: usize,
+        #[arg(long, default_value_t = 2.0)]
+        min_seconds: f64,
+    },
+    /// The whole pipeline of a config file, as `cargo xtask pipeline --config` runs it.
+    Pipeline {
+        #[arg(long)]
+        config: PathBuf,
+        #[arg(long)]
+        output: Option<PathBuf>,
+        /// Recompute every unit, ignoring outputs already complete.
+        #[arg(long)]
+        force: bool,
+    },
+}
+
+fn main() -> std::process::ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    match run(Cli::parse().command) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("gpu-kit: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(command: Command) -> Result<()> {
+    match command {
+        Command::Parity {
+            fixtures,
+            device,
+            dtype,
+        } => parity(&fixtures, &device, &dtype),
+        Command::BenchEncoder {
+            model,
+            device,
+            dtype,
+            seq,
+            batch,
+            reps,
+            min_seconds,
+        } => bench_encoder(
+            &model,
+            &device,
+            &dtype,
+            &list(&seq).map_err(|e| format!("--seq {e}"))?,
+            &list(&batch).map_err(|e| format!("--batch {e}"))?,
+            (reps, min_seconds),
+        ),
+        Command::BenchGenerate {
+            model,
+            inputs,
+            device,
+            dtype,
+            batch,
+            beams,
+            new_tokens,
+            reps,
+            min_seconds,
+        } => bench_generate(
+            &model,
+            &inputs,
+            &device,
+            &dtype,
+            &list(&batch).map_err(|e| format!("--batch {e}"))?,
+            &list(&beams).map_err(|e| format!("--beams {e}"))?,
+            new_tokens,
+            (reps, min_seconds),
+        ),
+        Command::Pipeline {
+            config,
+            output,
+            force,
+        } => pipeline(&config, output, force),
+    }
+}
+
+fn placement(device: &str, dtype: &str) -> Result<(Device, DType)> {
+    Ok((
+        metamorph_models::device(device)?,
+        metamorph_models::parse_dtype(dtype)?,
+    ))
+}
+
+fn read_json(path: &Path) -> Result<Value> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?)
+}
+
+fn ids(value: &Value) -> Vec<Vec<u32>> {
+    value
+        .as_array()
+        .map(|rows| {
+            rows.iter()
+                .map(|row| {
+                    row.as_array()
+                        .map(|r| {
+                            r.iter()
+                                .filter_map(Value::as_u64)
+                                .map(|v| v as u32)
+                                .collect()
+                        })
+                        .unwrap_or_default()
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// `{"dims": [...], "values": [...]}` of a tensor, in f32 on the host.
+fn tensor_json(tensor: &Tensor) -> Result<Value> {
+    let values: Vec<f32> = tensor
+        .to_dtype(DType::F32)?
+        .flatten_all()?
+        .to_device(&Device::Cpu)?
+        .to_vec1()?;
+    Ok(json!({"dims": tensor.dims(), "values": values}))
+}
+
+/// The fixture directories under `root` that hold a golden.json, sorted.
+fn fixture_dirs(root: &Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("golden.json").is_file())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+fn parity(fixtures: &Path, device: &str, dtype: &str) -> Result<()> {
+    let (device, dtype) = placement(device, dtype)?;
+    let started = Instant::now();
+    let mut encoders = serde_json::Map::new();
+    for group in ["encoders", "encoder-variants"] {
+        for dir in fixture_dirs(&fixtures.join(group)) {
+            let golden = read_json(&dir.join("golden.json"))?;
+            let name = golden["model"].as_str().unwrap_or_default().to_string();
+            let checkpoint =
+                Checkpoint::try_resolve(&ModelSource::Local(dir.clone()), &Default::default())?;
+            let options = LoadOptions {
+                device: device.clone(),
+                dtype,
+            };
+            let key = format!(
+                "{group}/{}",
+                dir.file_name().unwrap_or_default().to_string_lossy()
+            );
+            // A dtype an architecture does not support is a documented refusal, not a failure
+            // of the whole run: recorded as such and reported by run.py.
+            let encoder = match TaskEncoder::try_load(&name, &checkpoint, None, &options) {
+                Ok(encoder) => encoder,
+                Err(e) if dtype != DType::F32 => {
+                    encoders.insert(key, json!({"unsupported": e.to_string()}));
+                    continue;
+                }
+                Err(e) => return Err(e.into()),
+            };
+            let mut batches = Vec::new();
+            for batch in golden["inputs"].as_array().into_iter().flatten() {
+                let (input_ids, types, mask) = (
+                    ids(&batch["input_ids"]),
+                    ids(&batch["token_type_ids"]),
+                    ids(&batch["attention_mask"]),
+                );
+                let (rows, width) = (input_ids.len(), input_ids.first().map_or(0, Vec::len));
+                let logits = encoder.logits(
+                    &input_ids.concat(),
+                    &types.concat(),
+                    &mask.concat(),
+                    rows,
+                    width,
+                )?;
+                batches.push(tensor_json(&logits)?);
+            }
+            encoders.insert(key, Value::Array(batches));
+        }
+    }
+    let mut mlm = serde_json::Map::new();
+    let model_options = ModelOptions {
+        device: device.clone(),
+        dtype,
+    };
+    for dir in fixture_dirs(&fixtures.join("mlm")) {
+        let golden = read_json(&dir.join("golden.json"))?;
+        let name = dir
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
+        let model = match CandleMaskedLm::load_dir(&dir, &name, &model_options) {
+            Ok(model) => model,
+            Err(e) if dtype != DType::F32 => {
+                mlm.insert(format!("mlm/{name}"), json!({"unsupported": e.to_string()}));
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let texts: Vec<&str> = golden["cases"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c["text"].as_str())
+            .collect();
+        let top_k = golden["top_k"].as_u64().unwrap_or(10) as usize;
+        let got = model.top_k_ids(&texts, top_k)?;
+        mlm.insert(format!("mlm/{name}"), serde_json::to_value(got)?);
+    }
+    let mut seq2seq = serde_json::Map::new();
+    for name in ["bart-tiny", "t5-tiny"] {
+        let dir = fixtures.join(name);
+        let golden = read_json(&dir.join("golden.json"))?;
+        let inputs = ids(&golden["input_ids"]);
+        let decoder_ids = ids(&golden["forward"]["decoder_input_ids"]);
+        let tokens = Tensor::new(decoder_ids, &device)?;
+        let (hidden, logits, generated) = if name.starts_with("bart") {
+            let model = Bart::load(&dir, name, model_options.clone())?;
+            let encoded = model.encode(&inputs)?;
+            let logits = model.session(&encoded, 1)?.forward(&tokens)?;
+            (
+                encoded.hidden,
+                logits,
+                generations(&model, &inputs, &golden)?,
+            )
+        } else {
+            let model = T5::load(&dir, name, model_options.clone())?;
+            let encoded = model.encode(&inputs)?;
+            let logits = model.session(&encoded, 1)?.forward(&tokens)?;
+            (
+                encoded.hidden,
+                logits,
+                generations(&model, &inputs, &golden)?,
+            )
+        };
+        seq2seq.insert(
+            name.to_string(),
+            json!({
+                "encoder_hidden": tensor_json(&hidden)?,
+                "logits": tensor_json(&logits)?,
+                "generated": generated,
+            }),
+        );
+    }
+    let out = json!({
+        "device": format!("{device:?}"),
+        "dtype": format!("{dtype:?}").to_lowercase(),
+        "seconds": started.elapsed().as_secs_f64(),
+        "encoders": encoders,
+        "mlm": mlm,
+        "seq2seq": seq2seq,
+    });
+    println!("{out}");
+    Ok(())
+}
+
+/// `generate_ids` over the whole batch for every decoding case of a seq2seq golden.
+fn generations(
+    model: &dyn metamorph_models::seq2seq::EncoderDecoder,
+    inputs: &[Vec<u32>],
+    golden: &Value,
+) -> Result<Value> {
+    let mut out = serde_json::Map::new();
+    for case in golden["cases"].as_array().into_iter().flatten() {
+        let name = case["name"].as_str().unwrap_or_default().to_string();
+        let options = decoding_options(&case["options"])?;
+        out.insert(
+            name,
+            serde_json::to_value(generate_ids(model, inputs, &options)?)?,
+        );
+    }
+    Ok(Value::Object(out))
+}
+
+/// A golden case's `generate()` keyword arguments as [`DecodingOptions`].
+fn decoding_options(o: &Value) -> Result<DecodingOptions> {
+    let float = |key: &str, default: f32| {
+        o.get(key)
+            .and_then(Value::as_f64)
+            .map_or(default, |v| v as f32)
+    };
+    let int = |key: &str, default: usize| {
+        o.get(key)
+            .and_then(Value::as_u64)
+            .map_or(default, |v| v as usize)
+    };
+    Ok(DecodingOptions {
+        num_beams: int("num_beams", 1),
+        max_new_tokens: int("max_new_tokens", 20),
+        min_new_tokens: int("min_new_tokens", 0),
+        length_penalty: float("length_penalty", 1.0),
+        repetition_penalty: float("repetition_penalty", 1.0),
+        no_repeat_ngram_size: int("no_repeat_ngram_size", 0),
+        early_stopping: match o.get("early_stopping") {
+            None | Some(Value::Bool(false)) => EarlyStopping::Heuristic,
+            Some(Value::Bool(true)) => EarlyStopping::Finished,
+            Some(Value::String(s)) if s == "never" => EarlyStopping::Never,
+            Some(other) => return Err(format!("early_stopping {other}").into()),
+        },
+    })
+}
+
+/// Times `run` (one warm-up call, then at least `reps` calls and `min_seconds`); the median.
+fn time(
+    reps: usize,
+    min_seconds: f64,
+    mut run: impl FnMut() -> Result<()>,
+) -> Result<(f64, usize)> {
+    run()?;
+    let mut times = Vec::new();
+    let started = Instant::now();
+    while times.len() < reps || started.elapsed().as_secs_f64() < min_seconds {
+        let t0 = Instant::now();
+        run()?;
+        times.push(t0.elapsed().as_secs_f64());
+    }
+    let n = times.len();
+    Ok((median(times), n))
+}
+
+fn bench_encoder(
+    model: &Path,
+    device: &str,
+    dtype: &str,
+    seqs: &[usize],
+    batches: &[usize],
+    (reps, min_seconds): (usize, f64),
+) -> Result<()> {
+    let (device_, dtype_) = placement(device, dtype)?;
+    let checkpoint = Checkpoint::try_resolve(
+        &ModelSource::Local(model.to_path_buf()),
+        &Default::default(),
+    )?;
+    let options = LoadOptions {
+        device: device_,
+        dtype: dtype_,
+    };
+    let encoder = TaskEncoder::try_load("bench-encoder", &checkpoint, None, &options)?;
+    let vocab = encoder.tokenizer().get_vocab_size(true) as u64;
+    for &seq in seqs {
+        for &batch in batches {
+            // Random ids (1000..30000 for a BERT vocabulary, as run.py feeds PyTorch; past the
+            // special tokens for a tiny one), type ids 0, full mask.
+            let (low, high) = if vocab > 30_000 {
+                (1000, 30_000)
+            } else {
+                (5, vocab)
+            };
+            let mut state = 1u64;
+            let ids: Vec<u32> = (0..batch * seq)
+                .map(|_| {
+                    state = state
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1_442_695_040_888_963_407);
+                    (low + (state >> 33) % (high - low)) as u32
+                })
+                .collect();
+            let (types, mask) = (vec![0u32; batch * seq], vec![1u32; batch * seq]);
+            let (seconds, n) = time(reps, min_seconds, || {
+                let logits = encoder.logits(&ids, &types, &mask, batch, seq)?;
+                std::hint::black_box(logits.to_device(&Device::Cpu)?.to_vec2::<f32>()?);
+                Ok(())
+            })?;
+            println!(
+                "{}",
+                json!({"bench": "encoder", "impl": "candle", "device": device, "dtype": dtype,
+                       "seq": seq, "batch": batch, "reps": n, "seconds": seconds,
+                       "sequences_per_s": batch as f64 / seconds})
+            );
+        }
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn bench_generate(
+    model: &Path,
+    inputs: &Path,
+    device: &str,
+    dtype: &str,
+    batches: &[usize],
+    beams: &[usize],
+    new_tokens: usize,
+    (reps, min_seconds): (usize, f64),
+) -> Result<()> {
+    let (device_, dtype_) = placement(device, dtype)?;
+    let all_inputs = ids(&read_json(inputs)?);
+    let largest = batches.iter().copied().max().unwrap_or(1);
+    if all_inputs.len() < largest {
+        return Err(format!(
+            "{}: {} inputs, fewer than batch {largest}",
+            inputs.display(),
+            all_inputs.len()
+        )
+        .into());
+    }
+    let bart = Bart::load(
+        model,
+        "bench-bart",
+        ModelOptions {
+            device: device_,
+            dtype: dtype_,
+        },
+    )?;
+    for &num_beams in beams {
+        for &batch in batches {
+            let options = DecodingOptions {
+                num_beams,
+                max_new_tokens: new_tokens,
+                min_new_tokens: new_tokens,
+                ..DecodingOptions::default()
+            };
+            let rows = &all_inputs[..batch];
+            let (seconds, n) = time(reps, min_seconds, || {
+                let out = generate_ids(&bart, rows, &options)?;
+                if out.iter().any(|row| row.len() != new_tokens + 1) {
+                    return Err("an output does not have the forced length".into());
+                }
+                Ok(())
+            })?;
+            println!(
+                "{}",
+                json!({"bench": "generate", "impl": "candle", "device": device, "dtype": dtype,
+                       "batch": batch, "beams": num_beams, "new_tokens": new_tokens, "reps": n,
+                       "seconds": seconds, "tokens_per_s": (batch * new_tokens) as f64 / seconds})
+            );
+        }
+    }
+    Ok(())
+}
+
+fn pipeline(config: &Path, output: Option<PathBuf>, force: bool) -> Result<()> {
+    let options = xtask::PipelineOptions {
+        output,
+        force,
+        progress: true,
+    };
+    let started = Instant::now();
+    let report = xtask::run_pipeline(config, &options)?;
+    println!(
+        "{}",
+        json!({"bench": "pipeline", "seconds": started.elapsed().as_secs_f64(),
+               "summary": report.summary_path, "report": report.report_path})
+    );
+    Ok(())
+}
