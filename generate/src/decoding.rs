@@ -2,7 +2,21 @@
 //! (version 5) token for token.
 //!
 //! The search runs on the host over `f32` scores; the model behind [`StepDecoder`] feeds one
-//! token per row and keeps its own caches. Rows are laid out input-major: with `k` beams, input
+//! token per row and keeps its own caches.
+//!
+//! # Scores reduced where they are computed
+//! On a GPU, copying `rows × vocab` logits to the host every step (25 MB for 32 inputs × 4
+//! beams × BART's 50,265 tokens) and taking `log_softmax` and the top `2k` there cost more
+//! than the decoder step itself. When the logits live on a GPU and every row gets the same
+//! processors (no repetition penalty, no n-gram ban: the processors that read a row's own
+//! tokens), the step is reduced on the device: `log_softmax`, the end-of-sequence ban of
+//! `min_new_tokens`, then each row's best `2k + 1` scores by repeated `argmax` (forced tokens
+//! need no scores at all). Only those come to the host, where each input's best `2k` of its
+//! `k` rows' candidates are chosen with the host path's order (score, then flat index). That
+//! is exact: any of the input's best `2k` is among its row's best `2k`, unless two scores tie
+//! at a row's cut, and then (the `+ 1` shows it) the step falls back to the full copy. Greedy
+//! search takes the device's `argmax` (on equal scores it may pick another index than the
+//! host's lowest-index rule). On the CPU the host path runs, as before. Rows are laid out input-major: with `k` beams, input
 //! `i`'s beams are rows `i·k … i·k+k−1` (greedy: `k = 1`).
 //!
 //! # Lengths
@@ -27,6 +41,7 @@
 //! is done ([`EarlyStopping`]). The `-1e9` offsets `transformers` uses to mask candidates are
 //! reproduced in `f32`, because they quantise scores and so take part in its choices.
 
+use candle_core::{DType, Tensor, D};
 use metamorph_data::{Error, Result};
 
 use metamorph_models::seq2seq::{EncoderDecoder, SpecialTokens, StepDecoder};
@@ -96,6 +111,33 @@ impl Processors<'_> {
                 force(scores, eos);
             }
         }
+    }
+}
+
+impl Processors<'_> {
+    /// Whether every row gets the same processors, so that scores can be reduced on the device:
+    /// no repetition penalty and no n-gram ban (the two that read a row's own tokens).
+    fn uniform(&self) -> bool {
+        self.options.repetition_penalty == 1.0 && self.options.no_repeat_ngram_size == 0
+    }
+
+    /// The token every row is forced to when its decoder tokens number `len` (start token
+    /// included), as [`apply`](Self::apply) forces it: BOS at the first step, EOS at the last
+    /// (which wins when both apply).
+    fn forced(&self, len: usize) -> Option<u32> {
+        let mut forced = None;
+        if len == 1 {
+            forced = self.special.forced_bos.or(forced);
+        }
+        if len + 1 == self.max_length {
+            forced = self.special.forced_eos.or(forced);
+        }
+        forced
+    }
+
+    /// Whether end-of-sequence is banned when rows hold `len` decoder tokens.
+    fn bans_eos(&self, len: usize) -> bool {
+        len - 1 < self.options.min_new_tokens
     }
 }
 
@@ -175,16 +217,171 @@ pub fn generate(
     if inputs == 0 {
         return Ok(Vec::new());
     }
+    search(decoder, inputs, vocab, special, options, false)
+}
+
+/// [`generate`], reducing scores with tensor operations also when the logits are on the CPU
+/// (`reduce_on_cpu`: the tests check the device path against the host path that way).
+fn search(
+    decoder: &mut dyn StepDecoder,
+    inputs: usize,
+    vocab: usize,
+    special: SpecialTokens,
+    options: &DecodingOptions,
+    reduce_on_cpu: bool,
+) -> Result<Vec<Vec<u32>>> {
     let processors = Processors {
         options,
         special,
         max_length: options.max_new_tokens + 1,
     };
+    let reduce = Reduce { reduce_on_cpu };
     if options.num_beams == 1 {
-        greedy(decoder, inputs, vocab, &processors)
+        greedy(decoder, inputs, vocab, &processors, reduce)
     } else {
-        beam_search(decoder, inputs, vocab, &processors)
+        beam_search(decoder, inputs, vocab, &processors, reduce)
     }
+}
+
+/// Where a step's scores are reduced (see the module docs).
+#[derive(Clone, Copy)]
+struct Reduce {
+    reduce_on_cpu: bool,
+}
+
+impl Reduce {
+    /// Whether to reduce `logits` with tensor operations where they are.
+    fn in_place(self, logits: &Tensor, p: &Processors, vocab: usize) -> bool {
+        (self.reduce_on_cpu || !logits.device().is_cpu())
+            && p.uniform()
+            && (p.special.eos as usize) < vocab
+            && [p.special.forced_bos, p.special.forced_eos]
+                .iter()
+                .flatten()
+                .all(|&t| (t as usize) < vocab)
+            && 2 * p.options.num_beams < vocab
+    }
+}
+
+fn model_err(message: String) -> Error {
+    Error::Model {
+        model: "decoder".into(),
+        message,
+    }
+}
+
+/// The logits of a step as host values, `rows × vocab`.
+fn host_logits(logits: &Tensor) -> Result<Vec<f32>> {
+    logits
+        .flatten_all()
+        .and_then(|l| l.to_vec1::<f32>())
+        .map_err(|e| model_err(format!("reading logits: {e}")))
+}
+
+/// `scores` with column `token` set to `-inf` in every row.
+fn ban_column(scores: &Tensor, token: u32) -> candle_core::Result<Tensor> {
+    let rows = scores.dim(0)?;
+    let column = Tensor::full(f32::NEG_INFINITY, (rows, 1), scores.device())?;
+    scores.slice_scatter(&column, 1, token as usize)
+}
+
+/// Greedy search's next token of every row, reduced where `logits` are.
+fn argmax_rows(logits: &Tensor, p: &Processors, len: usize) -> candle_core::Result<Vec<u32>> {
+    let rows = logits.dim(0)?;
+    if let Some(token) = p.forced(len) {
+        return Ok(vec![token; rows]);
+    }
+    let mut scores = logits.to_dtype(DType::F32)?;
+    if p.bans_eos(len) {
+        scores = ban_column(&scores, p.special.eos)?;
+    }
+    scores
+        .argmax_keepdim(D::Minus1)?
+        .flatten_all()?
+        .to_vec1::<u32>()
+}
+
+/// `log_softmax` over the last dimension.
+fn log_softmax_rows(logits: &Tensor) -> candle_core::Result<Tensor> {
+    let max = logits.max_keepdim(D::Minus1)?;
+    let shifted = logits.broadcast_sub(&max)?;
+    let log_sum = shifted.exp()?.sum_keepdim(D::Minus1)?.log()?;
+    shifted.broadcast_sub(&log_sum)
+}
+
+/// One input's best continuations: (flat index `beam · vocab + token`, score), best first.
+type Candidates = Vec<(usize, f32)>;
+
+/// Beam search's best `2k` continuations of every input as (flat index `beam · vocab + token`,
+/// score), best first, reduced where `logits` are; `None` when two scores tie at a row's cut
+/// (then the host path decides). `running` holds each row's accumulated score.
+fn beam_candidates(
+    logits: &Tensor,
+    p: &Processors,
+    len: usize,
+    running: &[f32],
+    vocab: usize,
+) -> candle_core::Result<Option<Vec<Candidates>>> {
+    let k = p.options.num_beams;
+    let keep = 2 * k;
+    let rows = running.len();
+    let inputs = rows / k;
+    // Per row: (token, score before adding the running score), best first.
+    let per_row: Vec<Vec<(u32, f32)>> = if let Some(token) = p.forced(len) {
+        // Every score is -inf but the forced token's 0 (`force`); the host order puts the
+        // -inf ones by index, so the first ones of each row stand for them.
+        (0..rows)
+            .map(|_| {
+                std::iter::once((token, 0.0))
+                    .chain(
+                        (0..vocab as u32)
+                            .filter(|&t| t != token)
+                            .take(keep)
+                            .map(|t| (t, f32::NEG_INFINITY)),
+                    )
+                    .collect()
+            })
+            .collect()
+    } else {
+        let mut scores = log_softmax_rows(&logits.to_dtype(DType::F32)?)?;
+        if p.bans_eos(len) {
+            scores = ban_column(&scores, p.special.eos)?;
+        }
+        let scores = scores.contiguous()?;
+        let masked = Tensor::full(f32::NEG_INFINITY, (rows, 1), scores.device())?;
+        let (mut ids, mut values) = (Vec::with_capacity(keep + 1), Vec::with_capacity(keep + 1));
+        for _ in 0..=keep {
+            let id = scores.argmax_keepdim(D::Minus1)?;
+            values.push(scores.gather(&id, D::Minus1)?);
+            scores.scatter_set(&id, &masked, D::Minus1)?;
+            ids.push(id);
+        }
+        let ids = Tensor::cat(&ids, 1)?.to_vec2::<u32>()?;
+        let values = Tensor::cat(&values, 1)?.to_vec2::<f32>()?;
+        ids.into_iter()
+            .zip(values)
+            .map(|(i, v)| i.into_iter().zip(v).collect())
+            .collect()
+    };
+    let mut out = Vec::with_capacity(inputs);
+    for i in 0..inputs {
+        let mut candidates: Candidates = Vec::with_capacity(k * (keep + 1));
+        for b in 0..k {
+            let r = i * k + b;
+            let row: Vec<(usize, f32)> = per_row[r]
+                .iter()
+                .map(|&(token, score)| (b * vocab + token as usize, score + running[r]))
+                .collect();
+            if row.len() > keep && row[keep - 1].1 == row[keep].1 {
+                return Ok(None);
+            }
+            candidates.extend(row.into_iter().take(keep));
+        }
+        candidates.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        candidates.truncate(keep);
+        out.push(candidates);
+    }
+    Ok(Some(out))
 }
 
 /// Runs the search on an encoder-decoder `model` from token ids, returning what
@@ -228,6 +425,16 @@ pub fn generate_text(
     model.detokenize(&outputs)
 }
 
+fn check_dims(logits: &Tensor, rows: usize, vocab: usize) -> Result<()> {
+    if logits.dims() != [rows, vocab] {
+        return Err(model_err(format!(
+            "returned logits of shape {:?} for {rows} rows of vocabulary {vocab}",
+            logits.dims()
+        )));
+    }
+    Ok(())
+}
+
 fn check_logits(logits: &[f32], rows: usize, vocab: usize) -> Result<()> {
     if logits.len() != rows * vocab {
         return Err(Error::Model {
@@ -246,18 +453,37 @@ fn greedy(
     rows: usize,
     vocab: usize,
     p: &Processors,
+    reduce: Reduce,
 ) -> Result<Vec<Vec<u32>>> {
     let special = p.special;
     let mut seqs: Vec<Vec<u32>> = vec![vec![special.decoder_start]; rows];
     let mut unfinished = vec![true; rows];
     while unfinished.iter().any(|&u| u) {
         let last: Vec<u32> = seqs.iter().map(|s| s[s.len() - 1]).collect();
-        let mut logits = decoder.step(&last)?;
-        check_logits(&logits, rows, vocab)?;
-        for (r, scores) in logits.chunks_mut(vocab).enumerate() {
+        let logits = decoder.step_tensor(&last)?;
+        let len = seqs[0].len();
+        let picked: Vec<u32> = if reduce.in_place(&logits, p, vocab) {
+            check_dims(&logits, rows, vocab)?;
+            argmax_rows(&logits, p, len).map_err(|e| model_err(format!("argmax: {e}")))?
+        } else {
+            let mut logits = host_logits(&logits)?;
+            check_logits(&logits, rows, vocab)?;
+            logits
+                .chunks_mut(vocab)
+                .enumerate()
+                .map(|(r, scores)| {
+                    if unfinished[r] {
+                        p.apply(&seqs[r], scores);
+                        top_k(scores, 1)[0] as u32
+                    } else {
+                        special.pad
+                    }
+                })
+                .collect()
+        };
+        for r in 0..rows {
             let next = if unfinished[r] {
-                p.apply(&seqs[r], scores);
-                top_k(scores, 1)[0] as u32
+                picked[r]
             } else {
                 special.pad
             };
@@ -285,6 +511,7 @@ fn beam_search(
     inputs: usize,
     vocab: usize,
     p: &Processors,
+    reduce: Reduce,
 ) -> Result<Vec<Vec<u32>>> {
     let k = p.options.num_beams;
     let keep = 2 * k;
@@ -307,28 +534,54 @@ fn beam_search(
             .iter()
             .flat_map(|s| s.running.iter().map(|(seq, _)| seq[seq.len() - 1]))
             .collect();
-        let mut logits = decoder.step(&last)?;
-        check_logits(&logits, inputs * k, vocab)?;
+        let logits = decoder.step_tensor(&last)?;
+        let running: Vec<f32> = state
+            .iter()
+            .flat_map(|s| s.running.iter().map(|r| r.1))
+            .collect();
+        let reduced = if reduce.in_place(&logits, p, vocab) {
+            check_dims(&logits, inputs * k, vocab)?;
+            beam_candidates(&logits, p, cur_len, &running, vocab)
+                .map_err(|e| model_err(format!("beam scores: {e}")))?
+        } else {
+            None
+        };
+        // Top 2k continuations of every input over all its beams: (flat index, score).
+        let best: Vec<Candidates> = match reduced {
+            Some(best) => best,
+            None => {
+                let mut logits = host_logits(&logits)?;
+                check_logits(&logits, inputs * k, vocab)?;
+                state
+                    .iter()
+                    .enumerate()
+                    .map(|(i, input)| {
+                        let rows = &mut logits[i * k * vocab..(i + 1) * k * vocab];
+                        for (b, scores) in rows.chunks_mut(vocab).enumerate() {
+                            log_softmax(scores);
+                            p.apply(&input.running[b].0, scores);
+                            let running_score = input.running[b].1;
+                            for s in scores.iter_mut() {
+                                *s += running_score;
+                            }
+                        }
+                        top_k(rows, keep)
+                            .into_iter()
+                            .map(|idx| (idx, rows[idx]))
+                            .collect()
+                    })
+                    .collect()
+            }
+        };
         let mut all_hit = true;
         let mut origins = Vec::with_capacity(inputs * k);
-        for (i, input) in state.iter_mut().enumerate() {
-            let rows = &mut logits[i * k * vocab..(i + 1) * k * vocab];
-            for (b, scores) in rows.chunks_mut(vocab).enumerate() {
-                log_softmax(scores);
-                p.apply(&input.running[b].0, scores);
-                let running_score = input.running[b].1;
-                for s in scores.iter_mut() {
-                    *s += running_score;
-                }
-            }
-            // Top 2k continuations over all beams.
-            let best = top_k(rows, keep);
+        for (i, (input, best)) in state.iter_mut().zip(&best).enumerate() {
             let candidates: Vec<(usize, u32, f32, bool)> = best
                 .iter()
-                .map(|&idx| {
+                .map(|&(idx, score)| {
                     let (beam, token) = (idx / vocab, (idx % vocab) as u32);
                     let hit = token == special.eos || cur_len + 1 >= p.max_length;
-                    (beam, token, rows[idx], hit)
+                    (beam, token, score, hit)
                 })
                 .collect();
             all_hit &= candidates.iter().all(|c| c.3);
@@ -601,6 +854,150 @@ mod tests {
         ] {
             let err = generate(&mut decoder, 1, 4, SPECIAL, &options).unwrap_err();
             assert!(matches!(err, Error::Config(_)), "{err}");
+        }
+    }
+
+    /// A decoder whose logits are a seeded function of each row's tokens so far (so beams that
+    /// share a prefix agree), over a vocabulary of 40.
+    struct Hashed {
+        seqs: Vec<Vec<u32>>,
+    }
+
+    const HASHED_VOCAB: usize = 40;
+
+    impl StepDecoder for Hashed {
+        fn step(&mut self, tokens: &[u32]) -> Result<Vec<f32>> {
+            if self.seqs.is_empty() {
+                self.seqs = vec![Vec::new(); tokens.len()];
+            }
+            let mut out = Vec::with_capacity(tokens.len() * HASHED_VOCAB);
+            for (seq, &t) in self.seqs.iter_mut().zip(tokens) {
+                seq.push(t);
+                let mut h = seq.iter().fold(0x9E37_79B9_7F4A_7C15u64, |h, &t| {
+                    (h ^ t as u64).wrapping_mul(0x100_0000_01B3)
+                });
+                for _ in 0..HASHED_VOCAB {
+                    h = h
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1_442_695_040_888_963_407);
+                    out.push(((h >> 40) as f32 / (1u64 << 24) as f32) * 8.0 - 4.0);
+                }
+            }
+            Ok(out)
+        }
+
+        fn reorder(&mut self, rows: &[usize]) -> Result<()> {
+            self.seqs = rows.iter().map(|&r| self.seqs[r].clone()).collect();
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn scores_reduced_as_tensors_give_the_host_path_outputs() {
+        let specials = [
+            SPECIAL,
+            SpecialTokens {
+                forced_bos: Some(5),
+                forced_eos: Some(1),
+                ..SPECIAL
+            },
+        ];
+        let mut checked = 0;
+        for special in specials {
+            for num_beams in [1, 2, 4] {
+                for (min_new_tokens, length_penalty, early_stopping) in [
+                    (0, 1.0, EarlyStopping::Heuristic),
+                    (3, 2.0, EarlyStopping::Finished),
+                    (1, 0.6, EarlyStopping::Never),
+                ] {
+                    let options = DecodingOptions {
+                        num_beams,
+                        max_new_tokens: 9,
+                        min_new_tokens,
+                        length_penalty,
+                        early_stopping,
+                        ..DecodingOptions::default()
+                    };
+                    let inputs = 3;
+                    let run = |on_cpu: bool| {
+                        let mut decoder = Hashed { seqs: Vec::new() };
+                        search(
+                            &mut decoder,
+                            inputs,
+                            HASHED_VOCAB,
+                            special,
+                            &options,
+                            on_cpu,
+                        )
+                        .unwrap()
+                    };
+                    assert_eq!(run(true), run(false), "{options:?} {special:?}");
+                    checked += 1;
+                }
+            }
+        }
+        assert_eq!(checked, 18);
+        // The table decoder's hand-checked cases too.
+        for num_beams in [1, 2] {
+            let options = DecodingOptions {
+                num_beams,
+                max_new_tokens: 5,
+                ..DecodingOptions::default()
+            };
+            let run = |on_cpu: bool| {
+                let mut decoder = Table {
+                    rows: num_beams,
+                    last: vec![],
+                    table: table(),
+                    reorders: vec![],
+                };
+                search(&mut decoder, 1, 4, SPECIAL, &options, on_cpu).unwrap()
+            };
+            assert_eq!(run(true), run(false));
+        }
+    }
+
+    #[test]
+    fn beam_candidates_are_the_host_top_2k() {
+        let (k, inputs, vocab) = (3, 2, HASHED_VOCAB);
+        let mut decoder = Hashed { seqs: Vec::new() };
+        let values = decoder.step(&[7, 8, 9, 10, 11, 12]).unwrap();
+        let logits = Tensor::from_vec(
+            values.clone(),
+            (inputs * k, vocab),
+            &candle_core::Device::Cpu,
+        )
+        .unwrap();
+        let options = DecodingOptions {
+            num_beams: k,
+            min_new_tokens: 2,
+            ..DecodingOptions::default()
+        };
+        let p = Processors {
+            options: &options,
+            special: SPECIAL,
+            max_length: 10,
+        };
+        let running = [-0.5, -1.25, -3.0, -0.75, -0.8, -2.5];
+        let got = beam_candidates(&logits, &p, 2, &running, vocab)
+            .unwrap()
+            .expect("no tie at the cut");
+        for (i, got) in got.iter().enumerate() {
+            let mut rows = values[i * k * vocab..(i + 1) * k * vocab].to_vec();
+            for (b, scores) in rows.chunks_mut(vocab).enumerate() {
+                log_softmax(scores);
+                p.apply(&[0, 2], scores);
+                scores.iter_mut().for_each(|s| *s += running[i * k + b]);
+            }
+            let want: Vec<usize> = top_k(&rows, 2 * k);
+            assert_eq!(got.iter().map(|c| c.0).collect::<Vec<_>>(), want);
+            for &(idx, score) in got {
+                assert!((score - rows[idx]).abs() < 1e-5, "{score} vs {}", rows[idx]);
+            }
+            assert!(
+                got.iter().all(|c| c.0 % vocab != SPECIAL.eos as usize),
+                "eos banned"
+            );
         }
     }
 }

@@ -653,12 +653,18 @@ impl BartSession<'_> {
 impl StepDecoder for BartSession<'_> {
     fn step(&mut self, tokens: &[u32]) -> Result<Vec<f32>> {
         let model = self.model;
-        let input = Tensor::from_vec(tokens.to_vec(), (tokens.len(), 1), &model.options.device)
-            .map_err(|e| model.model_err(format!("decoder input: {e}")))?;
-        let logits = self.forward(&input)?;
-        logits
+        self.step_tensor(tokens)?
             .flatten_all()
             .and_then(|l| l.to_vec1::<f32>())
+            .map_err(|e| model.model_err(format!("reading logits: {e}")))
+    }
+
+    fn step_tensor(&mut self, tokens: &[u32]) -> Result<Tensor> {
+        let model = self.model;
+        let input = Tensor::from_vec(tokens.to_vec(), (tokens.len(), 1), &model.options.device)
+            .map_err(|e| model.model_err(format!("decoder input: {e}")))?;
+        self.forward(&input)?
+            .squeeze(1)
             .map_err(|e| model.model_err(format!("reading logits: {e}")))
     }
 

@@ -6,7 +6,8 @@
 //! generation, not architecture: it lives in `metamorph_generate::decoding`, which runs any
 //! [`EncoderDecoder`].
 
-use metamorph_data::Result;
+use candle_core::{Device, Tensor};
+use metamorph_data::{Error, Result};
 
 /// A decoder that extends every row by one token per call, keeping its caches.
 pub trait StepDecoder {
@@ -15,6 +16,23 @@ pub trait StepDecoder {
     /// # Errors
     /// When the model fails.
     fn step(&mut self, tokens: &[u32]) -> Result<Vec<f32>>;
+
+    /// [`step`](Self::step) that leaves the logits, `[rows, vocab]` in `f32`, where the model
+    /// computed them, so that a search on a GPU reduces them there instead of copying
+    /// `rows × vocab` values to the host every step. The default wraps `step`'s values in a
+    /// CPU tensor.
+    ///
+    /// # Errors
+    /// When the model fails.
+    fn step_tensor(&mut self, tokens: &[u32]) -> Result<Tensor> {
+        let values = self.step(tokens)?;
+        let rows = tokens.len().max(1);
+        let vocab = values.len() / rows;
+        Tensor::from_vec(values, (rows, vocab), &Device::Cpu).map_err(|e| Error::Model {
+            model: "decoder".into(),
+            message: format!("logits of {rows} rows: {e}"),
+        })
+    }
 
     /// Makes row `r` continue from what row `rows[r]` held (beam reordering; every row stays
     /// with its input).

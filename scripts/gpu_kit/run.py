@@ -506,11 +506,14 @@ def bench_generate(args, torch, results, work):
     ids = generation_inputs(ids_path, max(batches), length, vocab)
     rows = []
     for dtype in ["f32", "bf16"]:
-        out = run_kit(["bench-generate", "--model", str(model), "--inputs", str(ids_path),
-                       "--device", device, "--dtype", dtype, "--batch", ",".join(map(str, batches)),
-                       "--beams", ",".join(map(str, beams)), "--new-tokens", str(new),
-                       "--reps", str(reps), "--min-seconds", str(min_s)])
-        rows += json_lines(out)
+        common = ["bench-generate", "--model", str(model), "--inputs", str(ids_path),
+                  "--device", device, "--dtype", dtype, "--batch", ",".join(map(str, batches)),
+                  "--beams", ",".join(map(str, beams)), "--new-tokens", str(new),
+                  "--reps", str(reps), "--min-seconds", str(min_s)]
+        rows += json_lines(run_kit(common))
+        if args.device == "cuda":
+            # The search as it was before scores were reduced on the device.
+            rows += json_lines(run_kit(common + ["--host-scores"]))
         if torch is not None:
             rows += torch_generate_bench(torch, model, args.device, dtype, ids, batches, beams, new,
                                          reps, min_s)

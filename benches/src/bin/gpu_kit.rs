@@ -27,6 +27,7 @@ use metamorph_generate::decoding::generate_ids;
 use metamorph_generate::{DecodingOptions, EarlyStopping};
 use metamorph_models::bart::Bart;
 use metamorph_models::masked_lm::CandleMaskedLm;
+use metamorph_models::seq2seq::{EncoderDecoder, SpecialTokens, StepDecoder};
 use metamorph_models::t5::T5;
 use metamorph_models::{Checkpoint, LoadOptions, ModelOptions, TaskEncoder};
 use serde_json::{json, Value};
@@ -95,6 +96,10 @@ enum Command {
         reps: usize,
         #[arg(long, default_value_t = 2.0)]
         min_seconds: f64,
+        /// Copy every step's logits to the host and search there (the path before scores
+        /// were reduced on the device), to measure what the device reduction saves.
+        #[arg(long)]
+        host_scores: bool,
     },
     /// The whole pipeline of a config file, as `cargo xtask pipeline --config` runs it.
     Pipeline {
@@ -157,15 +162,16 @@ fn run(command: Command) -> Result<()> {
             new_tokens,
             reps,
             min_seconds,
+            host_scores,
         } => bench_generate(
             &model,
             &inputs,
-            &device,
-            &dtype,
+            (&device, &dtype),
             &list(&batch).map_err(|e| format!("--batch {e}"))?,
             &list(&beams).map_err(|e| format!("--beams {e}"))?,
             new_tokens,
             (reps, min_seconds),
+            host_scores,
         ),
         Command::Pipeline {
             config,
@@ -355,11 +361,7 @@ fn parity(fixtures: &Path, device: &str, dtype: &str) -> Result<()> {
 }
 
 /// `generate_ids` over the whole batch for every decoding case of a seq2seq golden.
-fn generations(
-    model: &dyn metamorph_models::seq2seq::EncoderDecoder,
-    inputs: &[Vec<u32>],
-    golden: &Value,
-) -> Result<Value> {
+fn generations(model: &dyn EncoderDecoder, inputs: &[Vec<u32>], golden: &Value) -> Result<Value> {
     let mut out = serde_json::Map::new();
     for case in golden["cases"].as_array().into_iter().flatten() {
         let name = case["name"].as_str().unwrap_or_default().to_string();
@@ -472,16 +474,66 @@ fn bench_encoder(
     Ok(())
 }
 
+/// A model whose decoder sessions offer only [`StepDecoder::step`], so the search copies every
+/// step's logits to the host (`--host-scores`).
+struct HostScores<'a>(&'a dyn EncoderDecoder);
+
+struct HostStep<'a>(Box<dyn StepDecoder + 'a>);
+
+impl StepDecoder for HostStep<'_> {
+    fn step(&mut self, tokens: &[u32]) -> metamorph_data::Result<Vec<f32>> {
+        self.0.step(tokens)
+    }
+
+    fn reorder(&mut self, rows: &[usize]) -> metamorph_data::Result<()> {
+        self.0.reorder(rows)
+    }
+}
+
+impl EncoderDecoder for HostScores<'_> {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+
+    fn vocab_size(&self) -> usize {
+        self.0.vocab_size()
+    }
+
+    fn special_tokens(&self) -> SpecialTokens {
+        self.0.special_tokens()
+    }
+
+    fn check_output_length(&self, max_new_tokens: usize) -> metamorph_data::Result<()> {
+        self.0.check_output_length(max_new_tokens)
+    }
+
+    fn tokenize(&self, texts: &[&str]) -> metamorph_data::Result<Vec<Vec<u32>>> {
+        self.0.tokenize(texts)
+    }
+
+    fn start(
+        &self,
+        inputs: &[Vec<u32>],
+        beams: usize,
+    ) -> metamorph_data::Result<Box<dyn StepDecoder + '_>> {
+        Ok(Box::new(HostStep(self.0.start(inputs, beams)?)))
+    }
+
+    fn detokenize(&self, outputs: &[Vec<u32>]) -> metamorph_data::Result<Vec<String>> {
+        self.0.detokenize(outputs)
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn bench_generate(
     model: &Path,
     inputs: &Path,
-    device: &str,
-    dtype: &str,
+    (device, dtype): (&str, &str),
     batches: &[usize],
     beams: &[usize],
     new_tokens: usize,
     (reps, min_seconds): (usize, f64),
+    host_scores: bool,
 ) -> Result<()> {
     let (device_, dtype_) = placement(device, dtype)?;
     let all_inputs = ids(&read_json(inputs)?);
@@ -502,6 +554,13 @@ fn bench_generate(
             dtype: dtype_,
         },
     )?;
+    let host = HostScores(&bart);
+    let searched: &dyn EncoderDecoder = if host_scores { &host } else { &bart };
+    let implementation = if host_scores {
+        "candle-host-scores"
+    } else {
+        "candle"
+    };
     for &num_beams in beams {
         for &batch in batches {
             let options = DecodingOptions {
@@ -512,7 +571,7 @@ fn bench_generate(
             };
             let rows = &all_inputs[..batch];
             let (seconds, n) = time(reps, min_seconds, || {
-                let out = generate_ids(&bart, rows, &options)?;
+                let out = generate_ids(searched, rows, &options)?;
                 if out.iter().any(|row| row.len() != new_tokens + 1) {
                     return Err("an output does not have the forced length".into());
                 }
@@ -520,7 +579,7 @@ fn bench_generate(
             })?;
             println!(
                 "{}",
-                json!({"bench": "generate", "impl": "candle", "device": device, "dtype": dtype,
+                json!({"bench": "generate", "impl": implementation, "device": device, "dtype": dtype,
                        "batch": batch, "beams": num_beams, "new_tokens": new_tokens, "reps": n,
                        "seconds": seconds, "tokens_per_s": (batch * new_tokens) as f64 / seconds})
             );
