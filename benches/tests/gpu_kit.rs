@@ -16,16 +16,18 @@ fn workspace() -> PathBuf {
 
 #[test]
 fn the_kit_runs_on_the_cpu_and_its_parity_checks_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = xtask::gpu_kit::perturb_cases(
+        &workspace().join("data/samples/boolq.jsonl"),
+        2,
+        &dir.path().join("cases"),
+    )
+    .unwrap();
     let sources = xtask::gpu_kit::KitSources {
         workspace: workspace(),
-        boolq: workspace().join("data/samples/boolq.jsonl"),
+        cases,
         tokenizer: metamorph_data::assets::ensure("all-MiniLM-L6-v2").expect("fetch MiniLM"),
-        home: metamorph_data::assets::home(),
     };
-    for name in xtask::gpu_kit::KIT_ASSETS {
-        metamorph_data::assets::ensure(name).expect("fetch the pipeline's assets");
-    }
-    let dir = tempfile::tempdir().unwrap();
     let kit = dir.path().join("kit");
     let binary = Path::new(env!("CARGO_BIN_EXE_gpu-kit"));
     let bytes = xtask::gpu_kit::assemble(binary, &sources, &kit, false).unwrap();
@@ -34,8 +36,7 @@ fn the_kit_runs_on_the_cpu_and_its_parity_checks_pass() {
         "run.py",
         "README.md",
         "bin/gpu-kit",
-        "home.tar",
-        "data/boolq.jsonl",
+        "data/cases/cases.json",
     ] {
         assert!(kit.join(file).is_file(), "{file} missing from the kit");
     }
@@ -83,8 +84,13 @@ fn the_kit_runs_on_the_cpu_and_its_parity_checks_pass() {
     for row in rows("encoder") {
         assert!(row["sequences_per_s"].as_f64().unwrap() > 0.0, "{row}");
     }
+    // Every case the kit carries went through execute and judge.
     let pipeline = &results["pipeline"];
-    assert!(pipeline["cases"].as_u64().unwrap() > 0, "{pipeline}");
+    let made: Value =
+        serde_json::from_str(&std::fs::read_to_string(kit.join("data/cases/cases.json")).unwrap())
+            .unwrap();
+    assert!(made["cases"].as_u64().unwrap() > 0, "{made}");
+    assert_eq!(pipeline["cases"], made["cases"], "{pipeline}");
     let markdown = std::fs::read_to_string(out.join("results.md")).unwrap();
     assert!(markdown.contains("## Parity") && markdown.contains("## Pipeline"));
 }

@@ -11,12 +11,15 @@
 //! processors (no repetition penalty, no n-gram ban: the processors that read a row's own
 //! tokens), the step is reduced on the device: `log_softmax`, the end-of-sequence ban of
 //! `min_new_tokens`, then each row's best `2k + 1` scores by repeated `argmax` (forced tokens
-//! need no scores at all). Only those come to the host, where each input's best `2k` of its
-//! `k` rows' candidates are chosen with the host path's order (score, then flat index). That
-//! is exact: any of the input's best `2k` is among its row's best `2k`, unless two scores tie
-//! at a row's cut, and then (the `+ 1` shows it) the step falls back to the full copy. Greedy
-//! search takes the device's `argmax` (on equal scores it may pick another index than the
-//! host's lowest-index rule). On the CPU the host path runs, as before. Rows are laid out input-major: with `k` beams, input
+//! need no scores at all; equal scores are taken lowest token first, as on the host). Only
+//! those come to the host, where each input's best `2k` of its `k` rows' candidates are
+//! chosen with the host path's order (score, then flat index). That is exact, because any of
+//! the input's best `2k` is among its row's best `2k`, unless two different scores of a row
+//! become equal at its cut once the running score is added (the `+ 1` shows it); then the
+//! step falls back to the full copy. (Half-precision logits tie often: a fallback on every
+//! tie made bf16 beam search as slow as the copy.) Greedy search takes the device's `argmax`
+//! (on equal scores it may pick another index than the host's lowest-index rule). On the
+//! CPU the host path runs, as before. Rows are laid out input-major: with `k` beams, input
 //! `i`'s beams are rows `i·k … i·k+k−1` (greedy: `k = 1`).
 //!
 //! # Lengths
@@ -313,8 +316,9 @@ fn log_softmax_rows(logits: &Tensor) -> candle_core::Result<Tensor> {
 type Candidates = Vec<(usize, f32)>;
 
 /// Beam search's best `2k` continuations of every input as (flat index `beam · vocab + token`,
-/// score), best first, reduced where `logits` are; `None` when two scores tie at a row's cut
-/// (then the host path decides). `running` holds each row's accumulated score.
+/// score), best first, reduced where `logits` are; `None` when two different scores of a row
+/// become equal at its cut once the running score is added (then the host path decides).
+/// `running` holds each row's accumulated score.
 fn beam_candidates(
     logits: &Tensor,
     p: &Processors,
@@ -348,11 +352,23 @@ fn beam_candidates(
             scores = ban_column(&scores, p.special.eos)?;
         }
         let scores = scores.contiguous()?;
-        let masked = Tensor::full(f32::NEG_INFINITY, (rows, 1), scores.device())?;
+        let device = scores.device();
+        let masked = Tensor::full(f32::NEG_INFINITY, (rows, 1), device)?;
+        // `vocab − token`: among a row's equal maxima the largest is the lowest token, the
+        // host's tie rule (CUDA's argmax returns any of them). Exact in f32 up to 2^24 tokens.
+        let lowest_first = Tensor::arange(0u32, vocab as u32, device)?
+            .to_dtype(DType::F32)?
+            .affine(-1.0, vocab as f64)?
+            .unsqueeze(0)?;
+        let zeros = scores.zeros_like()?;
         let (mut ids, mut values) = (Vec::with_capacity(keep + 1), Vec::with_capacity(keep + 1));
         for _ in 0..=keep {
-            let id = scores.argmax_keepdim(D::Minus1)?;
-            values.push(scores.gather(&id, D::Minus1)?);
+            let max = scores.max_keepdim(D::Minus1)?;
+            let at_max = scores.broadcast_eq(&max)?;
+            let id = at_max
+                .where_cond(&lowest_first.broadcast_as((rows, vocab))?, &zeros)?
+                .argmax_keepdim(D::Minus1)?;
+            values.push(max);
             scores.scatter_set(&id, &masked, D::Minus1)?;
             ids.push(id);
         }
@@ -372,7 +388,10 @@ fn beam_candidates(
                 .iter()
                 .map(|&(token, score)| (b * vocab + token as usize, score + running[r]))
                 .collect();
-            if row.len() > keep && row[keep - 1].1 == row[keep].1 {
+            // Scores that differed before adding the running score and are equal after it
+            // may order otherwise on the host (by index): then let the host decide.
+            let (last, next) = (per_row[r][keep - 1].1, per_row[r].get(keep).map(|c| c.1));
+            if next.is_some_and(|next| next != last && row[keep - 1].1 == row[keep].1) {
                 return Ok(None);
             }
             candidates.extend(row.into_iter().take(keep));
@@ -861,6 +880,8 @@ mod tests {
     /// share a prefix agree), over a vocabulary of 40.
     struct Hashed {
         seqs: Vec<Vec<u32>>,
+        /// Logits rounded to multiples of this (0: not rounded), for ties as in bf16.
+        quantum: f32,
     }
 
     const HASHED_VOCAB: usize = 40;
@@ -880,7 +901,12 @@ mod tests {
                     h = h
                         .wrapping_mul(6_364_136_223_846_793_005)
                         .wrapping_add(1_442_695_040_888_963_407);
-                    out.push(((h >> 40) as f32 / (1u64 << 24) as f32) * 8.0 - 4.0);
+                    let x = ((h >> 40) as f32 / (1u64 << 24) as f32) * 8.0 - 4.0;
+                    out.push(if self.quantum > 0.0 {
+                        (x / self.quantum).round() * self.quantum
+                    } else {
+                        x
+                    });
                 }
             }
             Ok(out)
@@ -919,24 +945,22 @@ mod tests {
                         ..DecodingOptions::default()
                     };
                     let inputs = 3;
-                    let run = |on_cpu: bool| {
-                        let mut decoder = Hashed { seqs: Vec::new() };
-                        search(
-                            &mut decoder,
-                            inputs,
-                            HASHED_VOCAB,
-                            special,
-                            &options,
-                            on_cpu,
-                        )
-                        .unwrap()
-                    };
-                    assert_eq!(run(true), run(false), "{options:?} {special:?}");
-                    checked += 1;
+                    for quantum in [0.0, 0.5] {
+                        let run = |on_cpu: bool| {
+                            let mut decoder = Hashed {
+                                seqs: Vec::new(),
+                                quantum,
+                            };
+                            let vocab = HASHED_VOCAB;
+                            search(&mut decoder, inputs, vocab, special, &options, on_cpu).unwrap()
+                        };
+                        assert_eq!(run(true), run(false), "{options:?} {special:?} {quantum}");
+                        checked += 1;
+                    }
                 }
             }
         }
-        assert_eq!(checked, 18);
+        assert_eq!(checked, 36);
         // The table decoder's hand-checked cases too.
         for num_beams in [1, 2] {
             let options = DecodingOptions {
@@ -960,7 +984,10 @@ mod tests {
     #[test]
     fn beam_candidates_are_the_host_top_2k() {
         let (k, inputs, vocab) = (3, 2, HASHED_VOCAB);
-        let mut decoder = Hashed { seqs: Vec::new() };
+        let mut decoder = Hashed {
+            seqs: Vec::new(),
+            quantum: 0.0,
+        };
         let values = decoder.step(&[7, 8, 9, 10, 11, 12]).unwrap();
         let logits = Tensor::from_vec(
             values.clone(),

@@ -6,7 +6,7 @@
 //! * **Toolchain from wheels, every piece pinned to 13.0.** Unpinned, pip mixes 13.0 `ptxas`
 //!   with newer NVVM whose PTX it rejects, and the lent machines' driver speaks CUDA 13.0. The
 //!   wheels are downloaded by package name into `$METAMORPH_HOME/downloads/cuda13/` and
-//!   unpacked into `$METAMORPH_HOME/assets/cuda13/13.0/`; a marker written last makes the
+//!   unpacked into `$METAMORPH_HOME/assets/cuda13/`; a marker written last makes the
 //!   step idempotent.
 //! * **Link without a GPU.** candle-core turns on cudarc's `dynamic-linking`, so the linker
 //!   wants `libcuda.so` (the driver, which no wheel ships) and unversioned names of the
@@ -52,7 +52,7 @@ const VERSIONED_LIBS: [(&str, &str); 5] = [
 /// An unpacked CUDA toolchain: `root` holds `bin/nvcc`, `include/`, `lib/`, `nvvm/`.
 #[derive(Clone, Debug)]
 pub struct CudaToolkit {
-    /// `…/assets/cuda13/13.0/nvidia/cu13`.
+    /// `…/assets/cuda13/nvidia/cu13`.
     pub root: PathBuf,
 }
 
@@ -64,7 +64,7 @@ impl CudaToolkit {
     /// # Errors
     /// When pip cannot download a wheel, unpacking fails or the C compiler fails.
     pub fn ensure(home: &Path, cudarc_sys: &Path) -> Result<Self> {
-        let folder = home.join("assets").join("cuda13").join("13.0");
+        let folder = home.join("assets").join("cuda13");
         let root = folder.join("nvidia").join("cu13");
         let marker = folder.join(".complete");
         if !marker.is_file() {
@@ -242,16 +242,90 @@ fn make_executable(path: &Path) -> Result<()> {
 pub struct KitSources {
     /// The workspace root (fixtures, `scripts/gpu_kit/`).
     pub workspace: PathBuf,
-    /// BoolQ questions (JSON lines) for the pipeline run.
-    pub boolq: PathBuf,
+    /// `case` Parquet files for the pipeline run and their `cases.json` ([`perturb_cases`]).
+    pub cases: PathBuf,
     /// A folder with the bert-base-uncased `tokenizer.json` (all-MiniLM-L6-v2's).
     pub tokenizer: PathBuf,
-    /// `$METAMORPH_HOME`, whose parser and lexicon assets the pipeline run needs.
-    pub home: PathBuf,
 }
 
-/// The assets the kit's pipeline run (BoolQ, MT4MRC) reads.
-pub const KIT_ASSETS: [&str; 3] = ["en_core_web_sm", "wordnet", "lemminflect"];
+/// What [`perturb_cases`] made (`cases.json`).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct PerturbedCases {
+    /// BoolQ sources read (the file's questions times `copies`).
+    pub sources: usize,
+    /// How many times the file's questions were repeated.
+    pub copies: usize,
+    /// Cases written.
+    pub cases: u64,
+    /// Seconds parse and perturb took (the pipeline without models).
+    pub seconds: f64,
+    /// Cores of the machine that made them.
+    pub cores: usize,
+}
+
+/// Parses and perturbs `copies` repetitions of the BoolQ questions in `boolq` (MT4MRC, no
+/// model) with the in-process pipeline in `work/`, and returns the folder of the `case`
+/// Parquet files, with a `cases.json` ([`PerturbedCases`]) beside them.
+///
+/// The GPU kit's pipeline run starts from these: MT4MRC's substitution checks read
+/// all-MiniLM-L6-v2 and WordNet, whose files do not fit the 64 MiB a lent GPU machine
+/// receives beside the binary, so parse and perturb run where the assets are and the GPU
+/// machine runs the model stages, execute and judge.
+///
+/// # Errors
+/// When the file cannot be read or the pipeline fails.
+pub fn perturb_cases(boolq: &Path, copies: usize, work: &Path) -> Result<PathBuf> {
+    if work.exists() {
+        std::fs::remove_dir_all(work)?;
+    }
+    std::fs::create_dir_all(work)?;
+    let text =
+        std::fs::read_to_string(boolq).with_context(|| format!("reading {}", boolq.display()))?;
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let mut repeated = String::new();
+    for copy in 0..copies {
+        for (n, line) in lines.iter().enumerate() {
+            let mut record: serde_json::Value = serde_json::from_str(line)
+                .with_context(|| format!("{} line {}", boolq.display(), n + 1))?;
+            let id = match record.get("idx") {
+                Some(serde_json::Value::String(s)) => s.clone(),
+                Some(other) => other.to_string(),
+                None => n.to_string(),
+            };
+            record["idx"] = serde_json::Value::from(format!("{id}-copy{copy}"));
+            repeated.push_str(&record.to_string());
+            repeated.push('\n');
+        }
+    }
+    std::fs::write(work.join("boolq.jsonl"), repeated)?;
+    let config = work.join("perturb.toml");
+    std::fs::write(
+        &config,
+        "[pipeline]\noutput = \"out\"\nshards = 1\nbatch_size = 256\n\n\
+         [[pipeline.datasets]]\nname = \"boolq\"\npath = \"boolq.jsonl\"\nformat = \"boolq\"\n\n\
+         [perturb]\nrelations = [\"mt4mrc\"]\n",
+    )?;
+    let started = std::time::Instant::now();
+    let options = crate::PipelineOptions {
+        output: None,
+        force: true,
+        progress: false,
+    };
+    let report = crate::run_pipeline(&config, &options)?;
+    let made = PerturbedCases {
+        sources: lines.len() * copies,
+        copies,
+        cases: report.perturb_counts.iter().map(|c| c.cases).sum(),
+        seconds: started.elapsed().as_secs_f64(),
+        cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let cases_dir = work.join("out").join("boolq").join("case");
+    std::fs::write(
+        cases_dir.join("cases.json"),
+        serde_json::to_string_pretty(&made)?,
+    )?;
+    Ok(cases_dir)
+}
 
 /// Fixture folders copied into the kit's `fixtures/`: (source under the workspace, name).
 const KIT_FIXTURES: [(&str, &str); 5] = [
@@ -262,10 +336,9 @@ const KIT_FIXTURES: [(&str, &str); 5] = [
     ("generate/tests/fixtures/t5-tiny", "t5-tiny"),
 ];
 
-/// Writes the kit into `out` (replacing it): `run.py`, `README.md`, `bin/gpu-kit`, `fixtures/`,
-/// `data/boolq.jsonl`, `tokenizer/` and `home.tar` (the assets of [`KIT_ASSETS`]); with
-/// `compress` the binary and the tar are xz-compressed (`.xz`), which takes a minute on two
-/// cores. Returns the kit's size in bytes.
+/// Writes the kit into `out` (replacing it): `run.py`, `README.md`, `bin/gpu-kit` (xz-compressed,
+/// `bin/gpu-kit.xz`, when `compress`: a minute on two cores), `fixtures/`, `data/cases/` and
+/// `tokenizer/`. Returns the kit's size in bytes.
 ///
 /// # Errors
 /// When a source is missing or a file cannot be written.
@@ -302,8 +375,12 @@ pub fn assemble(binary: &Path, sources: &KitSources, out: &Path, compress: bool)
             &tmp.join("fixtures").join(name),
         )?;
     }
-    std::fs::create_dir_all(tmp.join("data"))?;
-    copy(&sources.boolq, &tmp.join("data").join("boolq.jsonl"))?;
+    copy_tree(&sources.cases, &tmp.join("data").join("cases"))?;
+    ensure!(
+        tmp.join("data").join("cases").join("cases.json").is_file(),
+        "{} has no cases.json (make it with perturb_cases)",
+        sources.cases.display()
+    );
     std::fs::create_dir_all(tmp.join("tokenizer"))?;
     for name in [
         "tokenizer.json",
@@ -321,23 +398,6 @@ pub fn assemble(binary: &Path, sources: &KitSources, out: &Path, compress: bool)
         "no tokenizer.json in {}",
         sources.tokenizer.display()
     );
-    let mut tar = Command::new("tar");
-    match compress {
-        true => tar.arg("-cJf").arg(tmp.join("home.tar.xz")),
-        false => tar.arg("-cf").arg(tmp.join("home.tar")),
-    };
-    tar.arg("-C").arg(&sources.home);
-    for name in KIT_ASSETS {
-        let dir = Path::new("assets").join(name);
-        ensure!(
-            sources.home.join(&dir).is_dir(),
-            "asset {name} is not in {} (run `cargo xtask assets {name}`)",
-            sources.home.display()
-        );
-        tar.arg(dir);
-    }
-    let status = tar.status().context("running tar")?;
-    ensure!(status.success(), "tar failed ({status})");
     if out.exists() {
         std::fs::remove_dir_all(out)?;
     }

@@ -319,24 +319,23 @@ fn gpu_kit(out: &Path, cpu: bool) -> anyhow::Result<()> {
     } else {
         cuda(false)?
     };
-    let home = assets::home();
-    for name in xtask::gpu_kit::KIT_ASSETS
-        .iter()
-        .chain(&["all-MiniLM-L6-v2"])
-    {
-        assets::ensure(name)?;
-    }
     let shared = root().join("../shared/data/boolq/superglue_boolq_val_first1000.jsonl");
-    let boolq = if shared.is_file() {
-        shared
+    // 10 copies of the shared 1,000 questions give MT4MRC over 10,000 cases; without them the
+    // bundled 32 are repeated to about as many sources.
+    let (boolq, copies) = if shared.is_file() {
+        (shared, 10)
     } else {
-        root().join("data/samples/boolq.jsonl")
+        (root().join("data/samples/boolq.jsonl"), 300)
     };
+    eprintln!(
+        "gpu-kit: parsing and perturbing {} × {copies} (MT4MRC) on the CPU",
+        boolq.display()
+    );
+    let work = root().join("target").join("gpu-kit-cases");
     let sources = xtask::gpu_kit::KitSources {
         workspace: root(),
-        boolq,
+        cases: xtask::gpu_kit::perturb_cases(&boolq, copies, &work)?,
         tokenizer: assets::ensure("all-MiniLM-L6-v2")?,
-        home,
     };
     let out = root().join(out);
     let bytes = xtask::gpu_kit::assemble(&binary, &sources, &out, !cpu)?;

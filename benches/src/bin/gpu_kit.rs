@@ -22,9 +22,14 @@ use std::time::Instant;
 use candle_core::{DType, Device, Tensor};
 use clap::{Parser, Subcommand};
 use metamorph_benches::cli::{list, median};
+use std::sync::Arc;
+
 use metamorph_data::assets::ModelSource;
+use metamorph_data::{expand_inputs, load_config, run_stage, Fingerprint, RecordKind, StageArgs};
+use metamorph_execute::{ExecuteConfig, ExecuteStage};
 use metamorph_generate::decoding::generate_ids;
 use metamorph_generate::{DecodingOptions, EarlyStopping};
+use metamorph_judge::{read_verdicts, JudgeStage, Report};
 use metamorph_models::bart::Bart;
 use metamorph_models::masked_lm::CandleMaskedLm;
 use metamorph_models::seq2seq::{EncoderDecoder, SpecialTokens, StepDecoder};
@@ -101,6 +106,23 @@ enum Command {
         #[arg(long)]
         host_scores: bool,
     },
+    /// The model stages over `case` shards made elsewhere: execute (the config's
+    /// `[[execute.models]]`), then judge, then `summary.json` and `report.html` in `--output`,
+    /// as `metamorph-execute` and `metamorph-judge` run them.
+    Cases {
+        /// Configuration file with the models.
+        #[arg(long)]
+        config: PathBuf,
+        /// `case` Parquet files (a glob, quoted).
+        #[arg(long)]
+        input: String,
+        /// Output directory (`prediction/`, `verdict/`, `summary.json`, `report.html`).
+        #[arg(long)]
+        output: PathBuf,
+        /// Rows per record batch.
+        #[arg(long, default_value_t = 1024)]
+        batch_size: usize,
+    },
     /// The whole pipeline of a config file, as `cargo xtask pipeline --config` runs it.
     Pipeline {
         #[arg(long)]
@@ -173,6 +195,12 @@ fn run(command: Command) -> Result<()> {
             (reps, min_seconds),
             host_scores,
         ),
+        Command::Cases {
+            config,
+            input,
+            output,
+            batch_size,
+        } => cases(&config, &input, &output, batch_size),
         Command::Pipeline {
             config,
             output,
@@ -263,24 +291,31 @@ fn parity(fixtures: &Path, device: &str, dtype: &str) -> Result<()> {
                 }
                 Err(e) => return Err(e.into()),
             };
-            let mut batches = Vec::new();
-            for batch in golden["inputs"].as_array().into_iter().flatten() {
-                let (input_ids, types, mask) = (
-                    ids(&batch["input_ids"]),
-                    ids(&batch["token_type_ids"]),
-                    ids(&batch["attention_mask"]),
-                );
-                let (rows, width) = (input_ids.len(), input_ids.first().map_or(0, Vec::len));
-                let logits = encoder.logits(
-                    &input_ids.concat(),
-                    &types.concat(),
-                    &mask.concat(),
-                    rows,
-                    width,
-                )?;
-                batches.push(tensor_json(&logits)?);
-            }
-            encoders.insert(key, Value::Array(batches));
+            // A failure of one model is recorded and the others still run.
+            let run = || -> Result<Value> {
+                let mut batches = Vec::new();
+                for batch in golden["inputs"].as_array().into_iter().flatten() {
+                    let (input_ids, types, mask) = (
+                        ids(&batch["input_ids"]),
+                        ids(&batch["token_type_ids"]),
+                        ids(&batch["attention_mask"]),
+                    );
+                    let (rows, width) = (input_ids.len(), input_ids.first().map_or(0, Vec::len));
+                    let logits = encoder.logits(
+                        &input_ids.concat(),
+                        &types.concat(),
+                        &mask.concat(),
+                        rows,
+                        width,
+                    )?;
+                    batches.push(tensor_json(&logits)?);
+                }
+                Ok(Value::Array(batches))
+            };
+            encoders.insert(
+                key,
+                run().unwrap_or_else(|e| json!({"error": e.to_string()})),
+            );
         }
     }
     let mut mlm = serde_json::Map::new();
@@ -310,8 +345,11 @@ fn parity(fixtures: &Path, device: &str, dtype: &str) -> Result<()> {
             .filter_map(|c| c["text"].as_str())
             .collect();
         let top_k = golden["top_k"].as_u64().unwrap_or(10) as usize;
-        let got = model.top_k_ids(&texts, top_k)?;
-        mlm.insert(format!("mlm/{name}"), serde_json::to_value(got)?);
+        let got = match model.top_k_ids(&texts, top_k) {
+            Ok(got) => serde_json::to_value(got)?,
+            Err(e) => json!({"error": e.to_string()}),
+        };
+        mlm.insert(format!("mlm/{name}"), got);
     }
     let mut seq2seq = serde_json::Map::new();
     for name in ["bart-tiny", "t5-tiny"] {
@@ -319,34 +357,29 @@ fn parity(fixtures: &Path, device: &str, dtype: &str) -> Result<()> {
         let golden = read_json(&dir.join("golden.json"))?;
         let inputs = ids(&golden["input_ids"]);
         let decoder_ids = ids(&golden["forward"]["decoder_input_ids"]);
-        let tokens = Tensor::new(decoder_ids, &device)?;
-        let (hidden, logits, generated) = if name.starts_with("bart") {
-            let model = Bart::load(&dir, name, model_options.clone())?;
-            let encoded = model.encode(&inputs)?;
-            let logits = model.session(&encoded, 1)?.forward(&tokens)?;
-            (
-                encoded.hidden,
-                logits,
-                generations(&model, &inputs, &golden)?,
-            )
-        } else {
-            let model = T5::load(&dir, name, model_options.clone())?;
-            let encoded = model.encode(&inputs)?;
-            let logits = model.session(&encoded, 1)?.forward(&tokens)?;
-            (
-                encoded.hidden,
-                logits,
-                generations(&model, &inputs, &golden)?,
-            )
-        };
-        seq2seq.insert(
-            name.to_string(),
-            json!({
+        let run = || -> Result<Value> {
+            let tokens = Tensor::new(decoder_ids.clone(), &device)?;
+            let (hidden, logits, generated) = if name.starts_with("bart") {
+                let model = Bart::load(&dir, name, model_options.clone())?;
+                let encoded = model.encode(&inputs)?;
+                let logits = model.session(&encoded, 1)?.forward(&tokens)?;
+                let generated = generations(&model, &inputs, &golden)?;
+                (encoded.hidden, logits, generated)
+            } else {
+                let model = T5::load(&dir, name, model_options.clone())?;
+                let encoded = model.encode(&inputs)?;
+                let logits = model.session(&encoded, 1)?.forward(&tokens)?;
+                let generated = generations(&model, &inputs, &golden)?;
+                (encoded.hidden, logits, generated)
+            };
+            Ok(json!({
                 "encoder_hidden": tensor_json(&hidden)?,
                 "logits": tensor_json(&logits)?,
                 "generated": generated,
-            }),
-        );
+            }))
+        };
+        let result = run().unwrap_or_else(|e| json!({"error": e.to_string()}));
+        seq2seq.insert(name.to_string(), result);
     }
     let out = json!({
         "device": format!("{device:?}"),
@@ -585,6 +618,51 @@ fn bench_generate(
             );
         }
     }
+    Ok(())
+}
+
+fn cases(config: &Path, input: &str, output: &Path, batch_size: usize) -> Result<()> {
+    let started = Instant::now();
+    let stage_args = |inputs: Vec<String>| StageArgs {
+        input: inputs,
+        output: output.to_path_buf(),
+        shard: "1/1".parse().expect("a shard spec"),
+        config: Some(config.to_path_buf()),
+        batch_size,
+        workers: 1,
+        channel_capacity: 4,
+        force: true,
+        quiet: true,
+    };
+    let execute_args = stage_args(vec![input.to_string()]);
+    let file = load_config(&execute_args)?;
+    let execute: ExecuteConfig = file.section("execute")?;
+    let base = config.parent().unwrap_or(Path::new("."));
+    let settings = file.fingerprint(&["execute"]);
+    run_stage(&execute_args, "execute", &[], settings, || {
+        Ok(Arc::new(ExecuteStage::from_config(&execute, base)?))
+    })?;
+    let executed = started.elapsed().as_secs_f64();
+    let predictions = output.join("prediction").join("*.parquet");
+    let judge_args = stage_args(vec![input.to_string(), predictions.display().to_string()]);
+    run_stage(
+        &judge_args,
+        "judge",
+        &[RecordKind::Prediction],
+        Fingerprint::new(1),
+        || Ok(Arc::new(JudgeStage::new())),
+    )?;
+    let (verdicts, files) =
+        read_verdicts(&output.join("verdict").join("*.parquet").to_string_lossy())?;
+    let case_files = expand_inputs(&[input.to_string()])?;
+    let report =
+        Report::from_verdicts(&verdicts, files, &case_files, output.display().to_string())?;
+    let (summary, html) = report.write_all(output)?;
+    println!(
+        "{}",
+        json!({"bench": "cases", "seconds": started.elapsed().as_secs_f64(),
+               "execute_seconds": executed, "summary": summary, "report": html})
+    );
     Ok(())
 }
 

@@ -185,7 +185,9 @@ impl TaskHead {
     pub(crate) fn forward(&self, hidden: &Tensor, mask: &Tensor) -> Result<Tensor> {
         let mut xs = match self.pooling {
             None => hidden.clone(),
-            Some(Pooling::First) => hidden.narrow(1, 0, 1)?.squeeze(1)?,
+            // Contiguous: the first token's rows are strided in `hidden`, and CUDA's matmul
+            // takes contiguous operands only.
+            Some(Pooling::First) => hidden.narrow(1, 0, 1)?.squeeze(1)?.contiguous()?,
             Some(Pooling::Mean) => {
                 let mask = mask.to_dtype(hidden.dtype())?.unsqueeze(D::Minus1)?;
                 let summed = hidden.broadcast_mul(&mask)?.sum(1)?;
