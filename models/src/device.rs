@@ -28,7 +28,11 @@ pub fn device(spec: &str) -> Result<Device> {
     let failed = |e: candle_core::Error| Error::Config(format!("device `{spec}`: {e}"));
     match kind {
         "cpu" if ordinal == 0 => Ok(Device::Cpu),
-        "cuda" if cfg!(feature = "cuda") => Device::new_cuda(ordinal).map_err(failed),
+        "cuda" if cfg!(feature = "cuda") => {
+            let device = Device::new_cuda(ordinal).map_err(failed)?;
+            keep_pool_memory(&device).map_err(failed)?;
+            Ok(device)
+        }
         "cuda" => Err(unavailable("cuda")),
         "metal" if cfg!(feature = "metal") => Device::new_metal(ordinal).map_err(failed),
         "metal" => Err(unavailable("metal")),
@@ -36,6 +40,40 @@ pub fn device(spec: &str) -> Result<Device> {
             "unknown device `{spec}` (expected cpu, cuda, cuda:N, metal or metal:N)"
         ))),
     }
+}
+
+/// Makes the CUDA device's default memory pool keep what it has reserved.
+///
+/// candle allocates every tensor with `cuMemAllocAsync` from the device's default pool, whose
+/// release threshold is 0: at each synchronisation (every copy of results to the host) the
+/// pool hands its memory back to the driver, and the next batch maps it again, at a cost that
+/// grows with the batch. PyTorch's caching allocator keeps it; so does this, by raising the
+/// threshold to the maximum (the process keeps the memory its largest batch needed until it
+/// exits, as PyTorch does).
+#[cfg(feature = "cuda")]
+fn keep_pool_memory(device: &Device) -> candle_core::Result<()> {
+    use candle_core::cuda_backend::cudarc::driver::{result, sys};
+    let stream = device.as_cuda_device()?.cuda_stream();
+    let context = stream.context();
+    let failed = |e: result::DriverError| candle_core::Error::Msg(format!("memory pool: {e}"));
+    context.bind_to_thread().map_err(failed)?;
+    let mut threshold = u64::MAX;
+    // SAFETY: the device comes from a live context; the release threshold is a u64 attribute.
+    unsafe {
+        let pool = result::device::get_default_mem_pool(context.cu_device()).map_err(failed)?;
+        result::mem_pool::set_attribute(
+            pool,
+            sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+            (&mut threshold as *mut u64).cast(),
+        )
+        .map_err(failed)?;
+    }
+    Ok(())
+}
+
+#[cfg(not(feature = "cuda"))]
+fn keep_pool_memory(_device: &Device) -> candle_core::Result<()> {
+    Ok(())
 }
 
 /// The dtype named `name`: `f32`, `f16` or `bf16`.
