@@ -76,11 +76,7 @@ enum Task {
     },
     /// Fetch NVIDIA's CUDA 13.0 toolchain wheels into $METAMORPH_HOME and build the binaries
     /// with `--features cuda` (profile gpu-kit, target/cuda/); no GPU needed.
-    Cuda {
-        /// Only `cargo check` the workspace with the cuda feature (kernels compiled, no link).
-        #[arg(long)]
-        check: bool,
-    },
+    Cuda,
     /// Build the GPU kit: the cuda binary, fixtures, data and run.py in one folder under
     /// 64 MiB for a GPU machine without Rust (`python3 run.py` there).
     GpuKit {
@@ -131,7 +127,7 @@ fn main() -> ExitCode {
         Task::Fixtures { names, list } => fixtures(&names, list),
         Task::ReportCheck { report, screenshot } => report_check(report, &screenshot),
         Task::Book { open } => book(open),
-        Task::Cuda { check } => cuda(check).map(|_| ()),
+        Task::Cuda => cuda().map(|_| ()),
         Task::GpuKit { out, cpu } => gpu_kit(&out, cpu),
         Task::Bench { args } => status(
             cargo()
@@ -272,43 +268,23 @@ const CUDA_BINARIES: [(&str, &str); 3] = [
     ("metamorph-generate", "metamorph-generate"),
 ];
 
-/// Fetches the toolchain and builds (or checks) the cuda binaries; returns the gpu-kit binary.
-fn cuda(check: bool) -> anyhow::Result<PathBuf> {
+/// Fetches the toolchain and builds the cuda binaries; returns the gpu-kit binary.
+fn cuda() -> anyhow::Result<PathBuf> {
     let toolkit = xtask::gpu_kit::CudaToolkit::ensure(&assets::home(), &cudarc_bindings()?)?;
     let target = root().join("target").join("cuda");
     let mut command = cargo();
     command
         .envs(toolkit.build_env())
-        .env("CARGO_TARGET_DIR", &target);
-    if check {
-        command.args([
-            "check",
-            "--workspace",
-            "--all-targets",
-            "--features",
-            "metamorph-execute/cuda,metamorph-generate/cuda",
-        ]);
-    } else {
-        command.args([
-            "build",
-            "--profile",
-            "gpu-kit",
-            "--features",
-            "metamorph-execute/cuda,metamorph-generate/cuda",
-        ]);
-        for (package, bin) in CUDA_BINARIES {
-            command.args(["-p", package, "--bin", bin]);
-        }
+        .env("CARGO_TARGET_DIR", &target)
+        .args(["build", "--profile", "gpu-kit", "--features"])
+        .arg("metamorph-execute/cuda,metamorph-generate/cuda");
+    for (package, bin) in CUDA_BINARIES {
+        command.args(["-p", package, "--bin", bin]);
     }
     status(&mut command)?;
-    let binary = target.join("gpu-kit").join("gpu-kit");
-    if !check {
-        eprintln!(
-            "cuda: binaries in {}",
-            binary.parent().unwrap_or(&target).display()
-        );
-    }
-    Ok(binary)
+    let binaries = target.join("gpu-kit");
+    eprintln!("cuda: binaries in {}", binaries.display());
+    Ok(binaries.join("gpu-kit"))
 }
 
 /// Builds the GPU kit into `out` (relative to the workspace root).
@@ -317,7 +293,7 @@ fn gpu_kit(out: &Path, cpu: bool) -> anyhow::Result<()> {
         status(cargo().args(["build", "-p", "metamorph-benches", "--bin", "gpu-kit"]))?;
         root().join("target").join("debug").join("gpu-kit")
     } else {
-        cuda(false)?
+        cuda()?
     };
     let shared = root().join("../shared/data/boolq/superglue_boolq_val_first1000.jsonl");
     // 10 copies of the shared 1,000 questions give MT4MRC over 10,000 cases; without them the
