@@ -94,6 +94,44 @@ impl Default for DecodingOptions {
     }
 }
 
+impl DecodingOptions {
+    /// The options of `transformers`' `generate()` keyword arguments as JSON (`num_beams`,
+    /// `max_new_tokens`, `min_new_tokens`, `length_penalty`, `repetition_penalty`,
+    /// `no_repeat_ngram_size`, `early_stopping`); a missing one takes `transformers`' default
+    /// (`max_new_tokens` 20). The golden fixtures record their decoding cases this way.
+    ///
+    /// # Errors
+    /// [`metamorph_data::Error::Config`] naming a key whose value has the wrong type.
+    pub fn from_generate_kwargs(kwargs: &serde_json::Value) -> Result<Self> {
+        use serde_json::Value;
+        let bad = |key: &str, value: &Value| {
+            metamorph_data::Error::Config(format!("generate() argument {key}: unexpected {value}"))
+        };
+        let float = |key: &str, default: f32| match kwargs.get(key) {
+            None => Ok(default),
+            Some(v) => v.as_f64().map(|x| x as f32).ok_or_else(|| bad(key, v)),
+        };
+        let int = |key: &str, default: usize| match kwargs.get(key) {
+            None => Ok(default),
+            Some(v) => v.as_u64().map(|x| x as usize).ok_or_else(|| bad(key, v)),
+        };
+        Ok(DecodingOptions {
+            num_beams: int("num_beams", 1)?,
+            max_new_tokens: int("max_new_tokens", 20)?,
+            min_new_tokens: int("min_new_tokens", 0)?,
+            length_penalty: float("length_penalty", 1.0)?,
+            repetition_penalty: float("repetition_penalty", 1.0)?,
+            no_repeat_ngram_size: int("no_repeat_ngram_size", 0)?,
+            early_stopping: match kwargs.get("early_stopping") {
+                None | Some(Value::Bool(false)) => EarlyStopping::Heuristic,
+                Some(Value::Bool(true)) => EarlyStopping::Finished,
+                Some(Value::String(s)) if s == "never" => EarlyStopping::Never,
+                Some(other) => return Err(bad("early_stopping", other)),
+            },
+        })
+    }
+}
+
 /// A conditional generation model.
 pub trait Seq2Seq: Send + Sync {
     /// The model's name.
@@ -125,5 +163,31 @@ impl Seq2Seq for T5 {
 
     fn generate(&self, inputs: &[&str], options: &DecodingOptions) -> Result<Vec<String>> {
         decoding::generate_text(self, inputs, options)
+    }
+}
+
+#[cfg(test)]
+mod kwargs_tests {
+    use super::*;
+
+    #[test]
+    fn generate_kwargs_read_with_transformers_defaults_and_bad_types_named() {
+        let options = DecodingOptions::from_generate_kwargs(&serde_json::json!({
+            "num_beams": 4, "early_stopping": "never", "length_penalty": 0.6
+        }))
+        .unwrap();
+        assert_eq!(
+            options,
+            DecodingOptions {
+                num_beams: 4,
+                max_new_tokens: 20,
+                length_penalty: 0.6,
+                early_stopping: EarlyStopping::Never,
+                ..DecodingOptions::default()
+            }
+        );
+        let err = DecodingOptions::from_generate_kwargs(&serde_json::json!({"num_beams": "4"}))
+            .unwrap_err();
+        assert!(err.to_string().contains("num_beams"), "{err}");
     }
 }

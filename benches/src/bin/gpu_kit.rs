@@ -28,7 +28,7 @@ use metamorph_data::assets::ModelSource;
 use metamorph_data::{expand_inputs, load_config, run_stage, Fingerprint, RecordKind, StageArgs};
 use metamorph_execute::{ExecuteConfig, ExecuteStage};
 use metamorph_generate::decoding::generate_ids;
-use metamorph_generate::{DecodingOptions, EarlyStopping};
+use metamorph_generate::DecodingOptions;
 use metamorph_judge::{read_verdicts, JudgeStage, Report};
 use metamorph_models::bart::Bart;
 use metamorph_models::masked_lm::CandleMaskedLm;
@@ -398,41 +398,13 @@ fn generations(model: &dyn EncoderDecoder, inputs: &[Vec<u32>], golden: &Value) 
     let mut out = serde_json::Map::new();
     for case in golden["cases"].as_array().into_iter().flatten() {
         let name = case["name"].as_str().unwrap_or_default().to_string();
-        let options = decoding_options(&case["options"])?;
+        let options = DecodingOptions::from_generate_kwargs(&case["options"])?;
         out.insert(
             name,
             serde_json::to_value(generate_ids(model, inputs, &options)?)?,
         );
     }
     Ok(Value::Object(out))
-}
-
-/// A golden case's `generate()` keyword arguments as [`DecodingOptions`].
-fn decoding_options(o: &Value) -> Result<DecodingOptions> {
-    let float = |key: &str, default: f32| {
-        o.get(key)
-            .and_then(Value::as_f64)
-            .map_or(default, |v| v as f32)
-    };
-    let int = |key: &str, default: usize| {
-        o.get(key)
-            .and_then(Value::as_u64)
-            .map_or(default, |v| v as usize)
-    };
-    Ok(DecodingOptions {
-        num_beams: int("num_beams", 1),
-        max_new_tokens: int("max_new_tokens", 20),
-        min_new_tokens: int("min_new_tokens", 0),
-        length_penalty: float("length_penalty", 1.0),
-        repetition_penalty: float("repetition_penalty", 1.0),
-        no_repeat_ngram_size: int("no_repeat_ngram_size", 0),
-        early_stopping: match o.get("early_stopping") {
-            None | Some(Value::Bool(false)) => EarlyStopping::Heuristic,
-            Some(Value::Bool(true)) => EarlyStopping::Finished,
-            Some(Value::String(s)) if s == "never" => EarlyStopping::Never,
-            Some(other) => return Err(format!("early_stopping {other}").into()),
-        },
-    })
 }
 
 /// Times `run` (one warm-up call, then at least `reps` calls and `min_seconds`); the median.

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use metamorph_data::{
     from_batch, read_shard, to_batch, Case, ParquetShardWriter, RecordKind, ShardSpec,
 };
-use metamorph_generate::{DecodingOptions, EarlyStopping};
+use metamorph_generate::DecodingOptions;
 use serde_json::Value;
 
 /// Writes `cases` as the one input shard `<dir>/in/case/…`.
@@ -100,25 +100,7 @@ pub fn floats(value: &Value) -> Vec<f32> {
 
 /// `generate()` keyword arguments → options (defaults as `transformers`').
 pub fn options(case: &Value) -> DecodingOptions {
-    let o = &case["options"];
-    let float =
-        |key: &str, default: f32| o.get(key).map_or(default, |v| v.as_f64().unwrap() as f32);
-    let int =
-        |key: &str, default: usize| o.get(key).map_or(default, |v| v.as_u64().unwrap() as usize);
-    DecodingOptions {
-        num_beams: int("num_beams", 1),
-        max_new_tokens: int("max_new_tokens", 20),
-        min_new_tokens: int("min_new_tokens", 0),
-        length_penalty: float("length_penalty", 1.0),
-        repetition_penalty: float("repetition_penalty", 1.0),
-        no_repeat_ngram_size: int("no_repeat_ngram_size", 0),
-        early_stopping: match o.get("early_stopping") {
-            None | Some(Value::Bool(false)) => EarlyStopping::Heuristic,
-            Some(Value::Bool(true)) => EarlyStopping::Finished,
-            Some(Value::String(s)) if s == "never" => EarlyStopping::Never,
-            Some(other) => panic!("early_stopping {other}"),
-        },
-    }
+    DecodingOptions::from_generate_kwargs(&case["options"]).unwrap()
 }
 
 /// Asserts that `got` and `want` differ by at most `tolerance` anywhere.
