@@ -46,6 +46,7 @@
 
 use candle_core::{DType, Tensor, D};
 use metamorph_data::{Error, Result};
+use rayon::prelude::*;
 
 use metamorph_models::seq2seq::{EncoderDecoder, SpecialTokens, StepDecoder};
 
@@ -192,7 +193,14 @@ fn log_softmax(row: &mut [f32]) {
 }
 
 /// The indices of the `k` largest `values`, largest first; ties keep the lower index first.
+///
+/// A few out of many (beam search's `2k` of `k × vocabulary`) are kept in one pass over the
+/// values, in a short sorted list that most values fail to enter with one comparison: no
+/// index vector of the whole row is built and partitioned, as for larger `k`.
 pub fn top_k(values: &[f32], k: usize) -> Vec<usize> {
+    if k <= 64 && k * 64 <= values.len() {
+        return top_few(values, k);
+    }
     let mut order: Vec<usize> = (0..values.len()).collect();
     let k = k.min(values.len());
     let by_score = |a: &usize, b: &usize| values[*b].total_cmp(&values[*a]).then(a.cmp(b));
@@ -202,6 +210,22 @@ pub fn top_k(values: &[f32], k: usize) -> Vec<usize> {
     }
     order.sort_by(by_score);
     order
+}
+
+/// [`top_k`] for small `k`: (value, index) pairs best first, scanned in index order, so that a
+/// value equal to a kept one enters after it (the lower index first).
+fn top_few(values: &[f32], k: usize) -> Vec<usize> {
+    use std::cmp::Ordering::Less;
+    let mut best: Vec<(f32, usize)> = Vec::with_capacity(k + 1);
+    for (i, &v) in values.iter().enumerate() {
+        if best.len() == k && best[k - 1].0.total_cmp(&v) != Less {
+            continue;
+        }
+        let at = best.partition_point(|&(b, _)| b.total_cmp(&v) != Less);
+        best.insert(at, (v, i));
+        best.truncate(k);
+    }
+    best.into_iter().map(|(_, i)| i).collect()
 }
 
 /// Runs greedy search (`options.num_beams == 1`) or beam search for `inputs` inputs whose rows
@@ -571,11 +595,11 @@ fn beam_search(
             None => {
                 let mut logits = host_logits(&logits)?;
                 check_logits(&logits, inputs * k, vocab)?;
+                // Inputs are independent: each thread takes whole inputs' `k` rows.
                 state
-                    .iter()
-                    .enumerate()
-                    .map(|(i, input)| {
-                        let rows = &mut logits[i * k * vocab..(i + 1) * k * vocab];
+                    .par_iter()
+                    .zip(logits.par_chunks_mut(k * vocab))
+                    .map(|(input, rows)| {
                         for (b, scores) in rows.chunks_mut(vocab).enumerate() {
                             log_softmax(scores);
                             p.apply(&input.running[b].0, scores);
@@ -730,6 +754,30 @@ mod tests {
         let mut scores = [0.0f32; 4];
         ban_repeated_ngrams(&[1, 1], &mut scores, 3);
         assert_eq!(scores, [0.0; 4]);
+    }
+
+    #[test]
+    fn top_few_matches_the_full_selection() {
+        let mut seed = 7u64;
+        for n in [64, 500, 5000] {
+            // Values from a small set, so that ties are common; one NaN and infinities too.
+            let mut values: Vec<f32> = (0..n)
+                .map(|_| {
+                    seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                    ((seed >> 33) % 17) as f32 * 0.5 - 4.0
+                })
+                .collect();
+            values[n / 2] = f32::NAN;
+            values[n / 3] = f32::INFINITY;
+            values[n / 5] = f32::NEG_INFINITY;
+            for k in [1, 2, 8] {
+                let mut order: Vec<usize> = (0..n).collect();
+                order.sort_by(|a, b| values[*b].total_cmp(&values[*a]).then(a.cmp(b)));
+                order.truncate(k);
+                assert_eq!(top_few(&values, k), order, "n {n} k {k}");
+                assert_eq!(top_k(&values, k), order, "n {n} k {k}");
+            }
+        }
     }
 
     #[test]
