@@ -735,8 +735,6 @@ def main():
                         help="models, inputs and pipeline outputs (several GB for the full run)")
     parser.add_argument("--quick", action="store_true", help="tiny models, few repetitions (tests)")
     parser.add_argument("--only", default="parity,encoder,generate,pipeline")
-    parser.add_argument("--copies", type=int, default=10,
-                        help="times the BoolQ questions are repeated for the pipeline run")
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
