@@ -29,7 +29,7 @@ use metamorph_data::{expand_inputs, load_config, run_stage, Fingerprint, RecordK
 use metamorph_execute::{ExecuteConfig, ExecuteStage};
 use metamorph_generate::decoding::generate_ids;
 use metamorph_generate::DecodingOptions;
-use metamorph_judge::{read_verdicts, JudgeStage, Report};
+use metamorph_judge::{JudgeStage, Report};
 use metamorph_models::bart::Bart;
 use metamorph_models::masked_lm::CandleMaskedLm;
 use metamorph_models::seq2seq::{EncoderDecoder, SpecialTokens, StepDecoder};
@@ -624,11 +624,8 @@ fn cases(config: &Path, input: &str, output: &Path, batch_size: usize) -> Result
         Fingerprint::new(1),
         || Ok(Arc::new(JudgeStage::new())),
     )?;
-    let (verdicts, files) =
-        read_verdicts(&output.join("verdict").join("*.parquet").to_string_lossy())?;
-    let case_files = expand_inputs(&[input.to_string()])?;
-    let report =
-        Report::from_verdicts(&verdicts, files, &case_files, output.display().to_string())?;
+    // The verdicts under `output`, the examples from the input cases (as `metamorph-judge`).
+    let report = Report::from_run_dir_with_cases(output, &expand_inputs(&[input.to_string()])?)?;
     let (summary, html) = report.write_all(output)?;
     println!(
         "{}",
