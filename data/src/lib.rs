@@ -59,9 +59,9 @@ pub use parquet_io::{
 };
 pub use readers::{DatasetFormat, DatasetReader, ReadOptions};
 pub use record::{
-    from_batch, to_batch, Answer, AnswerSpan, Case, CharSpan, Edit, EntitySpan, Example, LabelProb,
-    ParsedText, Phrase, Prediction, Record, RecordBuilder, RecordKind, Task, Token, TokenSpan,
-    Verdict,
+    from_batch, to_batch, Answer, AnswerSpan, Case, CharSpan, CheckScore, Edit, EntitySpan,
+    Example, LabelProb, ParsedText, Phrase, Prediction, Record, RecordBuilder, RecordKind,
+    Rejected, Task, Token, TokenSpan, Validity, Verdict,
 };
 pub use runner::{CancelToken, Emitter, Pipeline, RunReport, Stage, StageOptions};
 pub use shard::{fnv1a, ShardSpec};

@@ -341,7 +341,50 @@ pub struct Case {
     /// with [`Case::generation`]. `None` once the follow-up is complete.
     #[serde(rename = "generation", default)]
     pub generation_json: Option<String>,
+    /// What the validity step found (`None` until it has run, or when it is switched off).
+    #[serde(default)]
+    pub validity: Option<Validity>,
 }
+
+/// One validity check's result on one case: the `scores` of a [`Validity`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CheckScore {
+    /// The check (`meaning`, `structure`, `fluency`, `spans`).
+    pub check: String,
+    /// Its score, higher is better (a cosine, an overlap, a log-probability ratio, 0 or 1).
+    pub score: f32,
+    /// The threshold the score was held to (the case passes the check iff `score >= threshold`).
+    pub threshold: f32,
+    /// `score >= threshold`.
+    pub passed: bool,
+}
+
+/// Whether a case's follow-up is fit to test with, and why not: the `validity` of a [`Case`].
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Validity {
+    /// Every check that applied to the case.
+    pub scores: Vec<CheckScore>,
+    /// No check failed.
+    pub passed: bool,
+    /// One line per failed check: `check: what was wrong` (empty when passed).
+    pub reasons: Vec<String>,
+}
+
+impl Validity {
+    /// The checks that failed, by name.
+    pub fn failed_checks(&self) -> impl Iterator<Item = &str> {
+        self.scores
+            .iter()
+            .filter(|s| !s.passed)
+            .map(|s| s.check.as_str())
+    }
+}
+
+/// A case the validity step set aside: the `rejected` record kind, a [`Case`] (with its
+/// [`Validity`] and reasons) written to an output of its own so that it is never silently lost.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Rejected(pub Case);
 
 impl Case {
     /// A case of relation `mr` (family `family`) from `sources` to `followup`, whose id becomes
@@ -366,6 +409,7 @@ impl Case {
             edits: Vec::new(),
             seed: 0,
             generation_json: None,
+            validity: None,
         }
     }
 
@@ -598,16 +642,19 @@ pub enum RecordKind {
     Prediction,
     /// [`Verdict`].
     Verdict,
+    /// [`Rejected`]: cases the validity step set aside.
+    Rejected,
 }
 
 impl RecordKind {
     /// Every kind.
-    pub const ALL: [RecordKind; 5] = [
+    pub const ALL: [RecordKind; 6] = [
         RecordKind::Example,
         RecordKind::Parsed,
         RecordKind::Case,
         RecordKind::Prediction,
         RecordKind::Verdict,
+        RecordKind::Rejected,
     ];
 
     /// The kind's name: also its output folder and metadata value.
@@ -618,6 +665,7 @@ impl RecordKind {
             RecordKind::Case => "case",
             RecordKind::Prediction => "prediction",
             RecordKind::Verdict => "verdict",
+            RecordKind::Rejected => "rejected",
         }
     }
 
@@ -625,7 +673,7 @@ impl RecordKind {
     pub fn shard_key_column(self) -> &'static str {
         match self {
             RecordKind::Example | RecordKind::Parsed => "id",
-            RecordKind::Case => "source_ids",
+            RecordKind::Case | RecordKind::Rejected => "source_ids",
             RecordKind::Prediction => "example_id",
             RecordKind::Verdict => "case_id",
         }
@@ -641,7 +689,7 @@ impl RecordKind {
                     let fields = match kind {
                         RecordKind::Example => trace::<Example>(),
                         RecordKind::Parsed => trace::<ParsedText>(),
-                        RecordKind::Case => trace::<Case>(),
+                        RecordKind::Case | RecordKind::Rejected => trace::<Case>(),
                         RecordKind::Prediction => trace::<Prediction>(),
                         RecordKind::Verdict => trace::<Verdict>(),
                     };
@@ -726,6 +774,9 @@ impl Record for Prediction {
 }
 impl Record for Verdict {
     const KIND: RecordKind = RecordKind::Verdict;
+}
+impl Record for Rejected {
+    const KIND: RecordKind = RecordKind::Rejected;
 }
 
 /// Builds a batch of `R` rows (push builder: `append`, then `finish`).

@@ -136,6 +136,7 @@ fn case() -> impl Strategy<Value = Case> {
                         .collect(),
                     seed,
                     generation_json: None,
+                    validity: None,
                 };
                 case.set_expectation(&expectation);
                 // Half the cases still wait for the generate stage.

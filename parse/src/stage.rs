@@ -119,6 +119,11 @@ impl ParseStage {
     pub fn pipeline(&self) -> &Pipeline {
         &self.pipeline
     }
+
+    /// The loaded pipeline, owned (for a step that re-parses text, such as validation).
+    pub fn into_pipeline(self) -> Pipeline {
+        self.pipeline
+    }
 }
 
 impl Stage for ParseStage {

@@ -7,6 +7,8 @@ use std::fmt::Write as _;
 use metamorph_data::{Case, Example, Result};
 use metamorph_parse::spacy::pipeline::Pipeline;
 
+use metamorph_validate::window::edited_from;
+
 use crate::lexicon::entity_pool::SplitMix64;
 use crate::{parse_examples, MetamorphicRelation, Source};
 
@@ -127,37 +129,87 @@ pub fn render(previews: &[RelationPreview]) -> String {
             if case.edits.is_empty() {
                 let _ = writeln!(out, "  (no text edit: {})", span_summary(case));
             }
+            if let Some(v) = case.validity.as_ref().filter(|v| !v.passed) {
+                let _ = writeln!(out, "  REJECTED: {}", v.reasons.join("; "));
+            }
         }
         out.push('\n');
     }
     out
 }
 
-/// The text `field`'s edits were made to, rebuilt from the follow-up by undoing them: the
-/// source's field for most relations, but the parent sentence for NLPLego-SSM, whose follow-up
-/// pairs a derived sentence with its parent rather than with the source's `text_b`.
-fn edited_from(after: &str, case: &Case, field: &str) -> String {
-    let chars: Vec<char> = after.chars().collect();
-    let mut edits: Vec<_> = case.edits.iter().filter(|e| e.field == field).collect();
-    edits.sort_by_key(|e| e.start);
-    let mut before = String::with_capacity(after.len());
-    // `at` walks the follow-up; `shift` is how far follow-up offsets run ahead of the source's.
-    let mut at = 0usize;
-    let mut shift: i64 = 0;
-    for edit in edits {
-        let start = (i64::from(edit.start) + shift).clamp(0, chars.len() as i64) as usize;
-        let end = (start + edit.after.chars().count()).min(chars.len());
-        if start < at {
-            // Overlapping edits cannot be undone one by one: show the follow-up's field as is.
-            return after.to_string();
+/// Scores the sampled follow-ups of every preview with `validator` (their `validity` is set),
+/// so that [`render`] marks those the validity step would set aside, and why.
+///
+/// # Errors
+/// The validator's (encoder or parser failures).
+pub fn validate_sample(
+    previews: &mut [RelationPreview],
+    validator: &metamorph_validate::Validator,
+) -> Result<()> {
+    for p in previews {
+        let sample: Vec<Case> = p.sample.iter().map(|&i| p.cases[i].clone()).collect();
+        for (&i, v) in p.sample.iter().zip(validator.validate(&sample)?) {
+            p.cases[i].validity = Some(v);
         }
-        before.extend(&chars[at..start]);
-        before.push_str(&edit.before);
-        at = end;
-        shift += edit.after.chars().count() as i64 - i64::from(edit.end - edit.start);
     }
-    before.extend(&chars[at..]);
-    before
+    Ok(())
+}
+
+/// The sample as a tab-separated table for a reader to judge: one row per case with the text
+/// before and after each edited field (joined with ` | `), then the validity scores when the
+/// sample was validated (`meaning`, `structure`, `fluency`, `spans`: empty where a check did
+/// not apply; `passed`; `reasons`). Tabs and line breaks inside texts become spaces.
+pub fn render_tsv(previews: &[RelationPreview]) -> String {
+    const CHECKS: [&str; 4] = ["meaning", "structure", "fluency", "spans"];
+    let clean = |s: &str| s.replace(['\t', '\n', '\r'], " ");
+    let mut out = String::from("case_id\trelation\tsource\tfollow_up");
+    for c in CHECKS {
+        let _ = write!(out, "\t{c}");
+    }
+    out.push_str("\tpassed\treasons\n");
+    for p in previews {
+        for &i in &p.sample {
+            let case = &p.cases[i];
+            let mut fields: Vec<&str> = case.edits.iter().map(|e| e.field.as_str()).collect();
+            fields.dedup();
+            let (mut before, mut after) = (Vec::new(), Vec::new());
+            for field in fields {
+                let a = case.followup.field(field).unwrap_or_default();
+                let b = edited_from(a, case, field);
+                before.push(format!("{field}: {}", excerpt(&b, case, field, false)));
+                after.push(format!("{field}: {}", excerpt(a, case, field, true)));
+            }
+            if case.edits.is_empty() {
+                after.push(span_summary(case));
+            }
+            let _ = write!(
+                out,
+                "{}\t{}\t{}\t{}",
+                case.case_id,
+                p.mr,
+                clean(&before.join(" | ")),
+                clean(&after.join(" | "))
+            );
+            for c in CHECKS {
+                let score = case
+                    .validity
+                    .as_ref()
+                    .and_then(|v| v.scores.iter().find(|s| s.check == c))
+                    .map(|s| format!("{:.4}", s.score))
+                    .unwrap_or_default();
+                let _ = write!(out, "\t{score}");
+            }
+            let (passed, reasons) = case
+                .validity
+                .as_ref()
+                .map_or((String::new(), String::new()), |v| {
+                    (v.passed.to_string(), clean(&v.reasons.join("; ")))
+                });
+            let _ = writeln!(out, "\t{passed}\t{reasons}");
+        }
+    }
+    out
 }
 
 /// Short texts whole; long ones (passages) from a little before the first edit to a little

@@ -73,9 +73,17 @@ struct PreviewArgs {
     /// Read only the first N examples.
     #[arg(long)]
     limit: Option<usize>,
-    /// TOML configuration file (`[perturb]` and `[parse]` are read).
+    /// TOML configuration file (`[perturb]`, `[parse]` and `[validate]` are read).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+    /// Score the sample with the validity step (`[validate]`) and mark the follow-ups it would
+    /// reject, with the reasons.
+    #[arg(long)]
+    validate: bool,
+    /// Also write the sample as a TSV for a reader to judge (with the validity scores when
+    /// `--validate` is given).
+    #[arg(long, value_name = "FILE")]
+    tsv: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -159,7 +167,7 @@ fn run_preview(args: &PreviewArgs) -> metamorph_data::Result<()> {
     if needs_parse && parse_stage.is_none() {
         parse_stage = Some(metamorph_parse::stage::ParseStage::try_new(&parse_config)?);
     }
-    let previews = preview::preview(
+    let mut previews = preview::preview(
         &relations,
         &examples,
         parse_stage
@@ -170,6 +178,18 @@ fn run_preview(args: &PreviewArgs) -> metamorph_data::Result<()> {
         args.seed,
     )?;
     let _ = std::fs::remove_dir_all(&pool_dir);
+    if args.validate {
+        let config: metamorph_validate::ValidateConfig = file.section("validate")?;
+        let parser = Arc::new(match parse_stage {
+            Some(stage) => stage.into_pipeline(),
+            None => metamorph_parse::stage::ParseStage::try_new(&parse_config)?.into_pipeline(),
+        });
+        let validator = metamorph_validate::Validator::load(&config, parser)?;
+        preview::validate_sample(&mut previews, &validator)?;
+    }
+    if let Some(path) = &args.tsv {
+        metamorph_data::AtomicFile::write_all(path, preview::render_tsv(&previews).as_bytes())?;
+    }
     print!("{}", preview::render(&previews));
     Ok(())
 }

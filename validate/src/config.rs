@@ -1,0 +1,182 @@
+//! The `[validate]` table of `metamorph.toml`: whether the step runs, what it does with a
+//! failing case, the encoder it embeds with, and the thresholds of each check (built-in per
+//! relation, overridden per relation or for all).
+
+use std::collections::BTreeMap;
+
+use metamorph_data::{Error, Result};
+use serde::{Deserialize, Serialize};
+
+/// What the step does with a case that fails a check.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Failing cases go to the `rejected` output with their reasons; only passing cases are
+    /// executed and judged (default).
+    #[default]
+    Reject,
+    /// Every case goes on; the scores and reasons are only recorded (the report then gives the
+    /// violation rate among passing cases next to the overall one).
+    Flag,
+}
+
+/// The thresholds of the four checks; `None` switches a check off. A case passes a check iff
+/// its score is at least the threshold.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Thresholds {
+    /// Cosine of the changed sentence (with its window) before and after, by the encoder.
+    pub meaning: Option<f32>,
+    /// Share of the core structure (root part of speech, the root's core dependents) the
+    /// changed sentence keeps on re-parsing.
+    pub structure: Option<f32>,
+    /// How well each substituted word fits its neighbours, against the word it replaced
+    /// (difference of mean word-vector cosines with the neighbours).
+    pub fluency: Option<f32>,
+    /// 1 when every answer, argument and mention span of the follow-up covers whole words and
+    /// is a noun phrase where it must be, else 0 (so any threshold in (0, 1] is the same).
+    pub spans: Option<f32>,
+}
+
+impl Thresholds {
+    /// `other`'s thresholds where it sets one, these elsewhere.
+    pub fn overridden_by(self, other: &Thresholds) -> Thresholds {
+        Thresholds {
+            meaning: other.meaning.or(self.meaning),
+            structure: other.structure.or(self.structure),
+            fluency: other.fluency.or(self.fluency),
+            spans: other.spans.or(self.spans),
+        }
+    }
+}
+
+/// The `[validate]` table.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ValidateConfig {
+    /// Run the validity step (default true). `false` leaves cases without a `validity`.
+    pub enabled: bool,
+    /// `reject` (default) or `flag`.
+    pub mode: Mode,
+    /// The sentence encoder of the meaning check and the word vectors of the fluency check:
+    /// `asset:NAME`, a directory or `hf:ORG/NAME@REV` (default `asset:all-MiniLM-L6-v2`).
+    pub encoder: String,
+    /// Device of the encoder: `cpu` (default), `cuda:N`, `metal`.
+    pub device: String,
+    /// Texts per encoder batch.
+    pub batch_size: usize,
+    /// Sentences either side of the changed ones that the meaning check embeds with them.
+    pub context_sentences: usize,
+    /// Thresholds for every relation, over the built-in ones ([`builtin_thresholds`]).
+    pub thresholds: Thresholds,
+    /// Thresholds of one relation (`[validate.relations.MR1-1]`), over everything else.
+    pub relations: BTreeMap<String, Thresholds>,
+}
+
+impl Default for ValidateConfig {
+    fn default() -> Self {
+        ValidateConfig {
+            enabled: true,
+            mode: Mode::Reject,
+            encoder: "asset:all-MiniLM-L6-v2".into(),
+            device: "cpu".into(),
+            batch_size: 64,
+            context_sentences: 0,
+            thresholds: Thresholds::default(),
+            relations: BTreeMap::new(),
+        }
+    }
+}
+
+impl ValidateConfig {
+    /// The thresholds that apply to relation `mr` of `family`: built-in, then
+    /// `[validate.thresholds]`, then `[validate.relations.<mr>]`.
+    pub fn thresholds_for(&self, family: &str, mr: &str) -> Thresholds {
+        let mut t = builtin_thresholds(family, mr).overridden_by(&self.thresholds);
+        if let Some(own) = self.relations.get(mr) {
+            t = t.overridden_by(own);
+        }
+        t
+    }
+
+    /// Checks values a typo could make meaningless.
+    ///
+    /// # Errors
+    /// [`Error::Config`] naming the key.
+    pub fn check(&self) -> Result<()> {
+        if self.batch_size == 0 {
+            return Err(Error::Config(
+                "[validate] batch_size must be at least 1".into(),
+            ));
+        }
+        let all = std::iter::once(("thresholds".to_string(), &self.thresholds)).chain(
+            self.relations
+                .iter()
+                .map(|(mr, t)| (format!("relations.{mr}"), t)),
+        );
+        for (table, t) in all {
+            for (check, value) in [
+                ("meaning", t.meaning),
+                ("structure", t.structure),
+                ("fluency", t.fluency),
+                ("spans", t.spans),
+            ] {
+                if let Some(v) = value {
+                    if !v.is_finite() || !(-2.0..=1.0).contains(&v) {
+                        return Err(Error::Config(format!(
+                            "[validate.{table}] {check} = {v}: a threshold lies in [-2, 1]"
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The relations that change the meaning of what they edit by design (an antonym, a negation, a
+/// tense or order change, a swapped entity, a trimmed or recombined sentence): their meaning
+/// threshold only catches a gross misfit.
+const MEANING_CHANGING: &[&str] = &[
+    "MR1-1", "MR1-2", "MR1-3", "MR1-4", "MR-R1", "MR-R2", "MR-R3", "MR-R4",
+];
+
+/// The relations that restructure the sentence by design (voice, clause order, tag questions,
+/// tense auxiliaries, sentences assembled from parts, questions rewritten from a
+/// decomposition): the structure check is off for them.
+const RESTRUCTURING: &[&str] = &[
+    "MR1-2",
+    "MR1-3",
+    "MR1-4",
+    "MR2-2",
+    "MR2-3",
+    "NLPLego-MRC",
+    "NLPLego-SA",
+    "NLPLego-SSM",
+    "MR-C1",
+    "MR-C2",
+];
+
+/// The built-in thresholds of relation `mr` of `family`, chosen on the tuning half of the labelled set in
+/// `docs/validity/calibration/` (see its README): spans are checked everywhere, meaning and
+/// fluency where a relation substitutes words, structure where a relation promises to keep it.
+pub fn builtin_thresholds(family: &str, mr: &str) -> Thresholds {
+    // Break-Perturb-Build rewrites the question from its decomposition: only a gross change of
+    // topic is caught, and its structure is new by design.
+    let rewritten = family == "bpb";
+    let meaning = if rewritten {
+        0.40
+    } else if MEANING_CHANGING.contains(&mr) {
+        0.60
+    } else if mr.starts_with("NLPLego") || mr.starts_with("MR-C") {
+        0.50
+    } else {
+        0.80
+    };
+    Thresholds {
+        meaning: Some(meaning),
+        structure: (!RESTRUCTURING.contains(&mr) && !rewritten).then_some(0.5),
+        fluency: Some(-0.10),
+        spans: Some(1.0),
+    }
+}

@@ -1,0 +1,52 @@
+//! `metamorph-validate`: the validity step. Every follow-up gets a [`Validity`] — a score per
+//! check, whether it passed, and a reason per failed check — and, by default, a case that fails
+//! goes to the `rejected` output instead of being executed, so no alarm rests on a follow-up
+//! that is not natural English or whose expected output is not what a reader would give.
+//!
+//! # The checks
+//! Each reads only what a follow-up *changed*: every text field is diffed against its source
+//! ([`window`]), the change is widened to whole words and then to whole sentences (with
+//! `context_sentences` more around them), and:
+//! 1. **meaning** — the cosine of the changed sentences before and after under the sentence
+//!    encoder (all-MiniLM-L6-v2 by default, any BERT-family encoder allowed), batched over the
+//!    cases of a batch; relations that change the meaning by design get a lower threshold;
+//! 2. **structure** ([`structure`]) — the changed sentences re-parsed with the parse stage's
+//!    spaCy pipeline keep each sentence's root part of speech and the root's core arguments;
+//!    off for relations that restructure by design (voice, clause movement, tag questions);
+//! 3. **fluency** ([`word_fit`]) — a substituted word fits its neighbours about as well as the
+//!    word it replaced, by the encoder's static word-piece vectors;
+//! 4. **spans** ([`spans`]) — every answer, argument and mention span covers whole words, takes
+//!    in no possessive clitic, and a re-parsed mention is not headed by a verb;
+//!
+//! plus an empty follow-up text, which always fails. Thresholds are built in per relation
+//! ([`config::builtin_thresholds`], chosen on a labelled set, see `docs/validity/calibration`)
+//! and can be set for all relations or one in `[validate]`.
+//!
+//! # Design
+//! * **Its own crate, above `data`, `parse` and `models`, below every stage that writes text.**
+//!   It needs the encoder (`models`) and the parser (`parse`) and nothing of the relations, so
+//!   it depends on neither `perturb` nor `generate`; that lets `perturb`'s `preview` mark the
+//!   follow-ups it would reject, and the pipeline run it after the last step that writes
+//!   follow-up text (perturb, or generate when configured) and before execute.
+//! * **Rejected, never dropped.** Failing cases are written as the `rejected` record kind (a
+//!   case with its validity), so a run's outputs account for every case generated; `mode =
+//!   "flag"` keeps every case and only records the scores.
+//! * **Checks read the change, not the passage.** A one-word edit in a 300-word passage moves a
+//!   whole-passage embedding by almost nothing; the changed sentence moves it measurably.
+//! * **Not done:** a masked LM's pseudo-log-likelihood as the fluency check (the first
+//!   choice where a masked LM is configured). The word-vector check is used everywhere.
+//!
+//! [`Validity`]: metamorph_data::Validity
+#![deny(missing_docs)]
+
+pub mod config;
+pub mod spans;
+pub mod stage;
+pub mod structure;
+pub mod validator;
+pub mod window;
+pub mod word_fit;
+
+pub use config::{Mode, Thresholds, ValidateConfig};
+pub use stage::ValidateStage;
+pub use validator::Validator;

@@ -1,0 +1,332 @@
+//! [`Validator`]: the four checks over a batch of cases, each batched across the cases (one
+//! encoder call for every changed window, one parser call for every window to re-parse).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use metamorph_data::assets::ModelSource;
+use metamorph_data::{Case, CheckScore, Error, ParsedText, Result, Validity};
+use metamorph_models::{cosine, device, Checkpoint, EncoderOptions, SentenceEncoder};
+use metamorph_parse::spacy::pipeline::Pipeline;
+
+use crate::config::{Thresholds, ValidateConfig};
+use crate::spans::broken_span;
+use crate::structure::{kept, signature};
+use crate::window::{changes, Change, FIELDS};
+use crate::word_fit::{neighbours, WordFit, WordVectors};
+
+/// Most words on either side of a substitution the fluency check treats as one.
+const MAX_SUBSTITUTION_WORDS: usize = 3;
+/// Content words either side of a substitution it is compared with.
+const NEIGHBOURS: usize = 3;
+
+/// Scores cases; shareable across worker threads.
+pub struct Validator {
+    config: ValidateConfig,
+    encoder: SentenceEncoder,
+    vectors: WordVectors,
+    parser: Arc<Pipeline>,
+}
+
+impl std::fmt::Debug for Validator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Validator")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Validator {
+    /// Loads the configured encoder (and its word vectors) and uses `parser` for re-parsing.
+    ///
+    /// # Errors
+    /// [`Error::Config`] for a bad `[validate]` table; [`Error::Asset`] naming the encoder or
+    /// the file of it that does not load.
+    pub fn load(config: &ValidateConfig, parser: Arc<Pipeline>) -> Result<Self> {
+        config.check()?;
+        let source: ModelSource = config
+            .encoder
+            .parse()
+            .map_err(|e| Error::Config(format!("[validate] encoder: {e}")))?;
+        let name = format!("validity encoder `{}`", config.encoder);
+        let in_context = |e: Error| match e {
+            Error::Asset {
+                name: file,
+                message,
+            } => Error::Asset {
+                name: format!("{name} ({file})"),
+                message,
+            },
+            other => other,
+        };
+        let checkpoint =
+            Checkpoint::try_resolve(&source, &Default::default()).map_err(in_context)?;
+        let options = EncoderOptions::default()
+            .with_device(device(&config.device)?)
+            .with_batch_size(config.batch_size);
+        let encoder =
+            SentenceEncoder::try_new(&config.encoder, &checkpoint, options).map_err(in_context)?;
+        let vectors = WordVectors::load(&checkpoint).map_err(in_context)?;
+        Ok(Validator {
+            config: config.clone(),
+            encoder,
+            vectors,
+            parser,
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &ValidateConfig {
+        &self.config
+    }
+
+    /// The validity of each of `cases`, in order.
+    ///
+    /// # Errors
+    /// [`Error::Schema`] naming a case whose follow-up the generate stage has not written yet;
+    /// encoder or parser failures naming the model.
+    pub fn validate(&self, cases: &[Case]) -> Result<Vec<Validity>> {
+        for case in cases {
+            if case.generation_json.is_some() {
+                return Err(Error::Schema {
+                    context: format!("case `{}`", case.case_id),
+                    message: "its follow-up still waits for the generate stage: validate \
+                              after generate"
+                        .into(),
+                });
+            }
+        }
+        let plans: Vec<Plan> = cases
+            .iter()
+            .map(|case| Plan {
+                thresholds: self.config.thresholds_for(&case.family, &case.mr),
+                changes: changes(case, self.config.context_sentences),
+            })
+            .collect();
+        let meaning = self.meaning(&plans)?;
+        let parses = self.reparse(cases, &plans)?;
+        let mut fit = WordFit::new(&self.vectors);
+        let mut out = Vec::with_capacity(cases.len());
+        for (i, (case, plan)) in cases.iter().zip(&plans).enumerate() {
+            let mut v = Validity::default();
+            if let Some(field) = empty_field(case) {
+                record(
+                    &mut v,
+                    "text",
+                    0.0,
+                    1.0,
+                    format!("the follow-up's `{field}` is empty"),
+                );
+            }
+            let t = plan.thresholds;
+            if let (Some(threshold), Some(&score)) = (t.meaning, meaning.get(&i)) {
+                record(
+                    &mut v,
+                    "meaning",
+                    score,
+                    threshold,
+                    format!("the changed sentences' similarity {score:.2} is under {threshold:.2}"),
+                );
+            }
+            let case_parses = &parses[i];
+            if let Some(threshold) = t.structure {
+                let scores: Vec<(f32, &str)> = case_parses
+                    .iter()
+                    .map(|(field, before, after)| {
+                        (kept(&signature(before), &signature(after)), field.as_str())
+                    })
+                    .collect();
+                if let Some(&(score, field)) = scores.iter().min_by(|a, b| a.0.total_cmp(&b.0)) {
+                    record(
+                        &mut v,
+                        "structure",
+                        score,
+                        threshold,
+                        format!(
+                            "the changed `{field}` sentence keeps {:.0}% of its core structure \
+                             (root and arguments), under {:.0}%",
+                            score * 100.0,
+                            threshold * 100.0
+                        ),
+                    );
+                }
+            }
+            if let Some(threshold) = t.fluency {
+                let worst = plan
+                    .changes
+                    .iter()
+                    .filter_map(|c| substitution_fit(&mut fit, c))
+                    .min_by(|a, b| a.0.total_cmp(&b.0));
+                if let Some((score, before, after)) = worst {
+                    record(
+                        &mut v,
+                        "fluency",
+                        score,
+                        threshold,
+                        format!(
+                            "{after:?} fits its neighbours {:.2} worse than {before:?}",
+                            -score
+                        ),
+                    );
+                }
+            }
+            if let Some(threshold) = t.spans {
+                let after_parses: Vec<(String, usize, ParsedText)> = case_parses
+                    .iter()
+                    .map(|(field, _, after)| (field.clone(), 0, after.clone()))
+                    .collect();
+                // Offsets of the re-parsed windows are relative to the window; mentions are
+                // tested for a verb head only where a window is the whole text.
+                let whole: Vec<(String, usize, ParsedText)> = after_parses
+                    .into_iter()
+                    .filter(|(field, _, p)| {
+                        crate::window::field_text(&case.followup, field).as_deref()
+                            == Some(p.text.as_str())
+                    })
+                    .collect();
+                let broken = broken_span(&case.followup, &whole);
+                let score = if broken.is_some() { 0.0 } else { 1.0 };
+                record(
+                    &mut v,
+                    "spans",
+                    score,
+                    threshold,
+                    broken.unwrap_or_default(),
+                );
+            }
+            v.passed = v.scores.iter().all(|s| s.passed);
+            out.push(v);
+        }
+        Ok(out)
+    }
+
+    /// Per case (by index), the lowest similarity of a changed window before and after.
+    fn meaning(&self, plans: &[Plan]) -> Result<HashMap<usize, f32>> {
+        let mut texts: Vec<&str> = Vec::new();
+        let mut index: HashMap<&str, usize> = HashMap::new();
+        let mut pairs = Vec::new();
+        for (i, plan) in plans.iter().enumerate() {
+            if plan.thresholds.meaning.is_none() {
+                continue;
+            }
+            for change in &plan.changes {
+                let a = intern(&mut index, &mut texts, &change.source);
+                let b = intern(&mut index, &mut texts, &change.followup);
+                pairs.push((i, a, b));
+            }
+        }
+        let embeddings = self.encoder.embed(&texts)?;
+        let mut out: HashMap<usize, f32> = HashMap::new();
+        for (i, a, b) in pairs {
+            let sim = cosine(&embeddings[a], &embeddings[b]);
+            out.entry(i).and_modify(|s| *s = s.min(sim)).or_insert(sim);
+        }
+        Ok(out)
+    }
+
+    /// Per case: `(field, source window parse, follow-up window parse)` for each change, when a
+    /// check needs them (structure, or spans of a coreference text).
+    fn reparse(
+        &self,
+        cases: &[Case],
+        plans: &[Plan],
+    ) -> Result<Vec<Vec<(String, ParsedText, ParsedText)>>> {
+        let mut texts: Vec<&str> = Vec::new();
+        let mut wanted: Vec<Vec<(&str, usize, usize)>> = Vec::with_capacity(plans.len());
+        for (case, plan) in cases.iter().zip(plans) {
+            let needs = plan.thresholds.structure.is_some()
+                || (plan.thresholds.spans.is_some() && case.followup.clusters.is_some());
+            let mut mine = Vec::new();
+            if needs {
+                for change in &plan.changes {
+                    texts.push(&change.source);
+                    texts.push(&change.followup);
+                    mine.push((change.field.as_str(), texts.len() - 2, texts.len() - 1));
+                }
+            }
+            wanted.push(mine);
+        }
+        if texts.is_empty() {
+            return Ok(vec![Vec::new(); cases.len()]);
+        }
+        let docs = self.parser.process(&texts).map_err(|e| {
+            let metamorph_parse::spacy::pipeline::TextError::TooLong { index, .. } = &e;
+            let case = wanted
+                .iter()
+                .position(|w| w.iter().any(|&(_, a, b)| a == *index || b == *index))
+                .map_or("?", |c| cases[c].case_id.as_str());
+            Error::Model {
+                model: self.parser.name().to_string(),
+                message: format!("re-parsing the changed sentences of case `{case}`: {e}"),
+            }
+        })?;
+        Ok(wanted
+            .into_iter()
+            .map(|mine| {
+                mine.into_iter()
+                    .map(|(field, a, b)| {
+                        (
+                            field.to_string(),
+                            metamorph_parse::to_parsed_text("", field, &docs[a]),
+                            metamorph_parse::to_parsed_text("", field, &docs[b]),
+                        )
+                    })
+                    .collect()
+            })
+            .collect())
+    }
+}
+
+/// What the checks of one case need.
+struct Plan {
+    thresholds: Thresholds,
+    changes: Vec<Change>,
+}
+
+/// Adds a check's result to `v`, with `reason` when it failed.
+fn record(v: &mut Validity, check: &str, score: f32, threshold: f32, reason: String) {
+    let passed = score >= threshold;
+    v.scores.push(CheckScore {
+        check: check.into(),
+        score,
+        threshold,
+        passed,
+    });
+    if !passed {
+        v.reasons.push(format!("{check}: {reason}"));
+    }
+}
+
+/// The first text field the follow-up has but left empty.
+fn empty_field(case: &Case) -> Option<&'static str> {
+    FIELDS.into_iter().find(|&f| {
+        crate::window::field_text(&case.followup, f).is_some_and(|t| t.trim().is_empty())
+    })
+}
+
+/// The fit gain of a word substitution (1–3 words replaced by 1–3 words), with both sides.
+fn substitution_fit(fit: &mut WordFit<'_>, change: &Change) -> Option<(f32, String, String)> {
+    let (before, after) = (change.before(), change.after());
+    let words = |s: &str| s.split_whitespace().count();
+    if !(1..=MAX_SUBSTITUTION_WORDS).contains(&words(&before))
+        || !(1..=MAX_SUBSTITUTION_WORDS).contains(&words(&after))
+    {
+        return None;
+    }
+    let around = neighbours(&change.source, change.source_words.clone(), NEIGHBOURS);
+    let gain = fit.gain(before.trim(), after.trim(), &around)?;
+    Some((gain, before.trim().to_string(), after.trim().to_string()))
+}
+
+/// The index of `text` in `texts`, appended on first sight (one encoder call embeds each
+/// distinct window once).
+fn intern<'a>(
+    index: &mut HashMap<&'a str, usize>,
+    texts: &mut Vec<&'a str>,
+    text: &'a str,
+) -> usize {
+    *index.entry(text).or_insert_with(|| {
+        texts.push(text);
+        texts.len() - 1
+    })
+}
