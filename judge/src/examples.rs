@@ -10,6 +10,8 @@ use metamorph_data::{
 };
 use serde::{Deserialize, Serialize};
 
+use crate::summary::RelationValidity;
+
 /// Examples kept per (family, MR, model) by default.
 pub const EXAMPLES_PER_RELATION: usize = 3;
 
@@ -125,6 +127,10 @@ pub struct CaseScan {
     /// (family, MR) → the expectation in words, from its first case; prefixed with "e.g." when
     /// its cases promise different things (e.g. a label that depends on the source).
     pub expectations: BTreeMap<(String, String), String>,
+    /// (family, MR) → what the validity step did with the relation's cases.
+    pub validity: BTreeMap<(String, String), RelationValidity>,
+    /// Cases judged although they failed the validity step (`mode = "flag"`).
+    pub invalid: HashSet<String>,
 }
 
 /// Scans the cases of `files`: ranks of those whose id is in `wanted` and each relation's
@@ -144,6 +150,17 @@ pub fn scan_cases(files: &[PathBuf], wanted: &HashSet<&str>) -> Result<CaseScan>
                     scan.ranks.insert(case.case_id.clone(), case_rank(&case));
                 }
                 let key = (case.family.clone(), case.mr.clone());
+                scan.validity
+                    .entry(key.clone())
+                    .or_insert_with(|| RelationValidity {
+                        family: case.family.clone(),
+                        mr: case.mr.clone(),
+                        ..RelationValidity::default()
+                    })
+                    .add(case.validity.as_ref(), false);
+                if case.validity.as_ref().is_some_and(|v| !v.passed) {
+                    scan.invalid.insert(case.case_id.clone());
+                }
                 match seen.get_mut(&key) {
                     Some((x, p, varies)) => {
                         *varies |= *x != case.expectation_json || *p != case.precondition_json;

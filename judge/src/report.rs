@@ -13,14 +13,16 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use metamorph_data::{glob_files, AtomicFile, Result, Verdict};
+use metamorph_data::{
+    from_batch, glob_files, read_shard, AtomicFile, Rejected, Result, ShardSpec, Verdict,
+};
 
 use crate::examples::{
     choose_violations, read_cases, scan_cases, violated_ids, violation_example, FieldPair,
     ViolationExample, EXAMPLES_PER_RELATION,
 };
 use crate::stats::Decision;
-use crate::summary::{read_verdicts, Comparison, ComparisonKind, Summary};
+use crate::summary::{read_verdicts, Comparison, ComparisonKind, RelationValidity, Summary};
 
 /// A run's summary and the examples the report shows.
 #[derive(Clone, Debug)]
@@ -67,11 +69,42 @@ impl Report {
         case_files: &[PathBuf],
         run: impl Into<String>,
     ) -> Result<Report> {
-        let mut summary = Summary::from_verdicts(verdicts);
-        summary.verdict_files = verdict_files;
+        Report::from_verdicts_and_rejected(verdicts, verdict_files, case_files, &[], run)
+    }
+
+    /// [`Report::from_verdicts`], counting also the cases the validity step set aside in
+    /// `rejected_files` (the `rejected` record kind) in each relation's validity.
+    ///
+    /// # Errors
+    /// Unreadable case or rejected files.
+    pub fn from_verdicts_and_rejected(
+        verdicts: &[Verdict],
+        verdict_files: usize,
+        case_files: &[PathBuf],
+        rejected_files: &[PathBuf],
+        run: impl Into<String>,
+    ) -> Result<Report> {
         // Two passes over the case files: ranks of the violated cases, then the chosen cases
         // whole; memory stays at a few cases per relation and model.
-        let scan = scan_cases(case_files, &violated_ids(verdicts))?;
+        let mut scan = scan_cases(case_files, &violated_ids(verdicts))?;
+        for path in rejected_files {
+            for batch in read_shard(path, ShardSpec::WHOLE, 1024)? {
+                for Rejected(case) in from_batch::<Rejected>(&batch?, &path.display().to_string())?
+                {
+                    scan.validity
+                        .entry((case.family.clone(), case.mr.clone()))
+                        .or_insert_with(|| RelationValidity {
+                            family: case.family.clone(),
+                            mr: case.mr.clone(),
+                            ..RelationValidity::default()
+                        })
+                        .add(case.validity.as_ref(), true);
+                }
+            }
+        }
+        let validity = std::mem::take(&mut scan.validity).into_values().collect();
+        let mut summary = Summary::from_verdicts_with_validity(verdicts, &scan.invalid, validity);
+        summary.verdict_files = verdict_files;
         let chosen = choose_violations(verdicts, &scan.ranks, EXAMPLES_PER_RELATION);
         let wanted: HashSet<&str> = chosen.iter().map(|v| v.case_id.as_str()).collect();
         let cases = read_cases(case_files, &wanted)?;
@@ -124,15 +157,25 @@ impl Report {
         let mut verdicts = Vec::new();
         let mut files = 0;
         let mut case_files = more_cases.to_vec();
+        let mut rejected_files = Vec::new();
         for unit in units {
             let (v, n) = read_verdicts(&pattern(unit, "verdict"))?;
             verdicts.extend(v);
             files += n;
             case_files.extend(glob_files(&pattern(unit, "case"))?);
+            rejected_files.extend(glob_files(&pattern(unit, "rejected"))?);
         }
-        case_files.sort();
-        case_files.dedup();
-        Report::from_verdicts(&verdicts, files, &case_files, dir.display().to_string())
+        for list in [&mut case_files, &mut rejected_files] {
+            list.sort();
+            list.dedup();
+        }
+        Report::from_verdicts_and_rejected(
+            &verdicts,
+            files,
+            &case_files,
+            &rejected_files,
+            dir.display().to_string(),
+        )
     }
 
     /// Writes `summary.json` and `report.html` into `dir`, each atomically; returns their paths.
@@ -212,6 +255,7 @@ impl Report {
             h.push_str("<section><h2>Overview</h2><p class=\"empty\">No verdicts: the run produced no case (or no model was configured).</p></section>\n");
         } else {
             self.overview(&mut h);
+            self.validity(&mut h);
             self.pooled(&mut h);
             self.comparisons(&mut h, models.len(), &relations);
             self.consistency(&mut h);
@@ -253,6 +297,63 @@ impl Report {
             );
         }
         h.push_str("</tbody></table>\n</section>\n");
+    }
+
+    /// What the validity step did per relation, and the violation rate among the cases that
+    /// passed it (the rate to trust) when some failing cases were judged anyway.
+    fn validity(&self, h: &mut String) {
+        let v = &self.summary.validity;
+        if v.iter().all(|r| r.checked == 0) {
+            return;
+        }
+        h.push_str("<section id=\"validity\"><h2>Validity of the follow-ups</h2><p class=\"note\">Every follow-up was scored before execution: meaning kept (sentence-encoder similarity of the changed sentences), structure kept (re-parse), fluency (fit of substituted words) and whole-word spans. Rejected cases are in each dataset's <code>rejected/</code> output with their reasons and are not judged; flagged ones failed but were judged (<code>mode = \"flag\"</code>).</p>\n<table><thead><tr><th>family</th><th>relation</th><th class=\"n\">generated</th><th class=\"n\">checked</th><th class=\"n\">passed</th><th class=\"n\">rejected</th><th class=\"n\">flagged</th><th class=\"n\">pass rate</th><th>failed checks</th></tr></thead><tbody>\n");
+        for r in v {
+            let failed: Vec<String> = r
+                .failed_by_check
+                .iter()
+                .map(|(check, n)| format!("{} {n}", esc(check)))
+                .collect();
+            let _ = writeln!(
+                h,
+                "<tr data-mr=\"{k}\"><td>{f}</td><td>{mr}</td><td class=\"n\">{g}</td><td class=\"n\">{c}</td><td class=\"n\">{p}</td><td class=\"n\">{rj}</td><td class=\"n\">{fl}</td><td class=\"n\">{rate}</td><td>{failed}</td></tr>",
+                k = esc(&key(&r.family, &r.mr)),
+                f = esc(&r.family),
+                mr = esc(&r.mr),
+                g = r.generated,
+                c = r.checked,
+                p = r.passed,
+                rj = r.rejected,
+                fl = r.flagged,
+                rate = pct(r.pass_rate()),
+                failed = failed.join(", "),
+            );
+        }
+        h.push_str("</tbody></table>\n");
+        let flagged = self
+            .summary
+            .relations
+            .iter()
+            .filter(|r| r.valid_applicable != r.applicable)
+            .collect::<Vec<_>>();
+        if !flagged.is_empty() {
+            h.push_str("<h3>Violation rate among valid follow-ups</h3><table><thead><tr><th>family</th><th>relation</th><th>model</th><th class=\"n\">applicable</th><th class=\"n\">rate</th><th class=\"n\">valid applicable</th><th class=\"n\">rate among valid</th></tr></thead><tbody>\n");
+            for r in flagged {
+                let _ = writeln!(
+                    h,
+                    "<tr data-model=\"{m}\" data-mr=\"{k}\"><td>{f}</td><td>{mr}</td><td>{m}</td><td class=\"n\">{a}</td><td class=\"n\">{rate}</td><td class=\"n\">{va}</td><td class=\"n\">{vrate}</td></tr>",
+                    m = esc(&r.model),
+                    k = esc(&key(&r.family, &r.mr)),
+                    f = esc(&r.family),
+                    mr = esc(&r.mr),
+                    a = r.applicable,
+                    rate = pct(r.violation_rate),
+                    va = r.valid_applicable,
+                    vrate = pct(r.valid_violation_rate),
+                );
+            }
+            h.push_str("</tbody></table>\n");
+        }
+        h.push_str("</section>\n");
     }
 
     fn pooled(&self, h: &mut String) {

@@ -2,7 +2,7 @@
 //! interval, pooled rates per model, paired signed-rank comparisons (seed-000 RQ4) and
 //! contrast-set consistency (seed-002).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
 use metamorph_data::{
@@ -32,15 +32,73 @@ pub struct MrSummary {
     pub violation_rate: Option<f64>,
     /// Wilson 95% interval of the rate, `[low, high]`.
     pub ci95: Option<[f64; 2]>,
+    /// Applicable cases whose follow-up passed the validity step (all applicable ones when the
+    /// step rejected the others, or did not run).
+    #[serde(default)]
+    pub valid_applicable: u64,
+    /// Violations among them.
+    #[serde(default)]
+    pub valid_violations: u64,
+    /// valid_violations / valid_applicable: the rate to trust (null when nothing was left).
+    #[serde(default)]
+    pub valid_violation_rate: Option<f64>,
+}
+
+/// What the validity step did with one relation's cases over a run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RelationValidity {
+    /// MR family.
+    pub family: String,
+    /// The relation.
+    pub mr: String,
+    /// Cases the relation generated (those checked and those not).
+    pub generated: u64,
+    /// Cases the step checked.
+    pub checked: u64,
+    /// Checked cases that passed every check.
+    pub passed: u64,
+    /// Failed cases set aside in the `rejected` output (`mode = "reject"`).
+    pub rejected: u64,
+    /// Failed cases kept and judged (`mode = "flag"`).
+    pub flagged: u64,
+    /// Failed cases per failing check (a case failing two checks counts in both).
+    pub failed_by_check: BTreeMap<String, u64>,
+}
+
+impl RelationValidity {
+    /// passed / checked (null when nothing was checked).
+    pub fn pass_rate(&self) -> Option<f64> {
+        (self.checked > 0).then(|| self.passed as f64 / self.checked as f64)
+    }
+
+    /// Counts one case: its validity (`None` when unchecked) and whether it was set aside.
+    pub fn add(&mut self, validity: Option<&metamorph_data::Validity>, rejected: bool) {
+        self.generated += 1;
+        let Some(v) = validity else { return };
+        self.checked += 1;
+        if v.passed {
+            self.passed += 1;
+            return;
+        }
+        if rejected {
+            self.rejected += 1;
+        } else {
+            self.flagged += 1;
+        }
+        for check in v.failed_checks() {
+            *self.failed_by_check.entry(check.to_string()).or_default() += 1;
+        }
+    }
 }
 
 /// Identifies `summary.json` files (`schema`).
 pub const SUMMARY_SCHEMA: &str = "metamorph.summary";
 
 /// The version of the `summary.json` layout (`schema_version`): 2 added `schema`, `pooled`,
-/// `comparisons` and `consistency` to version 1's `relations` and `verdict_files`. Fields are
+/// `comparisons` and `consistency` to version 1's `relations` and `verdict_files`; 3 added
+/// `validity` and the `valid_*` counts of each relation. Fields are
 /// only ever added within a version; readers ignore fields they do not know.
-pub const SUMMARY_VERSION: u32 = 2;
+pub const SUMMARY_VERSION: u32 = 3;
 
 /// Violation counts pooled over relations: Σ violations / Σ applicable.
 ///
@@ -120,6 +178,9 @@ pub struct Summary {
     pub comparisons: Vec<Comparison>,
     /// Contrast-set consistency, for the families in [`CONSISTENCY_FAMILIES`] present.
     pub consistency: Vec<Consistency>,
+    /// Per relation: cases generated, checked, passed, rejected or flagged by the validity
+    /// step, and failures per check (empty when no case file was read).
+    pub validity: Vec<RelationValidity>,
 }
 
 /// Files written before versioning (only `relations` and `verdict_files`) are version 1.
@@ -137,6 +198,7 @@ impl Default for Summary {
             pooled: Vec::new(),
             comparisons: Vec::new(),
             consistency: Vec::new(),
+            validity: Vec::new(),
         }
     }
 }
@@ -144,6 +206,17 @@ impl Default for Summary {
 impl Summary {
     /// Aggregates verdicts: rates per relation, pooled rates, comparisons, consistency.
     pub fn from_verdicts<'a>(verdicts: impl IntoIterator<Item = &'a Verdict>) -> Summary {
+        Summary::from_verdicts_with_validity(verdicts, &HashSet::new(), Vec::new())
+    }
+
+    /// [`Summary::from_verdicts`], where the cases in `invalid` failed the validity step but
+    /// were judged (`mode = "flag"`): they count in every rate but the `valid_*` ones; and
+    /// `validity` is what the step did per relation.
+    pub fn from_verdicts_with_validity<'a>(
+        verdicts: impl IntoIterator<Item = &'a Verdict>,
+        invalid: &HashSet<String>,
+        validity: Vec<RelationValidity>,
+    ) -> Summary {
         let verdicts: Vec<&Verdict> = verdicts.into_iter().collect();
         let mut groups: BTreeMap<(String, String, String), MrSummary> = BTreeMap::new();
         for v in &verdicts {
@@ -158,8 +231,11 @@ impl Summary {
             entry.cases += 1;
             if v.applicable {
                 entry.applicable += 1;
+                let valid = !invalid.contains(&v.case_id);
+                entry.valid_applicable += u64::from(valid);
                 if v.holds == Some(false) {
                     entry.violations += 1;
+                    entry.valid_violations += u64::from(valid);
                 }
             }
         }
@@ -169,6 +245,10 @@ impl Summary {
                 if s.applicable > 0 {
                     s.violation_rate = Some(s.violations as f64 / s.applicable as f64);
                     s.ci95 = wilson(s.violations, s.applicable);
+                }
+                if s.valid_applicable > 0 {
+                    s.valid_violation_rate =
+                        Some(s.valid_violations as f64 / s.valid_applicable as f64);
                 }
                 s
             })
@@ -188,6 +268,7 @@ impl Summary {
             pooled,
             comparisons,
             consistency,
+            validity,
             ..Summary::default()
         }
     }

@@ -16,10 +16,13 @@ use metamorph_judge::{JudgeStage, Report, Summary};
 use metamorph_parse::stage::{ParseConfig, ParseStage};
 use metamorph_perturb::break_perturb_build::evaluator::ContextQa;
 use metamorph_perturb::{PerturbConfig, PerturbStage, RelationCounts, Resources};
+use metamorph_validate::{ValidateConfig, ValidateStage, Validator};
 use serde::Deserialize;
 
 /// The stages the pipeline runs, in order.
-const STAGES: [&str; 5] = ["parse", "perturb", "generate", "execute", "judge"];
+const STAGES: [&str; 6] = [
+    "parse", "perturb", "generate", "validate", "execute", "judge",
+];
 
 /// The `[pipeline]` table.
 #[derive(Clone, Debug, Deserialize)]
@@ -154,7 +157,9 @@ impl ContextQa for ModelStepQa {
 }
 
 /// The top-level tables of a pipeline config file.
-pub const CONFIG_SECTIONS: [&str; 5] = ["pipeline", "parse", "perturb", "generate", "execute"];
+pub const CONFIG_SECTIONS: [&str; 6] = [
+    "pipeline", "parse", "perturb", "generate", "validate", "execute",
+];
 
 /// Checks a pipeline config as far as it can be without running anything: every top-level
 /// table is one the pipeline reads, every table's keys and values are the ones its stage
@@ -179,6 +184,7 @@ pub fn check_config(file: &ConfigFile) -> Result<()> {
     file.section::<ParseConfig>("parse")?;
     file.section::<PerturbConfig>("perturb")?;
     file.section::<GenerateConfig>("generate")?;
+    file.section::<ValidateConfig>("validate")?.check()?;
     let execute = file.section::<ExecuteConfig>("execute")?;
     let named = |e: Error| match e {
         Error::Config(message) => Error::Config(format!("{}: {message}", file.origin())),
@@ -213,6 +219,7 @@ pub fn run_pipeline(config_path: &Path, options: &PipelineOptions) -> Result<Pip
     let parse_config: ParseConfig = file.section("parse")?;
     let execute_config: ExecuteConfig = file.section("execute")?;
     let generate_config: GenerateConfig = file.section("generate")?;
+    let validate_config: ValidateConfig = file.section("validate")?;
     if config.datasets.is_empty() {
         return Err(Error::Config(format!(
             "{}: [pipeline] lists no datasets",
@@ -239,6 +246,17 @@ pub fn run_pipeline(config_path: &Path, options: &PipelineOptions) -> Result<Pip
     let resources = Resources::from_config(&perturb_config);
     // Validates relation names and loads their lexicons before any work.
     PerturbStage::with_resources(&perturb_config, &resources, config.parse)?;
+    // The validity step's encoder and parser load now, so a missing asset is named before any
+    // stage runs.
+    let validator = if validate_config.enabled {
+        let parser = Arc::new(ParseStage::try_new(&parse_config)?.into_pipeline());
+        let validator = Validator::load(&validate_config, parser)?;
+        tracing::info!(encoder = %validate_config.encoder, mode = ?validate_config.mode, "validate");
+        Some(Arc::new(validator))
+    } else {
+        tracing::warn!("[validate] enabled = false: follow-ups are not checked for validity");
+        None
+    };
     let mut perturb_counts: Vec<RelationCounts> = Vec::new();
 
     let cancel = CancelToken::install_ctrl_c();
@@ -347,6 +365,7 @@ pub fn run_pipeline(config_path: &Path, options: &PipelineOptions) -> Result<Pip
                 perturb.clone(),
                 parse_stage.clone().map(|s| s as Arc<dyn Stage>),
                 generate.as_deref(),
+                validator.clone(),
                 models,
                 &cancel,
                 options.progress,
@@ -392,7 +411,7 @@ fn unit_fingerprint(
         dataset.format, dataset.limit, config.skip_bad, config.parse
     );
     let mut fingerprint = file
-        .fingerprint(&["parse", "perturb", "generate", "execute"])
+        .fingerprint(&["parse", "perturb", "generate", "validate", "execute"])
         .with_setting(&format!("dataset `{}`", dataset.name), &entry)
         .with_input(&base.join(&dataset.path))?;
     let named = [
@@ -466,6 +485,7 @@ fn run_unit(
     perturb: Arc<PerturbStage>,
     parse: Option<Arc<dyn Stage>>,
     generate: Option<&GenerateStage>,
+    validator: Option<Arc<Validator>>,
     models: Vec<Arc<dyn Model>>,
     cancel: &CancelToken,
     progress: bool,
@@ -481,6 +501,9 @@ fn run_unit(
     let skipped = reader.skipped_counter();
     let with_models = !models.is_empty();
     let mut kinds = vec![RecordKind::Example, RecordKind::Case];
+    if validator.is_some() {
+        kinds.push(RecordKind::Rejected);
+    }
     if parse.is_some() {
         kinds.push(RecordKind::Parsed);
     }
@@ -516,12 +539,22 @@ fn run_unit(
     if let Some(examples) = generate.and_then(GenerateStage::for_examples) {
         pipeline = pipeline.stage(Arc::new(examples), options("generate"), None);
     }
-    let perturb_tap = generate.is_none().then(|| outputs.tap());
+    // Cases are written by the last stage that changes them: validate, else generate, else
+    // perturb.
+    let perturb_tap = (generate.is_none() && validator.is_none()).then(|| outputs.tap());
     pipeline = pipeline.stage(perturb, options("perturb"), perturb_tap);
     if let Some(generate) = generate {
+        let generate_tap = validator.is_none().then(|| outputs.tap());
         pipeline = pipeline.stage(
             Arc::new(generate.for_cases()),
             options("generate"),
+            generate_tap,
+        );
+    }
+    if let Some(validator) = validator {
+        pipeline = pipeline.stage(
+            Arc::new(ValidateStage::new(validator)),
+            options("validate"),
             Some(outputs.tap()),
         );
     }
