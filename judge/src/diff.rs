@@ -264,6 +264,7 @@ mod tests {
                 violations: *k,
                 violation_rate: Some(*k as f64 / *n as f64),
                 ci95: crate::stats::wilson(*k, *n),
+                ..MrSummary::default()
             });
         }
         s

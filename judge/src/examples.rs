@@ -127,10 +127,62 @@ pub struct CaseScan {
     /// (family, MR) → the expectation in words, from its first case; prefixed with "e.g." when
     /// its cases promise different things (e.g. a label that depends on the source).
     pub expectations: BTreeMap<(String, String), String>,
-    /// (family, MR) → what the validity step did with the relation's cases.
-    pub validity: BTreeMap<(String, String), RelationValidity>,
-    /// Cases judged although they failed the validity step (`mode = "flag"`).
-    pub invalid: HashSet<String>,
+    /// Each case's validity by case id (see [`CaseScan::note_validity`]).
+    pub validity: HashMap<String, CaseValidity>,
+}
+
+/// What the validity step said of one case.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CaseValidity {
+    /// MR family.
+    pub family: String,
+    /// The relation.
+    pub mr: String,
+    /// Its validity (`None`: not checked).
+    pub validity: Option<metamorph_data::Validity>,
+    /// Read from a `rejected` file.
+    pub rejected: bool,
+}
+
+impl CaseScan {
+    /// Records a case's validity. A case met twice (a run whose output holds the cases both
+    /// before and after validation, as a cluster run's may) keeps the checked record.
+    pub fn note_validity(&mut self, case: &Case, rejected: bool) {
+        match self.validity.get(&case.case_id) {
+            Some(seen) if seen.validity.is_some() || case.validity.is_none() => {}
+            _ => {
+                self.validity.insert(
+                    case.case_id.clone(),
+                    CaseValidity {
+                        family: case.family.clone(),
+                        mr: case.mr.clone(),
+                        validity: case.validity.clone(),
+                        rejected,
+                    },
+                );
+            }
+        }
+    }
+
+    /// Per relation, what the validity step did; and the cases judged although they failed
+    /// it (`mode = "flag"`).
+    pub fn validity_tally(&self) -> (Vec<RelationValidity>, HashSet<String>) {
+        let mut per: BTreeMap<(&str, &str), RelationValidity> = BTreeMap::new();
+        let mut invalid = HashSet::new();
+        for (id, c) in &self.validity {
+            per.entry((c.family.as_str(), c.mr.as_str()))
+                .or_insert_with(|| RelationValidity {
+                    family: c.family.clone(),
+                    mr: c.mr.clone(),
+                    ..RelationValidity::default()
+                })
+                .add(c.validity.as_ref(), c.rejected);
+            if !c.rejected && c.validity.as_ref().is_some_and(|v| !v.passed) {
+                invalid.insert(id.clone());
+            }
+        }
+        (per.into_values().collect(), invalid)
+    }
 }
 
 /// Scans the cases of `files`: ranks of those whose id is in `wanted` and each relation's
@@ -150,17 +202,7 @@ pub fn scan_cases(files: &[PathBuf], wanted: &HashSet<&str>) -> Result<CaseScan>
                     scan.ranks.insert(case.case_id.clone(), case_rank(&case));
                 }
                 let key = (case.family.clone(), case.mr.clone());
-                scan.validity
-                    .entry(key.clone())
-                    .or_insert_with(|| RelationValidity {
-                        family: case.family.clone(),
-                        mr: case.mr.clone(),
-                        ..RelationValidity::default()
-                    })
-                    .add(case.validity.as_ref(), false);
-                if case.validity.as_ref().is_some_and(|v| !v.passed) {
-                    scan.invalid.insert(case.case_id.clone());
-                }
+                scan.note_validity(&case, false);
                 match seen.get_mut(&key) {
                     Some((x, p, varies)) => {
                         *varies |= *x != case.expectation_json || *p != case.precondition_json;

@@ -22,7 +22,7 @@ use crate::examples::{
     ViolationExample, EXAMPLES_PER_RELATION,
 };
 use crate::stats::Decision;
-use crate::summary::{read_verdicts, Comparison, ComparisonKind, RelationValidity, Summary};
+use crate::summary::{read_verdicts, Comparison, ComparisonKind, Summary};
 
 /// A run's summary and the examples the report shows.
 #[derive(Clone, Debug)]
@@ -91,19 +91,12 @@ impl Report {
             for batch in read_shard(path, ShardSpec::WHOLE, 1024)? {
                 for Rejected(case) in from_batch::<Rejected>(&batch?, &path.display().to_string())?
                 {
-                    scan.validity
-                        .entry((case.family.clone(), case.mr.clone()))
-                        .or_insert_with(|| RelationValidity {
-                            family: case.family.clone(),
-                            mr: case.mr.clone(),
-                            ..RelationValidity::default()
-                        })
-                        .add(case.validity.as_ref(), true);
+                    scan.note_validity(&case, true);
                 }
             }
         }
-        let validity = std::mem::take(&mut scan.validity).into_values().collect();
-        let mut summary = Summary::from_verdicts_with_validity(verdicts, &scan.invalid, validity);
+        let (validity, invalid) = scan.validity_tally();
+        let mut summary = Summary::from_verdicts_with_validity(verdicts, &invalid, validity);
         summary.verdict_files = verdict_files;
         let chosen = choose_violations(verdicts, &scan.ranks, EXAMPLES_PER_RELATION);
         let wanted: HashSet<&str> = chosen.iter().map(|v| v.case_id.as_str()).collect();

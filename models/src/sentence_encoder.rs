@@ -245,16 +245,21 @@ impl SentenceEncoder {
             .tokenizer
             .encode_batch(texts, true)
             .map_err(|e| model_error(&self.name, "tokenization failed", e))?;
-        let mut out = Vec::with_capacity(items.len());
-        for (chunk_items, chunk) in items
-            .chunks(self.options.batch_size)
-            .zip(encodings.chunks(self.options.batch_size))
-        {
-            let width = chunk.iter().map(|e| e.len()).max().unwrap_or(0);
-            let mut ids = Vec::with_capacity(chunk.len() * width);
-            let mut masks: Vec<Vec<u32>> = Vec::with_capacity(chunk.len());
-            let mut pooled: Vec<u32> = Vec::with_capacity(chunk.len() * width);
-            for ((_, range), enc) in chunk_items.iter().zip(chunk) {
+        // Length buckets, as in `embed`: short texts do not pay for long ones.
+        let mut order: Vec<usize> = (0..items.len()).collect();
+        order.sort_by_key(|&i| encodings[i].len());
+        let mut out = vec![(Vec::new(), Vec::new()); items.len()];
+        for bucket in order.chunks(self.options.batch_size) {
+            let width = bucket
+                .iter()
+                .map(|&i| encodings[i].len())
+                .max()
+                .unwrap_or(0);
+            let mut ids = Vec::with_capacity(bucket.len() * width);
+            let mut masks: Vec<Vec<u32>> = Vec::with_capacity(bucket.len());
+            let mut pooled: Vec<u32> = Vec::with_capacity(bucket.len() * width);
+            for &i in bucket {
+                let (enc, range) = (&encodings[i], &items[i].1);
                 ids.extend_from_slice(enc.get_ids());
                 ids.extend(std::iter::repeat_n(self.pad_id, width - enc.len()));
                 let mut mask = enc.get_attention_mask().to_vec();
@@ -277,11 +282,13 @@ impl SentenceEncoder {
             }
             let mask: Vec<u32> = masks.concat();
             let mut rows = self
-                .pooled_forward(&ids, &mask, &[&mask, &pooled], chunk.len(), width)
+                .pooled_forward(&ids, &mask, &[&mask, &pooled], bucket.len(), width)
                 .map_err(|e| model_error(&self.name, "forward pass failed", e))?;
             let spans = rows.pop().unwrap_or_default();
             let sentences = rows.pop().unwrap_or_default();
-            out.extend(sentences.into_iter().zip(spans));
+            for ((&i, sentence), span) in bucket.iter().zip(sentences).zip(spans) {
+                out[i] = (sentence, span);
+            }
         }
         Ok(out)
     }

@@ -158,16 +158,17 @@ pub fn validate_sample(
 
 /// The sample as a tab-separated table for a reader to judge: one row per case with the text
 /// before and after each edited field (joined with ` | `), then the validity scores when the
-/// sample was validated (`meaning`, `structure`, `fluency`, `spans`: empty where a check did
-/// not apply; `passed`; `reasons`). Tabs and line breaks inside texts become spaces.
+/// sample was validated (`meaning`, `structure`, `fluency`, `sense`, `spans`: empty where a check did
+/// not apply; `passed`; `reasons`), and a `reference` column with what a reader needs to judge
+/// the expected output ([`reference`]). Tabs and line breaks inside texts become spaces.
 pub fn render_tsv(previews: &[RelationPreview]) -> String {
-    const CHECKS: [&str; 4] = ["meaning", "structure", "fluency", "spans"];
+    const CHECKS: [&str; 5] = ["meaning", "structure", "fluency", "sense", "spans"];
     let clean = |s: &str| s.replace(['\t', '\n', '\r'], " ");
     let mut out = String::from("case_id\trelation\tsource\tfollow_up");
     for c in CHECKS {
         let _ = write!(out, "\t{c}");
     }
-    out.push_str("\tpassed\treasons\n");
+    out.push_str("\tpassed\treasons\treference\n");
     for p in previews {
         for &i in &p.sample {
             let case = &p.cases[i];
@@ -206,10 +207,55 @@ pub fn render_tsv(previews: &[RelationPreview]) -> String {
                 .map_or((String::new(), String::new()), |v| {
                     (v.passed.to_string(), clean(&v.reasons.join("; ")))
                 });
-            let _ = writeln!(out, "\t{passed}\t{reasons}");
+            let _ = writeln!(out, "\t{passed}\t{reasons}\t{}", clean(&reference(case)));
         }
     }
     out
+}
+
+/// What a reader needs besides the edited text to judge a follow-up's expected output: the
+/// source's gold label and answers, the question when only the passage was edited, the passage
+/// (its first 600 characters) when only the question was, and the arguments of a relation
+/// example before and after.
+pub fn reference(case: &Case) -> String {
+    let source = &case.sources[0];
+    let edited = |field: &str| case.edits.iter().any(|e| e.field == field);
+    let mut parts = Vec::new();
+    if let Some(label) = &source.label {
+        parts.push(format!("gold label: {label}"));
+    }
+    if let Some(answers) = source.answers.as_ref().filter(|a| !a.is_empty()) {
+        let texts: Vec<&str> = answers.iter().map(|a| a.text.as_str()).collect();
+        parts.push(format!("gold answers: {}", texts.join(" / ")));
+    }
+    if let Some(q) = source.question.as_deref().filter(|_| !edited("question")) {
+        parts.push(format!("question: {q}"));
+    }
+    if let Some(c) = source.context.as_deref().filter(|_| !edited("context")) {
+        let short: String = c.chars().take(600).collect();
+        let more = if short.len() < c.len() { "…" } else { "" };
+        parts.push(format!("passage: {short}{more}"));
+    }
+    let args = |e: &Example| {
+        let arg = |s: &Option<metamorph_data::EntitySpan>| {
+            s.as_ref().map_or("-".to_string(), |s| {
+                format!(
+                    "{:?}{}",
+                    s.text,
+                    s.entity_type
+                        .as_deref()
+                        .map(|t| format!(" ({t})"))
+                        .unwrap_or_default()
+                )
+            })
+        };
+        format!("head {} tail {}", arg(&e.head), arg(&e.tail))
+    };
+    if source.head.is_some() {
+        parts.push(format!("source: {}", args(source)));
+        parts.push(format!("follow-up: {}", args(&case.followup)));
+    }
+    parts.join(" ‖ ")
 }
 
 /// Short texts whole; long ones (passages) from a little before the first edit to a little

@@ -39,6 +39,7 @@
 //! [`Validity`]: metamorph_data::Validity
 #![deny(missing_docs)]
 
+pub mod calibration;
 pub mod config;
 pub mod spans;
 pub mod stage;

@@ -2,12 +2,13 @@
 //! encoder call for every changed window, one parser call for every window to re-parse).
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use metamorph_data::assets::ModelSource;
 use metamorph_data::{Case, CheckScore, Error, ParsedText, Result, Validity};
 use metamorph_models::{cosine, device, Checkpoint, EncoderOptions, SentenceEncoder};
 use metamorph_parse::spacy::pipeline::Pipeline;
+use metamorph_parse::stage::{ParseConfig, ParseStage};
 
 use crate::config::{Thresholds, ValidateConfig};
 use crate::spans::broken_span;
@@ -25,7 +26,36 @@ pub struct Validator {
     config: ValidateConfig,
     encoder: SentenceEncoder,
     vectors: WordVectors,
-    parser: Arc<Pipeline>,
+    parser: Parser,
+}
+
+/// The spaCy pipeline of the re-parse, given or loaded on first use (most runs' checks need
+/// none: `structure` is off by default and only coreference mentions are re-parsed).
+enum Parser {
+    Given(Arc<Pipeline>),
+    Lazy(
+        ParseConfig,
+        OnceLock<std::result::Result<Arc<Pipeline>, String>>,
+    ),
+}
+
+impl Parser {
+    fn get(&self) -> Result<Arc<Pipeline>> {
+        match self {
+            Parser::Given(p) => Ok(p.clone()),
+            Parser::Lazy(config, slot) => slot
+                .get_or_init(|| {
+                    ParseStage::try_new(config)
+                        .map(|s| Arc::new(s.into_pipeline()))
+                        .map_err(|e| e.to_string())
+                })
+                .clone()
+                .map_err(|message| Error::Model {
+                    model: config.model.clone(),
+                    message: format!("the validity step's re-parse: {message}"),
+                }),
+        }
+    }
 }
 
 impl std::fmt::Debug for Validator {
@@ -43,6 +73,19 @@ impl Validator {
     /// [`Error::Config`] for a bad `[validate]` table; [`Error::Asset`] naming the encoder or
     /// the file of it that does not load.
     pub fn load(config: &ValidateConfig, parser: Arc<Pipeline>) -> Result<Self> {
+        Self::load_with(config, Parser::Given(parser))
+    }
+
+    /// [`Validator::load`], loading the `[parse]` pipeline only when a check first needs it.
+    ///
+    /// # Errors
+    /// As [`Validator::load`]; a pipeline that does not load fails the first batch that needs
+    /// it, naming the pipeline.
+    pub fn load_lazy(config: &ValidateConfig, parse: &ParseConfig) -> Result<Self> {
+        Self::load_with(config, Parser::Lazy(parse.clone(), OnceLock::new()))
+    }
+
+    fn load_with(config: &ValidateConfig, parser: Parser) -> Result<Self> {
         config.check()?;
         let source: ModelSource = config
             .encoder
@@ -103,8 +146,11 @@ impl Validator {
                 changes: changes(case, self.config.context_sentences),
             })
             .collect();
-        let meaning = self.meaning(&plans)?;
+        let t0 = std::time::Instant::now();
+        let (meaning, sense) = self.embed_checks(&plans)?;
+        let t1 = std::time::Instant::now();
         let parses = self.reparse(cases, &plans)?;
+        let t2 = std::time::Instant::now();
         let mut fit = WordFit::new(&self.vectors);
         let mut out = Vec::with_capacity(cases.len());
         for (i, (case, plan)) in cases.iter().zip(&plans).enumerate() {
@@ -126,6 +172,18 @@ impl Validator {
                     score,
                     threshold,
                     format!("the changed sentences' similarity {score:.2} is under {threshold:.2}"),
+                );
+            }
+            if let (Some(threshold), Some(&score)) = (t.sense, sense.get(&i)) {
+                record(
+                    &mut v,
+                    "sense",
+                    score,
+                    threshold,
+                    format!(
+                        "a substituted word reads {score:.2} alike in its sentence before and \
+                         after, under {threshold:.2}"
+                    ),
                 );
             }
             let case_parses = &parses[i];
@@ -197,31 +255,53 @@ impl Validator {
             v.passed = v.scores.iter().all(|s| s.passed);
             out.push(v);
         }
+        tracing::debug!(
+            cases = cases.len(),
+            embed_ms = (t1 - t0).as_millis() as u64,
+            parse_ms = (t2 - t1).as_millis() as u64,
+            rest_ms = t2.elapsed().as_millis() as u64,
+            "validated"
+        );
         Ok(out)
     }
 
-    /// Per case (by index), the lowest similarity of a changed window before and after.
-    fn meaning(&self, plans: &[Plan]) -> Result<HashMap<usize, f32>> {
-        let mut texts: Vec<&str> = Vec::new();
-        let mut index: HashMap<&str, usize> = HashMap::new();
+    /// Per case (by index): the lowest similarity of a changed window before and after
+    /// (meaning) and of a substituted word before and after, each read in its sentence
+    /// (sense), from one encoder pass over the distinct windows.
+    fn embed_checks(&self, plans: &[Plan]) -> Result<(HashMap<usize, f32>, HashMap<usize, f32>)> {
+        let mut items: Vec<(&str, std::ops::Range<usize>)> = Vec::new();
+        let mut index: HashMap<(&str, usize, usize), usize> = HashMap::new();
         let mut pairs = Vec::new();
         for (i, plan) in plans.iter().enumerate() {
-            if plan.thresholds.meaning.is_none() {
+            let t = plan.thresholds;
+            if t.meaning.is_none() && t.sense.is_none() {
                 continue;
             }
             for change in &plan.changes {
-                let a = intern(&mut index, &mut texts, &change.source);
-                let b = intern(&mut index, &mut texts, &change.followup);
-                pairs.push((i, a, b));
+                let a = intern(&mut index, &mut items, &change.source, &change.source_words);
+                let b = intern(
+                    &mut index,
+                    &mut items,
+                    &change.followup,
+                    &change.followup_words,
+                );
+                pairs.push((i, a, b, is_substitution(change)));
             }
         }
-        let embeddings = self.encoder.embed(&texts)?;
-        let mut out: HashMap<usize, f32> = HashMap::new();
-        for (i, a, b) in pairs {
-            let sim = cosine(&embeddings[a], &embeddings[b]);
-            out.entry(i).and_modify(|s| *s = s.min(sim)).or_insert(sim);
+        let embeddings = self.encoder.embed_with_spans(&items)?;
+        let (mut meaning, mut sense): (HashMap<usize, f32>, HashMap<usize, f32>) =
+            Default::default();
+        let lowest = |map: &mut HashMap<usize, f32>, i: usize, x: f32| {
+            map.entry(i).and_modify(|s| *s = s.min(x)).or_insert(x);
+        };
+        for (i, a, b, substitution) in pairs {
+            let ((text_a, word_a), (text_b, word_b)) = (&embeddings[a], &embeddings[b]);
+            lowest(&mut meaning, i, cosine(text_a, text_b));
+            if substitution {
+                lowest(&mut sense, i, cosine(word_a, word_b));
+            }
         }
-        Ok(out)
+        Ok((meaning, sense))
     }
 
     /// Per case: `(field, source window parse, follow-up window parse)` for each change, when a
@@ -249,14 +329,15 @@ impl Validator {
         if texts.is_empty() {
             return Ok(vec![Vec::new(); cases.len()]);
         }
-        let docs = self.parser.process(&texts).map_err(|e| {
+        let parser = self.parser.get()?;
+        let docs = parser.process(&texts).map_err(|e| {
             let metamorph_parse::spacy::pipeline::TextError::TooLong { index, .. } = &e;
             let case = wanted
                 .iter()
                 .position(|w| w.iter().any(|&(_, a, b)| a == *index || b == *index))
                 .map_or("?", |c| cases[c].case_id.as_str());
             Error::Model {
-                model: self.parser.name().to_string(),
+                model: parser.name().to_string(),
                 message: format!("re-parsing the changed sentences of case `{case}`: {e}"),
             }
         })?;
@@ -306,27 +387,35 @@ fn empty_field(case: &Case) -> Option<&'static str> {
 
 /// The fit gain of a word substitution (1–3 words replaced by 1–3 words), with both sides.
 fn substitution_fit(fit: &mut WordFit<'_>, change: &Change) -> Option<(f32, String, String)> {
-    let (before, after) = (change.before(), change.after());
-    let words = |s: &str| s.split_whitespace().count();
-    if !(1..=MAX_SUBSTITUTION_WORDS).contains(&words(&before))
-        || !(1..=MAX_SUBSTITUTION_WORDS).contains(&words(&after))
-    {
+    if !is_substitution(change) {
         return None;
     }
+    let (before, after) = (change.before(), change.after());
     let around = neighbours(&change.source, change.source_words.clone(), NEIGHBOURS);
     let gain = fit.gain(before.trim(), after.trim(), &around)?;
     Some((gain, before.trim().to_string(), after.trim().to_string()))
 }
 
-/// The index of `text` in `texts`, appended on first sight (one encoder call embeds each
-/// distinct window once).
+/// The index of `(text, chars)` in `items` (the characters as a byte range of the text),
+/// appended on first sight: one encoder pass embeds each distinct window and word once.
 fn intern<'a>(
-    index: &mut HashMap<&'a str, usize>,
-    texts: &mut Vec<&'a str>,
+    index: &mut HashMap<(&'a str, usize, usize), usize>,
+    items: &mut Vec<(&'a str, std::ops::Range<usize>)>,
     text: &'a str,
+    chars: &std::ops::Range<usize>,
 ) -> usize {
-    *index.entry(text).or_insert_with(|| {
-        texts.push(text);
-        texts.len() - 1
-    })
+    *index
+        .entry((text, chars.start, chars.end))
+        .or_insert_with(|| {
+            let byte = |c: usize| text.char_indices().nth(c).map_or(text.len(), |(b, _)| b);
+            items.push((text, byte(chars.start)..byte(chars.end)));
+            items.len() - 1
+        })
+}
+
+/// Whether a change replaces 1–3 words by 1–3 words (what the word checks read).
+fn is_substitution(change: &Change) -> bool {
+    let words = |s: String| s.split_whitespace().count();
+    (1..=MAX_SUBSTITUTION_WORDS).contains(&words(change.before()))
+        && (1..=MAX_SUBSTITUTION_WORDS).contains(&words(change.after()))
 }

@@ -68,9 +68,7 @@ pub fn changes(case: &Case, context: usize) -> Vec<Change> {
         if case.edits.iter().any(|e| e.field == field) {
             let before: Vec<char> = edited_from(&after, case, field).chars().collect();
             let after: Vec<char> = after.chars().collect();
-            if before != after {
-                out.push(change(field, &before, &after, context));
-            }
+            out.extend(hunks(field, &before, &after, context));
             continue;
         }
         let after: Vec<char> = after.chars().collect();
@@ -85,10 +83,95 @@ pub fn changes(case: &Case, context: usize) -> Vec<Change> {
             })
             .max_by_key(|(shared, _)| *shared);
         let Some((_, before)) = best else { continue };
-        if before == after {
+        out.extend(hunks(field, &before, &after, context));
+    }
+    out
+}
+
+/// The changes of `before` into `after`, one per run of changed sentences: the sentences of
+/// both are aligned (longest common subsequence of equal sentences), and each run of
+/// unmatched ones, with `context` sentences either side (at least one where a side is empty:
+/// a sentence added or removed is judged with its neighbours), becomes a [`Change`]. A passage
+/// whose every third sentence was edited gives one small window per edit, not one window over
+/// the passage.
+fn hunks(field: &str, before: &[char], after: &[char], context: usize) -> Vec<Change> {
+    if before == after {
+        return Vec::new();
+    }
+    let sb = sentence_ranges(before);
+    let sa = sentence_ranges(after);
+    let text = |t: &[char], r: &Range<usize>| -> String { t[r.clone()].iter().collect() };
+    let tb: Vec<String> = sb.iter().map(|r| text(before, r)).collect();
+    let ta: Vec<String> = sa.iter().map(|r| text(after, r)).collect();
+    // lcs[i][j]: common sentences of tb[i..] and ta[j..].
+    let (n, m) = (tb.len(), ta.len());
+    let mut lcs = vec![vec![0u32; m + 1]; n + 1];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            lcs[i][j] = if tb[i] == ta[j] {
+                lcs[i + 1][j + 1] + 1
+            } else {
+                lcs[i + 1][j].max(lcs[i][j + 1])
+            };
+        }
+    }
+    let mut runs: Vec<(Range<usize>, Range<usize>)> = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    let mut open: Option<(usize, usize)> = None;
+    while i < n || j < m {
+        if i < n && j < m && tb[i] == ta[j] {
+            if let Some((i0, j0)) = open.take() {
+                runs.push((i0..i, j0..j));
+            }
+            i += 1;
+            j += 1;
             continue;
         }
-        out.push(change(field, &before, &after, context));
+        open.get_or_insert((i, j));
+        if j >= m || (i < n && lcs[i + 1][j] >= lcs[i][j + 1]) {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    if let Some((i0, j0)) = open {
+        runs.push((i0..n, j0..m));
+    }
+    let mut out: Vec<Change> = Vec::new();
+    for (rb, ra) in runs {
+        let around = if rb.is_empty() || ra.is_empty() {
+            context.max(1)
+        } else {
+            context
+        };
+        // Unchanged neighbours are the same on both sides: `around` of them before the run
+        // starts at rb.start (before) and ra.start (after), which align.
+        let lead = around.min(rb.start).min(ra.start);
+        let tail = around.min(n - rb.end).min(m - ra.end);
+        let span = |ranges: &[Range<usize>], r: &Range<usize>, len: usize| -> Range<usize> {
+            let (first, last) = (r.start - lead, r.end + tail);
+            if first >= last {
+                return len..len;
+            }
+            ranges[first].start..ranges[last - 1].end
+        };
+        let b = span(&sb, &rb, before.len());
+        let a = span(&sa, &ra, after.len());
+        out.push(change(field, &before[b], &after[a]));
+    }
+    out
+}
+
+/// The character ranges of the sentences of `text`, without the whitespace between them.
+fn sentence_ranges(text: &[char]) -> Vec<Range<usize>> {
+    let starts = sentence_starts(text);
+    let mut out = Vec::with_capacity(starts.len());
+    for (k, &start) in starts.iter().enumerate() {
+        let mut end = starts.get(k + 1).copied().unwrap_or(text.len());
+        while end > start && text[end - 1].is_whitespace() {
+            end -= 1;
+        }
+        out.push(start..end);
     }
     out
 }
@@ -120,8 +203,8 @@ pub fn edited_from(after: &str, case: &Case, field: &str) -> String {
     before
 }
 
-/// The change of `before` into `after`, widened to whole words and then to sentences.
-fn change(field: &str, before: &[char], after: &[char], context: usize) -> Change {
+/// The change of `before` into `after` (the sentences of one run), widened to whole words.
+fn change(field: &str, before: &[char], after: &[char]) -> Change {
     let (mut p, mut q) = common_ends(before, after);
     // Widen to whole words: a common prefix or suffix that stops inside a word of either text
     // gives that word up to the change.
@@ -136,14 +219,12 @@ fn change(field: &str, before: &[char], after: &[char], context: usize) -> Chang
         q -= 1;
     }
     let (b_end, a_end) = (before.len() - q, after.len() - q);
-    let b_window = sentence_window(before, p..b_end, context);
-    let a_window = sentence_window(after, p..a_end, context);
     Change {
         field: field.to_string(),
-        source: before[b_window.clone()].iter().collect(),
-        followup: after[a_window.clone()].iter().collect(),
-        source_words: p - b_window.start..b_end - b_window.start,
-        followup_words: p - a_window.start..a_end - a_window.start,
+        source: before.iter().collect(),
+        followup: after.iter().collect(),
+        source_words: p..b_end,
+        followup_words: p..a_end,
     }
 }
 
@@ -159,33 +240,6 @@ fn common_ends(a: &[char], b: &[char]) -> (usize, usize) {
         .take_while(|(x, y)| x == y)
         .count();
     (p, q)
-}
-
-/// The whole sentences of `text` that `span` touches, with `context` more either side.
-pub fn sentence_window(text: &[char], span: Range<usize>, context: usize) -> Range<usize> {
-    let starts = sentence_starts(text);
-    // The sentence holding the span's first character (or the insertion point).
-    let first = starts
-        .partition_point(|&s| s <= span.start)
-        .saturating_sub(1);
-    let last_char = span
-        .end
-        .max(span.start + 1)
-        .min(text.len())
-        .saturating_sub(1);
-    let last = starts
-        .partition_point(|&s| s <= last_char)
-        .saturating_sub(1);
-    let from = first.saturating_sub(context);
-    let to = (last + context + 1).min(starts.len());
-    let start = starts[from];
-    let end = starts.get(to).copied().unwrap_or(text.len());
-    // Trim the whitespace that separates sentences.
-    let mut end = end.max(start);
-    while end > start && text[end - 1].is_whitespace() {
-        end -= 1;
-    }
-    start..end.max(span.end.min(text.len()))
 }
 
 /// Where each sentence of `text` starts: at 0, and after a run of whitespace that follows a
@@ -271,6 +325,28 @@ mod tests {
             "The U.S. military won. It was late.",
         );
         assert_eq!(changes_with(&c, 0).source, "The U.S. army won.");
+    }
+
+    #[test]
+    fn edits_in_separate_sentences_give_separate_windows() {
+        let c = case(
+            "The cat sat. It was warm. A dog barked. The end came.",
+            "The cat rested. It was warm. A dog yelped. The end came.",
+        );
+        let got = changes(&c, 0);
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert_eq!(
+            (got[0].before(), got[0].after()),
+            ("sat".into(), "rested".into())
+        );
+        assert_eq!(got[1].source, "A dog barked.");
+        assert_eq!(got[1].followup, "A dog yelped.");
+        // A removed sentence is judged with its neighbours.
+        let c = case("One here. Two there. Three now.", "One here. Three now.");
+        let got = changes(&c, 0);
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].source, "One here. Two there. Three now.");
+        assert_eq!(got[0].followup, "One here. Three now.");
     }
 
     #[test]

@@ -46,15 +46,22 @@ impl WordVectors {
                 name: path.display().to_string(),
                 message,
             };
-            let tensors = candle_core::safetensors::load(path, &Device::Cpu)
+            // Only the one table is read, from a memory map of the file.
+            // SAFETY: the file is an asset the process does not write; candle's loaders map
+            // checkpoints the same way.
+            let tensors = unsafe { candle_core::safetensors::MmapedSafetensors::new(path) }
                 .map_err(|e| asset(format!("weights do not load: {e}")))?;
-            let Some(table) = tensors
-                .iter()
-                .find(|(name, _)| name.ends_with("word_embeddings.weight"))
-                .map(|(_, t)| t)
+            let Some(name) = tensors
+                .tensors()
+                .into_iter()
+                .map(|(name, _)| name)
+                .find(|name| name.ends_with("word_embeddings.weight"))
             else {
                 continue;
             };
+            let table = tensors
+                .load(&name, &Device::Cpu)
+                .map_err(|e| asset(format!("word embedding table: {e}")))?;
             let (rows, dim) = table
                 .dims2()
                 .map_err(|e| asset(format!("word embedding table: {e}")))?;

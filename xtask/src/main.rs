@@ -451,11 +451,12 @@ fn fixtures(names: &[String], list: bool) -> anyhow::Result<()> {
 
 fn stage(name: &str, args: &[String]) -> anyhow::Result<()> {
     // (stage, package, binary)
-    const STAGES: [(&str, &str, &str); 6] = [
+    const STAGES: [(&str, &str, &str); 7] = [
         ("read", "metamorph-data", "metamorph-read"),
         ("parse", "metamorph-parse", "metamorph-parse"),
         ("perturb", "metamorph-perturb", "metamorph-perturb"),
         ("generate", "metamorph-generate", "metamorph-generate"),
+        ("validate", "metamorph-validate", "metamorph-validate"),
         ("execute", "metamorph-execute", "metamorph-execute"),
         ("judge", "metamorph-judge", "metamorph-judge"),
     ];

@@ -249,8 +249,7 @@ pub fn run_pipeline(config_path: &Path, options: &PipelineOptions) -> Result<Pip
     // The validity step's encoder and parser load now, so a missing asset is named before any
     // stage runs.
     let validator = if validate_config.enabled {
-        let parser = Arc::new(ParseStage::try_new(&parse_config)?.into_pipeline());
-        let validator = Validator::load(&validate_config, parser)?;
+        let validator = Validator::load_lazy(&validate_config, &parse_config)?;
         tracing::info!(encoder = %validate_config.encoder, mode = ?validate_config.mode, "validate");
         Some(Arc::new(validator))
     } else {

@@ -15,7 +15,9 @@ use std::process::Command;
 use metamorph_data::ConfigFile;
 
 /// The stage binaries `cargo xtask stage NAME` runs.
-const STAGES: [&str; 6] = ["read", "parse", "perturb", "generate", "execute", "judge"];
+const STAGES: [&str; 7] = [
+    "read", "parse", "perturb", "generate", "validate", "execute", "judge",
+];
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -87,7 +87,7 @@ impl Drop for Cluster {
 fn bin_dir() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let dir = exe.parent().and_then(Path::parent).unwrap().to_path_buf();
-    for stage in ["read", "parse", "perturb", "execute", "judge"] {
+    for stage in ["read", "parse", "perturb", "validate", "execute", "judge"] {
         let bin = dir.join(format!("metamorph-{stage}"));
         assert!(
             bin.is_file(),
@@ -124,15 +124,20 @@ fn a_three_task_array_per_stage_matches_the_pipeline() {
 
     let out = dir.path().join("cluster");
     let glob = |kind: &str| out.join(kind).join("*.parquet").display().to_string();
+    let validated = out.join("validated");
+    let validated_cases = validated.join("case/*.parquet").display().to_string();
     let bins = bin_dir();
-    let stages: [(&str, String, Option<String>); 5] = [
-        ("read", sample.display().to_string(), None),
-        ("parse", glob("example"), None),
-        ("perturb", glob("example"), Some(glob("parsed"))),
-        ("execute", glob("case"), None),
-        ("judge", glob("case"), Some(glob("prediction"))),
+    // The validity step reads perturb's cases and writes beside them, in `validated/`; the
+    // report counts a case met both unchecked and checked once, as checked.
+    let stages: [(&str, String, Option<String>, &Path); 6] = [
+        ("read", sample.display().to_string(), None, &out),
+        ("parse", glob("example"), None, &out),
+        ("perturb", glob("example"), Some(glob("parsed")), &out),
+        ("validate", glob("case"), None, &validated),
+        ("execute", validated_cases.clone(), None, &out),
+        ("judge", validated_cases, Some(glob("prediction")), &out),
     ];
-    for (stage, input, input2) in stages {
+    for (stage, input, input2, output) in stages {
         let mut submit = Command::new("sbatch");
         submit
             .args(["--wait", "--array=1-3", "--cpus-per-task=1", "--mem=1G"])
@@ -141,7 +146,7 @@ fn a_three_task_array_per_stage_matches_the_pipeline() {
             .env("SLURM_CONF", &cluster.conf)
             .env("STAGE", stage)
             .env("INPUT", &input)
-            .env("OUTPUT", &out)
+            .env("OUTPUT", output)
             .env("CONFIG", &config)
             .env("BIN_DIR", &bins)
             .env("FORMAT", "boolq");
@@ -158,7 +163,7 @@ fn a_three_task_array_per_stage_matches_the_pipeline() {
         );
         // `sbatch --wait` also returns 0 for a job cancelled while pending: check the work.
         for i in 1..=3 {
-            let manifest = out.join(format!("_manifests/{stage}.part-0000{i}-of-00003.json"));
+            let manifest = output.join(format!("_manifests/{stage}.part-0000{i}-of-00003.json"));
             assert!(
                 manifest.is_file(),
                 "{stage}: no {}\n{logs}",

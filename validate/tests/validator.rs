@@ -1,0 +1,172 @@
+//! The validity step on real assets (all-MiniLM-L6-v2 and en_core_web_sm, fetched into the
+//! asset cache on first use): each check catches what it is for, the stage routes failing cases
+//! to `rejected`, and a missing encoder is named at load.
+
+use std::sync::{Arc, Mutex, OnceLock};
+
+use metamorph_data::{
+    from_batch, to_batch, Case, CharSpan, Error, Example, Expectation, Pipeline, RecordKind,
+    Rejected, StageOptions, Task, Validity,
+};
+use metamorph_parse::stage::{ParseConfig, ParseStage};
+use metamorph_validate::{Mode, ValidateConfig, ValidateStage, Validator};
+
+fn validator() -> &'static Arc<Validator> {
+    static V: OnceLock<Arc<Validator>> = OnceLock::new();
+    V.get_or_init(|| {
+        let parser = ParseStage::try_new(&ParseConfig::default())
+            .unwrap()
+            .into_pipeline();
+        Arc::new(Validator::load(&ValidateConfig::default(), Arc::new(parser)).unwrap())
+    })
+}
+
+/// A CREST case; `mentions` are character spans of the follow-up (the source's are the same
+/// words found in it).
+fn coref_case(before: &str, after: &str, mentions: Vec<CharSpan>) -> Case {
+    let mut source = Example::new("doc1", Task::Coref);
+    source.text = Some(before.into());
+    source.clusters = Some(vec![mentions.clone()]);
+    let mut followup = source.clone();
+    followup.id = "doc1:CREST:0".into();
+    followup.text = Some(after.into());
+    followup.clusters = Some(vec![mentions]);
+    Case::new(
+        "crest",
+        "CREST",
+        vec![source],
+        followup,
+        &Expectation::SameClusters {
+            min_precision: 1.0,
+            min_recall: 1.0,
+        },
+    )
+}
+
+fn check<'a>(v: &'a Validity, name: &str) -> Option<&'a metamorph_data::CheckScore> {
+    v.scores.iter().find(|s| s.check == name)
+}
+
+#[test]
+fn a_fitting_synonym_passes_and_a_wrong_sense_word_is_caught() {
+    let mentions = vec![
+        CharSpan { start: 0, end: 4 },
+        CharSpan { start: 15, end: 18 },
+    ];
+    let text = "Anna resigned from her seat in parliament after her party lost.";
+    let good = coref_case(
+        text,
+        "Anna left from her seat in parliament after her party lost.",
+        mentions.clone(),
+    );
+    let bad = coref_case(
+        text,
+        "Anna resigned from her arse in parliament after her party lost.",
+        mentions,
+    );
+    let v = validator().validate(&[good, bad]).unwrap();
+    let (good, bad) = (&v[0], &v[1]);
+    let meaning = |v: &Validity| check(v, "meaning").unwrap().score;
+    assert!(meaning(good) > meaning(bad), "{good:?}\n{bad:?}");
+    assert!(check(good, "spans").unwrap().passed);
+    assert!(check(good, "structure").is_some());
+    assert!(!bad.passed, "{bad:?}");
+    assert!(!bad.reasons.is_empty());
+}
+
+#[test]
+fn empty_texts_and_broken_spans_are_rejected_with_a_reason() {
+    let empty = coref_case("Anna left.", "", vec![CharSpan { start: 0, end: 4 }]);
+    let broken = coref_case(
+        "Queen Victoria 's son left early.",
+        "Queen Victoria 's son left soon.",
+        vec![CharSpan { start: 0, end: 17 }],
+    );
+    let v = validator().validate(&[empty, broken]).unwrap();
+    assert!(!v[0].passed);
+    assert!(
+        v[0].reasons.iter().any(|r| r.starts_with("text:")),
+        "{:?}",
+        v[0]
+    );
+    assert!(!v[1].passed);
+    assert!(
+        v[1].reasons.iter().any(|r| r.contains("clitic")),
+        "{:?}",
+        v[1]
+    );
+}
+
+#[test]
+fn a_case_waiting_for_generation_is_an_error_naming_it() {
+    let mut case = coref_case("Anna left.", "Anna went.", vec![]);
+    case.generation_json = Some("{}".into());
+    let e = validator().validate(&[case]).unwrap_err().to_string();
+    assert!(e.contains("doc1:CREST:0") && e.contains("generate"), "{e}");
+}
+
+#[test]
+fn the_stage_sends_failing_cases_to_rejected_and_flag_mode_keeps_them() {
+    let ok = coref_case(
+        "Anna left the house early.",
+        "Anna left the house soon.",
+        vec![CharSpan { start: 0, end: 4 }],
+    );
+    let bad = coref_case("Anna left.", "", vec![CharSpan { start: 0, end: 4 }]);
+    let run = |validator: Arc<Validator>| {
+        let got: Arc<Mutex<Vec<(RecordKind, usize)>>> = Arc::default();
+        let sink = got.clone();
+        let batch = to_batch(&[ok.clone(), bad.clone()]).unwrap();
+        Pipeline::new(std::iter::once(Ok(batch)))
+            .stage(
+                Arc::new(ValidateStage::new(validator)),
+                StageOptions::default(),
+                None,
+            )
+            .sink(move |b| {
+                let kind = RecordKind::of_batch(&b)?;
+                if kind == RecordKind::Rejected {
+                    let rows: Vec<Rejected> = from_batch(&b, "test")?;
+                    assert!(rows[0].0.validity.as_ref().is_some_and(|v| !v.passed));
+                } else {
+                    let rows: Vec<Case> = from_batch(&b, "test")?;
+                    assert!(rows.iter().all(|c| c.validity.is_some()));
+                }
+                sink.lock().unwrap().push((kind, b.num_rows()));
+                Ok(())
+            })
+            .run()
+            .unwrap();
+        let mut got = got.lock().unwrap().clone();
+        got.sort_by_key(|(k, _)| k.as_str());
+        got
+    };
+    assert_eq!(
+        run(validator().clone()),
+        [(RecordKind::Case, 1), (RecordKind::Rejected, 1)]
+    );
+    let flag = ValidateConfig {
+        mode: Mode::Flag,
+        ..ValidateConfig::default()
+    };
+    let parser = ParseStage::try_new(&ParseConfig::default())
+        .unwrap()
+        .into_pipeline();
+    let flagging = Validator::load(&flag, Arc::new(parser)).unwrap();
+    assert_eq!(run(Arc::new(flagging)), [(RecordKind::Case, 2)]);
+}
+
+#[test]
+fn an_encoder_that_does_not_load_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = ValidateConfig {
+        encoder: dir.path().display().to_string(),
+        ..ValidateConfig::default()
+    };
+    let parser = ParseStage::try_new(&ParseConfig::default())
+        .unwrap()
+        .into_pipeline();
+    let e = Validator::load(&config, Arc::new(parser)).unwrap_err();
+    assert!(matches!(e, Error::Asset { .. }), "{e}");
+    assert!(e.to_string().contains("validity encoder"), "{e}");
+}
