@@ -315,7 +315,14 @@ pub fn perturb_cases(boolq: &Path, copies: usize, work: &Path) -> Result<PathBuf
     let made = PerturbedCases {
         sources: lines.len() * copies,
         copies,
-        cases: report.perturb_counts.iter().map(|c| c.cases).sum(),
+        // What `case/` holds: every case perturb made but those the validity step rejected.
+        cases: report.perturb_counts.iter().map(|c| c.cases).sum::<u64>()
+            - report
+                .summary
+                .validity
+                .iter()
+                .map(|v| v.rejected)
+                .sum::<u64>(),
         seconds: started.elapsed().as_secs_f64(),
         cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
     };

@@ -426,7 +426,7 @@ fn relation_datasets_get_their_own_entity_pool_and_the_keyword_baseline_judges_t
             .find(|r| r.mr == mr)
             .unwrap_or_else(|| panic!("{mr} in the summary"));
         assert_eq!(row.model, "relation-keywords");
-        assert_eq!(row.cases, counts(mr).cases);
+        assert_eq!(row.cases + rejected(&report.summary, mr), counts(mr).cases);
     }
 }
 
@@ -510,7 +510,11 @@ fn nlplego_runs_its_three_oracles_on_the_bundled_samples() {
             .find(|r| r.mr == mr)
             .unwrap_or_else(|| panic!("{mr} has no verdicts"));
         assert_eq!(judged.model, model);
-        assert_eq!(judged.cases, made, "{mr}: every case gets a verdict");
+        assert_eq!(
+            judged.cases + rejected(&report.summary, mr),
+            made,
+            "{mr}: every case the validity step kept gets a verdict"
+        );
         assert!(judged.applicable > 0, "{mr}");
     }
     // The sentiment cases' sources (parent sentence, adjunct alone) were predicted too.
@@ -668,4 +672,13 @@ fn overlapping_runs_into_one_output_share_the_units_and_agree() {
     assert_eq!((report.units_run, report.units_skipped), (0, 2));
     let verdicts: Vec<Verdict> = read(&dir.path().join("out/boolq/verdict/*.parquet"));
     assert_eq!(verdicts.len() as u64, report.summary.relations[0].cases);
+}
+
+/// Cases of relation `mr` the validity step set aside (they get no verdict).
+fn rejected(summary: &metamorph_judge::Summary, mr: &str) -> u64 {
+    summary
+        .validity
+        .iter()
+        .find(|v| v.mr == mr)
+        .map_or(0, |v| v.rejected)
 }
