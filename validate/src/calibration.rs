@@ -15,7 +15,7 @@ use std::path::Path;
 
 use metamorph_data::{Error, Result};
 
-use crate::config::relation_kind;
+use crate::config::{relation_kind, replaces_entities};
 
 /// Share of the good follow-ups the thresholds must keep (on the tuning half).
 pub const KEEP_GOAL: f64 = 0.95;
@@ -57,10 +57,12 @@ impl Item {
     /// The group whose threshold applies to check `c` (by index in [`CHECKS`]) of this item:
     /// the checks of meaning (`meaning`, `sense`) per kind of relation ([`relation_kind`]:
     /// how much a relation changes the meaning by design), the checks of form (`structure`,
-    /// `fluency`, `spans`) one for all.
+    /// `spans`) one for all, and `fluency` one for word substitutions and one for entity
+    /// replacements ([`replaces_entities`]: a name's static vector says little of its fit).
     pub fn group(&self, c: usize) -> String {
         match CHECKS[c] {
             check @ ("meaning" | "sense") => format!("{check}/{}", relation_kind(&self.relation)),
+            "fluency" if replaces_entities(&self.relation) => "fluency/entities".to_string(),
             check => check.to_string(),
         }
     }

@@ -160,24 +160,32 @@ pub fn relation_kind(relation: &str) -> &'static str {
     }
 }
 
+/// Whether relation `mr` replaces entities (names) rather than words: SIT4RE's MR-R1 to
+/// MR-R4.
+pub fn replaces_entities(mr: &str) -> bool {
+    mr.starts_with("MR-R")
+}
+
 /// The built-in thresholds of relation `mr` of `family`: those chosen on the tuning half of the
 /// labelled set in `docs/validity/calibration/` (389 follow-ups of every relation with a
 /// packaged model, drawn from the shared samples; see its README) to reject the most bad
-/// follow-ups while keeping 95% of the good ones, the meaning checks per [`relation_kind`], the
-/// form checks one for all. Three checks earned a threshold: `meaning` (0.909) and `sense`
-/// (0.538) for relations that keep the meaning, `fluency` (−0.056) for all; `spans` is always
-/// on (a broken span is never right). `structure` rejected no bad follow-up that the others
-/// kept, at any threshold, and is off unless `[validate]` sets one. Break-Perturb-Build (family
-/// `bpb`) rewrites its question from a decomposition and had no labelled follow-ups (they need
-/// a generation model): only `spans` applies to it by default.
+/// follow-ups while keeping 95% of the good ones: the meaning checks per [`relation_kind`],
+/// `fluency` one for word substitutions and one for entity replacements, the other form checks
+/// one for all. Three checks earned a threshold: `meaning` (0.934) and `sense` (0.569) for
+/// relations that keep the meaning, `fluency` (−0.039) for word substitutions; `spans` is
+/// always on (a broken span is never right). `structure` rejected no bad follow-up that the
+/// others kept, at any threshold, and `fluency` none of the entity replacements': both are off
+/// unless `[validate]` sets them. Break-Perturb-Build (family `bpb`) rewrites its question from
+/// a decomposition and had no labelled follow-ups (they need a generation model): only `spans`
+/// applies to it by default.
 pub fn builtin_thresholds(family: &str, mr: &str) -> Thresholds {
     let bpb = family == "bpb";
     let keeping = !bpb && relation_kind(mr) == "keeping";
     Thresholds {
-        meaning: keeping.then_some(0.909),
+        meaning: keeping.then_some(0.934),
         structure: None,
-        fluency: (!bpb).then_some(-0.056),
-        sense: keeping.then_some(0.538),
+        fluency: (!bpb && !replaces_entities(mr)).then_some(-0.039),
+        sense: keeping.then_some(0.569),
         spans: Some(1.0),
     }
 }

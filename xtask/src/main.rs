@@ -168,7 +168,7 @@ fn pipeline(config: Option<PathBuf>, output: Option<PathBuf>, force: bool) -> an
         );
     }
     println!(
-        "outputs:   {}/<dataset>/{{example,parsed,case,prediction,verdict}}/*.parquet",
+        "outputs:   {}/<dataset>/{{example,parsed,case,rejected,prediction,verdict}}/*.parquet",
         report.output.display()
     );
     println!("summary:   {}", report.summary_path.display());
@@ -183,14 +183,29 @@ fn pipeline(config: Option<PathBuf>, output: Option<PathBuf>, force: bool) -> an
         };
         let family = width("family", |c| &c.family);
         let mr = width("mr", |c| &c.mr);
+        // Rejected by the validity step (over the run's units, resumed ones included).
+        let rejected = |mr: &str| {
+            report
+                .summary
+                .validity
+                .iter()
+                .find(|v| v.mr == mr)
+                .map_or(0, |v| v.rejected)
+        };
         println!(
-            "{:<family$} {:<mr$} {:>8} {:>9} {:>7} {:>9}",
-            "family", "mr", "sources", "eligible", "cases", "unparsed"
+            "{:<family$} {:<mr$} {:>8} {:>9} {:>7} {:>9} {:>9}",
+            "family", "mr", "sources", "eligible", "cases", "rejected", "unparsed"
         );
         for c in &report.perturb_counts {
             println!(
-                "{:<family$} {:<mr$} {:>8} {:>9} {:>7} {:>9}",
-                c.family, c.mr, c.sources, c.eligible, c.cases, c.unparsed
+                "{:<family$} {:<mr$} {:>8} {:>9} {:>7} {:>9} {:>9}",
+                c.family,
+                c.mr,
+                c.sources,
+                c.eligible,
+                c.cases,
+                rejected(&c.mr),
+                c.unparsed
             );
         }
         println!();

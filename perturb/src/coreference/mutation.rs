@@ -40,7 +40,9 @@ use metamorph_data::{Case, CharSpan, Example, Expectation, ParsedText, Result, T
 use metamorph_models::masked_lm::{CandleMaskedLm, FillOptions};
 use metamorph_parse::spacy::pipeline::Pipeline;
 
-use super::generation::{candidates, mutable_pos, Origin, PERSONAL_PRONOUNS};
+use super::generation::{
+    candidates, in_hyphenated_compound, is_function_adverb, mutable_pos, Origin, PERSONAL_PRONOUNS,
+};
 use super::protected::ProtectedWords;
 use super::selection::check;
 use super::FAMILY;
@@ -206,6 +208,9 @@ impl CorefPreservingMutation {
                 if !spans.contains(&own) {
                     continue;
                 }
+            }
+            if in_hyphenated_compound(tokens, i) || is_function_adverb(tokens, i) {
+                continue;
             }
             // A verb with a particle is a phrasal verb ("breaking down", "turned out"): its
             // synonyms do not take the particle.
