@@ -10,7 +10,10 @@
 //!   sense. Verbs come back with the masked-LM source, whose predictions fit the context. Proper nouns, auxiliaries, words inside a named entity and words
 //!   that are not purely alphabetic are left alone: their WordNet "synonyms" are other names or
 //!   senses that do not fit a running sentence.
-//! * **WordNet synonyms and antonyms of the sense in context.** The artifact takes every lemma
+//! * **WordNet synonyms (and, with `[perturb.crest] antonyms = true`, antonyms) of the sense in
+//!   context.** **Deviation: antonyms are off by default**: two reviews of 2026-11-26 found
+//!   them behind most unnatural follow-ups (they keep the links but contradict the text: "keep
+//!   a loose mouth", "innocent mastermind"). The artifact takes every lemma
 //!   of every synset and the first antonym of each; a review of 25 GAP follow-ups found 14 with a
 //!   wrong-sense word ("resigned from the seat" → "the arse", "phone call" → "phone yell"). Here
 //!   the sense the sentence uses is chosen first and only its lemmas and its lemma's antonyms are

@@ -33,6 +33,12 @@ pub struct CrestConfig {
     pub masked_lm_min_prob: f32,
     /// Predictions considered per masked word (the artifact's 100).
     pub masked_lm_top_k: usize,
+    /// Also replace words by a WordNet antonym, as the paper does (default false). Two reviews
+    /// of 2026-11-26 found antonyms behind most of CREST's unnatural follow-ups (12 of 20 in
+    /// the second: "keep a loose mouth", "innocent mastermind", "largely powerful and
+    /// ineffective"): an antonym keeps the coreference links but contradicts the rest of the
+    /// text.
+    pub antonyms: bool,
 }
 
 impl Default for CrestConfig {
@@ -42,6 +48,7 @@ impl Default for CrestConfig {
             masked_lm: None,
             masked_lm_min_prob: 0.1,
             masked_lm_top_k: 100,
+            antonyms: false,
         }
     }
 }

@@ -67,6 +67,8 @@ pub struct CorefPreservingMutation {
     inflections: Arc<Inflections>,
     parser: Arc<Pipeline>,
     max_per_sentence: usize,
+    /// Whether WordNet antonyms are candidates (`[perturb.crest] antonyms`).
+    antonyms: bool,
     base_seed: u64,
     /// The masked LM whose predictions join WordNet's candidates, and how they are filtered.
     masked_lm: Option<(Arc<CandleMaskedLm>, FillOptions)>,
@@ -77,6 +79,7 @@ impl std::fmt::Debug for CorefPreservingMutation {
         f.debug_struct("CorefPreservingMutation")
             .field("parser", &self.parser.name())
             .field("max_per_sentence", &self.max_per_sentence)
+            .field("antonyms", &self.antonyms)
             .field("base_seed", &self.base_seed)
             .finish_non_exhaustive()
     }
@@ -125,6 +128,7 @@ impl CorefPreservingMutation {
             inflections: resources.inflections()?,
             parser: resources.parser()?,
             max_per_sentence,
+            antonyms: config.antonyms,
             base_seed: resources.seed(),
         })
     }
@@ -237,6 +241,7 @@ impl CorefPreservingMutation {
                 )?
                 .words
                 .into_iter()
+                .filter(|(_, origin)| self.antonyms || *origin != Origin::Antonym)
                 .map(|(w, origin)| {
                     let min = match origin {
                         Origin::Antonym => (MIN_ANTONYM_SIMILARITY, NO_WORD_CHECK),
@@ -622,6 +627,10 @@ mod tests {
         let err = CorefPreservingMutation::new(&Resources::from_config(&zero)).unwrap_err();
         assert!(err.to_string().contains("max_per_sentence"), "{err}");
         assert!(toml::from_str::<crate::PerturbConfig>("[crest]\ncap = 3\n").is_err());
+        // Antonyms are off unless asked for (the paper's behaviour).
+        assert!(!crate::PerturbConfig::default().crest.antonyms);
+        let paper: crate::PerturbConfig = toml::from_str("[crest]\nantonyms = true\n").unwrap();
+        assert!(paper.crest.antonyms);
     }
 
     #[test]
