@@ -30,6 +30,9 @@ fn config(dir: &Path, datasets: &[(&str, &Path, &str)], mode: &[&str], shards: u
     text.push_str(&format!(
         "[perturb]\nrelations = [\"MR1-3\"]\n\n[[execute.models]]\nname = \"keyword\"\ncommand = {command:?}\nbatch_size = 4\ntimeout_secs = 60\n"
     ));
+    // These tests count every MR1-3 case through the stages; the validity step, which may set
+    // some aside, is tested where its counts are checked (the NLPLego and relation runs below).
+    text.push_str("\n[validate]\nenabled = false\n");
     let path = dir.join("metamorph.toml");
     std::fs::write(&path, text).unwrap();
     path
@@ -524,6 +527,46 @@ fn nlplego_runs_its_three_oracles_on_the_bundled_samples() {
         .iter()
         .any(|p| p.example_id.contains(":NLPLego-SA:adjunct")));
     assert!(predictions.iter().all(|p| p.probabilities.is_some()));
+}
+
+#[test]
+fn the_validity_step_scores_every_case_and_sets_the_failing_ones_aside() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = PipelineOptions {
+        output: Some(dir.path().join("out")),
+        ..PipelineOptions::default()
+    };
+    // The bundled run's config: every family, the validity step on by default.
+    let report = run_pipeline(&root().join("metamorph.toml"), &options).unwrap();
+    let validity = &report.summary.validity;
+    assert!(!validity.is_empty());
+    for c in report.perturb_counts.iter().filter(|c| c.cases > 0) {
+        let v = validity
+            .iter()
+            .find(|v| v.mr == c.mr)
+            .unwrap_or_else(|| panic!("{} has no validity counts", c.mr));
+        assert_eq!(v.generated, c.cases, "{}", c.mr);
+        assert_eq!(v.checked, v.generated, "{}: every case is checked", c.mr);
+        assert_eq!(v.passed + v.rejected, v.checked, "{}", c.mr);
+    }
+    // The rejected cases are on disk with their scores and reasons.
+    let rejected: Vec<metamorph_data::Rejected> =
+        read(&dir.path().join("out/*/rejected/*.parquet"));
+    let total: u64 = validity.iter().map(|v| v.rejected).sum();
+    assert!(total > 0, "{validity:?}");
+    assert_eq!(rejected.len() as u64, total);
+    for metamorph_data::Rejected(case) in &rejected {
+        let v = case
+            .validity
+            .as_ref()
+            .expect("a rejected case carries its validity");
+        assert!(!v.passed && !v.reasons.is_empty(), "{v:?}");
+    }
+    // The cases that went on carry a passing validity.
+    let kept: Vec<metamorph_data::Case> = read(&dir.path().join("out/boolq/case/*.parquet"));
+    assert!(kept
+        .iter()
+        .all(|c| c.validity.as_ref().is_some_and(|v| v.passed)));
 }
 
 /// The `part-*` files in `dir` (one record kind's folder), by name.
