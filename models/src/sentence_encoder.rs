@@ -187,16 +187,10 @@ impl SentenceEncoder {
             .tokenizer
             .encode_batch(texts.to_vec(), true)
             .map_err(|e| model_error(&self.name, "tokenization failed", e))?;
-        let mut order: Vec<usize> = (0..texts.len()).collect();
-        order.sort_by_key(|&i| encodings[i].len());
         let mut out = vec![Vec::new(); texts.len()];
         let (mut real, mut padded) = (0usize, 0usize);
-        for bucket in order.chunks(self.options.batch_size) {
-            let width = bucket
-                .iter()
-                .map(|&i| encodings[i].len())
-                .max()
-                .unwrap_or(0);
+        for (bucket, width) in length_buckets(&encodings, self.options.batch_size) {
+            let bucket = &bucket[..];
             let mut ids = Vec::with_capacity(bucket.len() * width);
             let mut mask = Vec::with_capacity(bucket.len() * width);
             for &i in bucket {
@@ -245,16 +239,9 @@ impl SentenceEncoder {
             .tokenizer
             .encode_batch(texts, true)
             .map_err(|e| model_error(&self.name, "tokenization failed", e))?;
-        // Length buckets, as in `embed`: short texts do not pay for long ones.
-        let mut order: Vec<usize> = (0..items.len()).collect();
-        order.sort_by_key(|&i| encodings[i].len());
         let mut out = vec![(Vec::new(), Vec::new()); items.len()];
-        for bucket in order.chunks(self.options.batch_size) {
-            let width = bucket
-                .iter()
-                .map(|&i| encodings[i].len())
-                .max()
-                .unwrap_or(0);
+        for (bucket, width) in length_buckets(&encodings, self.options.batch_size) {
+            let bucket = &bucket[..];
             let mut ids = Vec::with_capacity(bucket.len() * width);
             let mut masks: Vec<Vec<u32>> = Vec::with_capacity(bucket.len());
             let mut pooled: Vec<u32> = Vec::with_capacity(bucket.len() * width);
@@ -350,6 +337,24 @@ fn sentence_bert_max_length(dir: &std::path::Path) -> Option<usize> {
     let text = std::fs::read_to_string(dir.join("sentence_bert_config.json")).ok()?;
     let value: serde_json::Value = serde_json::from_str(&text).ok()?;
     value.get("max_seq_length")?.as_u64()?.try_into().ok()
+}
+
+/// The indices of `encodings` in length order, cut into batches of `size`, each with its width
+/// (its longest encoding): length buckets, so short texts do not pay for long ones.
+fn length_buckets(encodings: &[tokenizers::Encoding], size: usize) -> Vec<(Vec<usize>, usize)> {
+    let mut order: Vec<usize> = (0..encodings.len()).collect();
+    order.sort_by_key(|&i| encodings[i].len());
+    order
+        .chunks(size.max(1))
+        .map(|bucket| {
+            let width = bucket
+                .iter()
+                .map(|&i| encodings[i].len())
+                .max()
+                .unwrap_or(0);
+            (bucket.to_vec(), width)
+        })
+        .collect()
 }
 
 /// The cosine of two embeddings from [`SentenceEncoder::embed`] (unit length, so a dot

@@ -6,9 +6,9 @@
 use metamorph_data::{Example, ParsedText};
 
 /// What is wrong with the first broken span of `followup`, or `None` when all are whole.
-/// `parsed` holds re-parses of the follow-up's changed sentences with their character offset in
-/// the field they came from (`(field, offset, parse)`), used for the noun-phrase test.
-pub fn broken_span(followup: &Example, parsed: &[(String, usize, ParsedText)]) -> Option<String> {
+/// `text_parse` is a re-parse of the follow-up's whole `text`, when there is one: mentions are
+/// tested for a verb head against it.
+pub fn broken_span(followup: &Example, text_parse: Option<&ParsedText>) -> Option<String> {
     if let Some(answers) = &followup.answers {
         let context: Vec<char> = followup.context.as_deref().unwrap_or("").chars().collect();
         for a in answers {
@@ -67,7 +67,7 @@ pub fn broken_span(followup: &Example, parsed: &[(String, usize, ParsedText)]) -
             if let Some(why) = unwhole(&chars, s, e) {
                 return Some(format!("mention {mention:?} {why}"));
             }
-            if let Some(head) = verb_head(parsed, "text", s, e) {
+            if let Some(head) = text_parse.and_then(|p| verb_head(p, s, e)) {
                 return Some(format!(
                     "mention {mention:?} is headed by the verb {head:?}"
                 ));
@@ -102,46 +102,32 @@ fn is_clitic(word: &str) -> bool {
     matches!(word, "'s" | "’s" | "'" | "’")
 }
 
-/// The verb heading characters `start..end` of `field`, when a re-parse covers them and the
-/// span's head (its token whose head lies outside it) is a verb or auxiliary.
-fn verb_head(
-    parsed: &[(String, usize, ParsedText)],
-    field: &str,
-    start: usize,
-    end: usize,
-) -> Option<String> {
-    for (_, offset, parse) in parsed.iter().filter(|(f, ..)| f == field) {
-        let in_span: Vec<usize> = parse
-            .tokens
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| {
-                let (s, e) = (t.start as usize + offset, t.end as usize + offset);
-                s >= start && e <= end
-            })
-            .map(|(i, _)| i)
-            .collect();
-        if in_span.is_empty() {
-            continue;
-        }
-        let inside = |i: usize| in_span.contains(&i);
-        let heads: Vec<usize> = in_span
-            .iter()
-            .copied()
-            .filter(|&i| {
-                let h = parse.tokens[i].head as usize;
-                h == i || !inside(h)
-            })
-            .collect();
-        if let [head] = heads[..] {
+/// The verb heading characters `start..end` of `parse`'s text, when the span's head (its token
+/// whose head lies outside it) is a verb or auxiliary and the span is more than that word.
+fn verb_head(parse: &ParsedText, start: usize, end: usize) -> Option<String> {
+    let in_span: Vec<usize> = parse
+        .tokens
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.start as usize >= start && t.end as usize <= end)
+        .map(|(i, _)| i)
+        .collect();
+    let inside = |i: usize| in_span.contains(&i);
+    let heads: Vec<usize> = in_span
+        .iter()
+        .copied()
+        .filter(|&i| {
+            let h = parse.tokens[i].head as usize;
+            h == i || !inside(h)
+        })
+        .collect();
+    match heads[..] {
+        [head] if in_span.len() > 1 => {
             let t = &parse.tokens[head];
-            if in_span.len() > 1 && matches!(t.pos.as_str(), "VERB" | "AUX") {
-                return Some(t.text.clone());
-            }
+            matches!(t.pos.as_str(), "VERB" | "AUX").then(|| t.text.clone())
         }
-        return None;
+        _ => None,
     }
-    None
 }
 
 #[cfg(test)]
@@ -157,18 +143,20 @@ mod tests {
             text: "Paris".into(),
             start: Some(0),
         }]);
-        assert_eq!(broken_span(&e, &[]), None);
+        assert_eq!(broken_span(&e, None), None);
         e.answers = Some(vec![Answer {
             text: "ari".into(),
             start: Some(1),
         }]);
-        let why = broken_span(&e, &[]).unwrap();
+        let why = broken_span(&e, None).unwrap();
         assert!(why.contains("inside a word"), "{why}");
         e.answers = Some(vec![Answer {
             text: "Rome".into(),
             start: Some(0),
         }]);
-        assert!(broken_span(&e, &[]).unwrap().contains("not at character 0"));
+        assert!(broken_span(&e, None)
+            .unwrap()
+            .contains("not at character 0"));
     }
 
     #[test]
@@ -185,14 +173,14 @@ mod tests {
             end: 3,
             entity_type: None,
         });
-        assert!(broken_span(&e, &[]).unwrap().contains("clitic"));
+        assert!(broken_span(&e, None).unwrap().contains("clitic"));
         e.head = Some(EntitySpan {
             text: "Queen Victoria".into(),
             start: 0,
             end: 2,
             entity_type: None,
         });
-        assert_eq!(broken_span(&e, &[]), None);
+        assert_eq!(broken_span(&e, None), None);
 
         let mut c = Example::new("y", Task::Coref);
         c.text = Some("Queen Victoria 's son met her.".into());
@@ -200,6 +188,6 @@ mod tests {
             CharSpan { start: 0, end: 17 },
             CharSpan { start: 26, end: 29 },
         ]]);
-        assert!(broken_span(&c, &[]).unwrap().contains("clitic"));
+        assert!(broken_span(&c, None).unwrap().contains("clitic"));
     }
 }

@@ -229,20 +229,15 @@ impl Validator {
                 }
             }
             if let Some(threshold) = t.spans {
-                let after_parses: Vec<(String, usize, ParsedText)> = case_parses
+                // Offsets of a re-parsed window are relative to the window: mentions are
+                // tested for a verb head only where the window is the whole `text`.
+                let whole_text = case_parses
                     .iter()
-                    .map(|(field, _, after)| (field.clone(), 0, after.clone()))
-                    .collect();
-                // Offsets of the re-parsed windows are relative to the window; mentions are
-                // tested for a verb head only where a window is the whole text.
-                let whole: Vec<(String, usize, ParsedText)> = after_parses
-                    .into_iter()
-                    .filter(|(field, _, p)| {
-                        crate::window::field_text(&case.followup, field).as_deref()
-                            == Some(p.text.as_str())
+                    .find(|(field, _, after)| {
+                        field == "text" && case.followup.text.as_deref() == Some(&after.text)
                     })
-                    .collect();
-                let broken = broken_span(&case.followup, &whole);
+                    .map(|(_, _, after)| after);
+                let broken = broken_span(&case.followup, whole_text);
                 let score = if broken.is_some() { 0.0 } else { 1.0 };
                 record(
                     &mut v,
