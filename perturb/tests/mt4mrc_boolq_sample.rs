@@ -68,7 +68,7 @@ fn root_lemma_at(parsed: &ParsedText, at: u32) -> Option<String> {
 
 /// MR1-4's literal tag question, which the re-parse must not see: the parser makes "is it
 /// right" the root clause of the whole follow-up.
-const MR1_4_TAG: &str = ", is it right";
+const MR1_4_TAG: &str = ", is that right";
 
 /// Checks one case's edits against its source and follow-up; returns the edited fields.
 fn check_edits(case: &Case) -> Vec<String> {

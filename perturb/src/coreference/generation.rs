@@ -106,31 +106,6 @@ pub fn mutable_pos(token: &Token) -> Option<Pos> {
     (plain && token.ent_type.is_empty()).then_some(wordnet_pos)
 }
 
-/// Adverbs of degree, focus, sequence and place that CREST leaves alone: their WordNet
-/// "synonyms" are other senses or need another construction. The 2026-11-26 review (seeds
-/// 20261206–07) found "more than a merely fling", "one much tiny bump", "was too his debut
-/// role", "and so with paint stripper", "welcomed by high society here" (for "there").
-pub const FUNCTION_ADVERBS: &[&str] = &[
-    "again", "almost", "already", "also", "else", "even", "ever", "fairly", "hence", "here",
-    "just", "merely", "much", "nearly", "now", "only", "pretty", "quite", "rather", "really",
-    "simply", "so", "somewhat", "soon", "still", "then", "there", "thus", "too", "very", "yet",
-];
-
-/// Whether token `i` is one of [`FUNCTION_ADVERBS`].
-pub fn is_function_adverb(tokens: &[Token], i: usize) -> bool {
-    tokens[i].pos == "ADV" && FUNCTION_ADVERBS.contains(&tokens[i].text.to_lowercase().as_str())
-}
-
-/// Whether token `i` is part of a hyphenated compound ("first-person", "two-part",
-/// "mother-daughter"): a synonym of one part breaks the compound's sense ("first-somebody",
-/// "two-portion", "mother-girl", all found by the 2026-11-26 review).
-pub fn in_hyphenated_compound(tokens: &[Token], i: usize) -> bool {
-    let joined_before = i > 0 && tokens[i - 1].text == "-" && tokens[i - 1].whitespace.is_empty();
-    let joined_after =
-        tokens.get(i + 1).is_some_and(|t| t.text == "-") && tokens[i].whitespace.is_empty();
-    joined_before || joined_after
-}
-
 /// The candidates for the target of `word` in its sense in context ([`ContextualLexicon`]:
 /// synonyms, then antonyms, of the sense the sentence uses), none of which may be one of
 /// `mention_words` (lower case). `sentence` is the embedding of the target's sentence. The fit
@@ -217,6 +192,7 @@ mod tests {
 
     #[test]
     fn compounds_and_function_adverbs_are_left_alone() {
+        use crate::lexicon::frames::{in_hyphenated_compound, is_function_adverb};
         let docs = pipeline()
             .process(&["It was a two-part episode, and he was very tired then."])
             .unwrap();

@@ -40,13 +40,12 @@ use metamorph_data::{Case, CharSpan, Example, Expectation, ParsedText, Result, T
 use metamorph_models::masked_lm::{CandleMaskedLm, FillOptions};
 use metamorph_parse::spacy::pipeline::Pipeline;
 
-use super::generation::{
-    candidates, in_hyphenated_compound, is_function_adverb, mutable_pos, Origin, PERSONAL_PRONOUNS,
-};
+use super::generation::{candidates, mutable_pos, Origin, PERSONAL_PRONOUNS};
 use super::protected::ProtectedWords;
 use super::selection::check;
 use super::FAMILY;
 use crate::edit::{apply, match_case, Replacement};
+use crate::lexicon::frames::{fixed_by_frame, is_function_adverb_word};
 use crate::lexicon::gender::changes_gender;
 use crate::lexicon::in_context::{
     ContextualLexicon, WordInContext, MIN_ANTONYM_SIMILARITY, MIN_SENTENCE_SIMILARITY,
@@ -213,7 +212,9 @@ impl CorefPreservingMutation {
                     continue;
                 }
             }
-            if in_hyphenated_compound(tokens, i) || is_function_adverb(tokens, i) {
+            // A word whose construction fixes its sense ("in need of", "the son of", "claim
+            // victory", a piece of "two-part") has no synonym of its own.
+            if fixed_by_frame(tokens, i).is_some() {
                 continue;
             }
             // A verb with a particle is a phrasal verb ("breaking down", "turned out"): its
@@ -270,6 +271,7 @@ impl CorefPreservingMutation {
                     .as_deref()
                     .is_some_and(|a| a != indefinite_article(&word))
                     || changes_gender(&token.text, &word)
+                    || is_function_adverb_word(&word)
                 {
                     continue;
                 }

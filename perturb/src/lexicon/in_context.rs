@@ -19,7 +19,12 @@
 //! * the follow-up sentence stays within [`MIN_SENTENCE_SIMILARITY`] of the source (a word of
 //!   another sense or register moves the sentence: "phone call" → "phone yell");
 //! * the candidate is attested in this sense in SemCor, or this is its only sense in the part
-//!   of speech (rare lemmas of a synset are mostly other readings: "coevals", "esurient");
+//!   of speech (rare lemmas of a synset are mostly other readings: "coevals", "esurient"),
+//!   and no other sense of it is more frequent there: a word read alone in another sense
+//!   carries that sense in ("the tone of the cinema" for "film", "the PlayStation
+//!   marketplace" for "market");
+//! * the candidate is read in the target's part of speech at least as often as in any other
+//!   ([`ContextualLexicon::mostly_read_as`]: not "his living", "an escape try");
 //! * every word of the candidate is a whole token of the encoder's WordPiece vocabulary
 //!   ([`ContextualLexicon::is_common`]): archaic and rare words ("erstwhile", "histrion") are
 //!   right in sense and wrong in register;
@@ -39,7 +44,7 @@ use metamorph_data::{Result, Token};
 use metamorph_models::{cosine, SentenceEncoder};
 
 use super::inflect::Inflections;
-use super::wordnet::{Pos, Synset, SynsetId, WordNet};
+use super::wordnet::{normalize, Pos, Synset, SynsetId, WordNet};
 
 /// A follow-up sentence must stay this close (cosine of all-MiniLM-L6-v2 embeddings) to its
 /// source sentence for the substitute to count as fitting.
@@ -441,11 +446,56 @@ impl ContextualLexicon {
         Ok(out)
     }
 
-    /// Whether `name` is read in `sense`: tagged in it in SemCor, or it has no other sense.
+    /// Whether `name` is read in `sense`: tagged in it in SemCor, or it has no other sense;
+    /// `sense` is its most frequent sense in SemCor; and it is read in `pos` at least as often
+    /// as in any other part of speech ([`ContextualLexicon::mostly_read_as`]).
     fn attested(&self, sense: Synset<'_>, name: &str, pos: Pos) -> Result<bool> {
-        Ok(self.is_common(name)
-            && (self.wordnet.sense_count(sense, name)? > 0
-                || self.wordnet.synsets(name, pos).len() == 1))
+        if !self.is_common(name) {
+            return Ok(false);
+        }
+        let senses = self.wordnet.synsets(name, pos);
+        let own = self.wordnet.sense_count(sense, name)?;
+        if !(own > 0 || senses.len() == 1) {
+            return Ok(false);
+        }
+        // This sense must be the candidate's own most frequent one: a word read alone in
+        // another sense carries that sense into the text ("cinema" is first a building, not
+        // the art of film; "marketplace" a place, not trade), which the second CREST review
+        // (seed 20261210) found among its unnatural follow-ups.
+        for other in senses {
+            if other.id() != sense.id() && self.wordnet.sense_count(other, name)? > own {
+                return Ok(false);
+            }
+        }
+        self.mostly_read_as(name, pos)
+    }
+
+    /// Whether the word form `name` is tagged in SemCor in `pos` at least as often as in any
+    /// other part of speech (counting each part of speech's base forms of it: "living" as the
+    /// noun "living" and as the verb "live"). A substitute mostly read as a verb reads as a
+    /// verb form in a noun's slot: the second CREST review (seed 20261210) found "the prime
+    /// of his living", "after Wilkin's dying", "an escape try", "after the grouping seeks
+    /// out", and NLPLego's "lit manuscripts" for "illuminated manuscripts".
+    ///
+    /// # Errors
+    /// When WordNet's `index.sense` cannot be read.
+    pub fn mostly_read_as(&self, name: &str, pos: Pos) -> Result<bool> {
+        let mut own = 0;
+        let mut other = 0;
+        for p in Pos::ALL {
+            let mut count = 0;
+            for form in self.wordnet.morphy(&normalize(name), p) {
+                for &id in self.wordnet.index_entry(&form, p) {
+                    count += self.wordnet.sense_count(self.wordnet.synset(id), &form)?;
+                }
+            }
+            if p == pos {
+                own = count;
+            } else {
+                other = other.max(count);
+            }
+        }
+        Ok(own >= other)
     }
 
     /// WordNet, for the callers' own lookups.
@@ -544,6 +594,19 @@ mod tests {
         let index = parsed.tokens.iter().position(|t| t.text == word).unwrap();
         let lexicon = resources().contextual_lexicon().unwrap();
         f(&lexicon, &WordInContext::new(&parsed.tokens, index, pos))
+    }
+
+    #[test]
+    fn substitutes_are_read_in_the_slots_part_of_speech() {
+        let lexicon = resources().contextual_lexicon().unwrap();
+        let read_as = |w: &str, pos: Pos| lexicon.mostly_read_as(w, pos).unwrap();
+        // Verb forms in a noun's slot, found in review.
+        assert!(!read_as("living", Pos::Noun));
+        assert!(!read_as("dying", Pos::Noun));
+        assert!(!read_as("try", Pos::Noun));
+        assert!(read_as("life", Pos::Noun));
+        assert!(read_as("house", Pos::Noun));
+        assert!(read_as("try", Pos::Verb));
     }
 
     #[test]

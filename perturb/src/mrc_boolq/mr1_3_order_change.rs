@@ -12,7 +12,8 @@
 //! conjunction opening a clause ("before he left"). A review found 43% of follow-ups invalid,
 //! most from the adverb ("have panama qualified for the world cup before", meaning
 //! "previously", → "… after"): the word is swapped only when the parse (`question`) tags it `IN`
-//! with an object (`pobj`/`pcomp`) or as a clause's `mark`, and not in a verb's fixed phrase
+//! with a noun object (`pobj`; not a gerund clause, `pcomp`: "can ingrown toenails come back
+//! after being removed" → "… before being removed" is incoherent) or as a clause's `mark`, and not in a verb's fixed phrase
 //! ("named after", "look after", "take after"). The first occurrence that qualifies is swapped.
 
 use metamorph_data::{Case, Expectation, Result, Task};
@@ -102,9 +103,14 @@ fn is_temporal_connective(tree: &Tree<'_>, i: usize) -> bool {
     {
         return false;
     }
-    let has_object = (0..tree.len()).any(|j| {
-        j != i && tree.head(j) == i && matches!(tree.token(j).dep.as_str(), "pobj" | "pcomp")
-    });
+    // A gerund clause as the object ("come back after being removed", "get up after being
+    // tipped") names an event of the subject's own that the question's event presupposes:
+    // "before being removed" is incoherent (the 2026-11-26 second review, seed 20261210).
+    if (0..tree.len()).any(|j| j != i && tree.head(j) == i && tree.token(j).dep == "pcomp") {
+        return false;
+    }
+    let has_object =
+        (0..tree.len()).any(|j| j != i && tree.head(j) == i && tree.token(j).dep == "pobj");
     token.dep == "mark" || has_object
 }
 

@@ -1,12 +1,12 @@
 //! MT4MRC MR1-4, "Inversion with Negation and Tag Question": rewrite the yes/no question as a
-//! negative declarative sentence and append the tag ", is it right"; the answer must flip.
+//! negative declarative sentence and append a tag question; the answer must flip.
 //! No precondition: the paper applies it whatever the source output.
 //!
 //! # What the paper says
 //! "is there such thing as a black card" → "there is not such thing as a black card, is it
 //! right"; "are social studies and social science the same" → "social studies and social
-//! science are not the same, is it right". The tag is the paper's literal text, chosen to keep
-//! the follow-up a question without ambiguity.
+//! science are not the same, is it right". The tag keeps the follow-up a question without
+//! ambiguity.
 //!
 //! # What we do, and where the authors' code (`tool/MR1_4.py`) differs
 //! * **Word order.** The fronted auxiliary or copula moves behind the subject subtree and is
@@ -19,8 +19,20 @@
 //!   auxiliary before the ROOT verb, which fails for copulas whose ROOT is the auxiliary itself.
 //! * **"cannot".** The code writes "can not"; we write the standard "cannot" (the other modals
 //!   take "not": "will not", "must not", …).
-//! * **The tag** is kept literally, ", is it right"; a question mark that ended the source
-//!   ends the follow-up ("…, is it right?").
+//! * **The tag** is ", is that right", not the paper's and the code's literal ", is it right":
+//!   in the 2026-11-26 review (`docs/validity/calibration/labelled.tsv`) readers judged 13 of 20
+//!   follow-ups unnatural, 12 of them for the tag alone, each naming "is that right" as what a
+//!   native speaker writes. The tag does the same work (it asks whether the statement holds,
+//!   the demonstrative pointing at the statement), so the expected answer is unchanged. A
+//!   question mark that ended the source ends the follow-up ("…, is that right?").
+//! * **Existentials and "still"** (the 2026-11-26 second review, seed 20261210): "is there a
+//!   limit" becomes "there is no limit", not "there is not a limit" (and "there is no such
+//!   thing", "there is no silver"); "is X still alive" becomes "X is no longer alive", keeping
+//!   the presupposition; "still" anywhere else yields no case.
+//! * **Positive-polarity words** after the negation make it ungrammatical ("there is not
+//!   something at the end", found in the same review), and before it they scope over it
+//!   ("did someone win" → "someone did not win" is no negation of the question): a question
+//!   holding "some", "something", "someone", "somebody" or "somewhere" yields no case.
 //! * **Universal quantifiers.** The code skips any question containing the substrings "all "
 //!   or "every ", which also skips "small …" and "football …". Negating a universal is only
 //!   ambiguous when the quantifier precedes the negation ("all X are not Y" = none? not all?);
@@ -64,8 +76,11 @@ use crate::{MetamorphicRelation, Resources, Source};
 
 const NAME: &str = "MR1-4";
 
-/// The literal tag question of the paper.
-const TAG: &str = ", is it right";
+/// The tag question (the paper's ", is it right" in idiomatic English; see the module docs).
+const TAG: &str = ", is that right";
+
+/// Positive-polarity words that cannot follow the negation ("there is not something").
+const POSITIVE_POLARITY: &[&str] = &["some", "something", "someone", "somebody", "somewhere"];
 
 /// MT4MRC MR1-4 (see the module docs).
 #[derive(Clone, Debug)]
@@ -280,6 +295,10 @@ impl NegationTagQuestion {
         if subject
             .clone()
             .any(|i| UNIVERSALS.contains(&tree.lower(i).as_str()))
+            || (1..tree.len()).any(|i| POSITIVE_POLARITY.contains(&tree.lower(i).as_str()))
+            // "still" right after a fronted *be* becomes "no longer"; elsewhere "not … still"
+            // reads badly ("does X still V" → "X does not still V").
+            || (1..tree.len()).any(|i| tree.lower(i) == "still" && !(fronted == Fronted::Be && i == rest))
         {
             return None;
         }
@@ -404,7 +423,22 @@ impl NegationTagQuestion {
                 ));
             }
             (false, verb_form) => {
-                let negated = if aux_word.eq_ignore_ascii_case("can") {
+                let next_word = tree.lower(rest);
+                let expletive = tokens[1].dep == "expl" && tree.lower(1) == "there";
+                // "is there a limit" → "there is no limit", "is there such a thing" → "there
+                // is no such thing", "is there silver" → "there is no silver": an existential
+                // is negated on its noun ("there is not a limit" reads as a correction).
+                let existential_no = fronted == Fronted::Be
+                    && expletive
+                    && (matches!(next_word.as_str(), "a" | "an" | "such")
+                        || tokens[rest].tag.starts_with("NN")
+                        || tokens[rest].pos == "ADJ");
+                let negated = if existential_no {
+                    format!("{aux_word} no")
+                } else if fronted == Fronted::Be && next_word == "still" {
+                    // "is X still alive" → "X is no longer alive" (the presupposition kept).
+                    format!("{aux_word} no longer")
+                } else if aux_word.eq_ignore_ascii_case("can") {
                     format!("{aux_word}not")
                 } else {
                     format!("{aux_word} not")
@@ -414,6 +448,15 @@ impl NegationTagQuestion {
                     subject_end,
                     format!(" {negated}"),
                 ));
+                let drop_next = existential_no && matches!(next_word.as_str(), "a" | "an")
+                    || fronted == Fronted::Be && next_word == "still";
+                if drop_next && rest + 1 < tree.len() {
+                    out.push(Replacement::new(
+                        tokens[rest].start as usize,
+                        tokens[rest + 1].start as usize,
+                        "",
+                    ));
+                }
                 if let Some((verb, form)) = verb_form {
                     out.push(Replacement::new(
                         tokens[verb].start as usize,
@@ -768,12 +811,12 @@ mod tests {
         check(&[
             (
                 "is there such thing as a black card",
-                "there is not such thing as a black card, is it right",
+                "there is no such thing as a black card, is that right",
             ),
             // The subject is parsed as `attr`, "the same" as `npadvmod`.
             (
                 "are social studies and social science the same",
-                "social studies and social science are not the same, is it right",
+                "social studies and social science are not the same, is that right",
             ),
         ]);
     }
@@ -781,40 +824,40 @@ mod tests {
     #[test]
     fn copular_be() {
         check(&[
-            ("is the sky blue", "the sky is not blue, is it right"),
+            ("is the sky blue", "the sky is not blue, is that right"),
             (
                 "is a tablespoon bigger than a dessert spoon",
-                "a tablespoon is not bigger than a dessert spoon, is it right",
+                "a tablespoon is not bigger than a dessert spoon, is that right",
             ),
             // The parser swallows the predicate into the subject.
             (
                 "is the army under the department of defense",
-                "the army is not under the department of defense, is it right",
+                "the army is not under the department of defense, is that right",
             ),
             (
                 "is st augustine the oldest city in florida",
-                "st augustine is not the oldest city in florida, is it right",
+                "st augustine is not the oldest city in florida, is that right",
             ),
             (
                 "is the liver part of the excretory system",
-                "the liver is not part of the excretory system, is it right",
+                "the liver is not part of the excretory system, is that right",
             ),
             (
                 "is i 80 in indiana a toll road",
-                "i 80 in indiana is not a toll road, is it right",
+                "i 80 in indiana is not a toll road, is that right",
             ),
             // A coordination cut by the parser; two things compared take "are".
             (
                 "is dragon fruit and pitaya the same thing",
-                "dragon fruit and pitaya are not the same thing, is it right",
+                "dragon fruit and pitaya are not the same thing, is that right",
             ),
             (
                 "is a cape and a cloak the same",
-                "a cape and a cloak are not the same, is it right",
+                "a cape and a cloak are not the same, is that right",
             ),
             (
                 "is pyruvic acid and pyruvate the same thing",
-                "pyruvic acid and pyruvate are not the same thing, is it right",
+                "pyruvic acid and pyruvate are not the same thing, is that right",
             ),
         ]);
     }
@@ -824,15 +867,15 @@ mod tests {
         check(&[
             (
                 "is the rampage movie based on the game",
-                "the rampage movie is not based on the game, is it right",
+                "the rampage movie is not based on the game, is that right",
             ),
             (
                 "was the king and i based on a true story",
-                "the king and i was not based on a true story, is it right",
+                "the king and i was not based on a true story, is that right",
             ),
             (
                 "are £2 coins going out of circulation",
-                "£2 coins are not going out of circulation, is it right",
+                "£2 coins are not going out of circulation, is that right",
             ),
         ]);
     }
@@ -842,33 +885,33 @@ mod tests {
         check(&[
             (
                 "does magnesium citrate have citric acid in it",
-                "magnesium citrate does not have citric acid in it, is it right",
+                "magnesium citrate does not have citric acid in it, is that right",
             ),
             (
                 "did the american health care act pass the senate",
-                "the american health care act did not pass the senate, is it right",
+                "the american health care act did not pass the senate, is that right",
             ),
             // The source's slip after "did" is repaired.
             (
                 "did mariah carey wrote all i want for christmas is you",
-                "mariah carey did not write all i want for christmas is you, is it right",
+                "mariah carey did not write all i want for christmas is you, is that right",
             ),
             (
                 "has saudi arabia signed the universal declaration of human rights",
-                "saudi arabia has not signed the universal declaration of human rights, is it right",
+                "saudi arabia has not signed the universal declaration of human rights, is that right",
             ),
             (
                 "can you turn right on a red in quebec",
-                "you cannot turn right on a red in quebec, is it right",
+                "you cannot turn right on a red in quebec, is that right",
             ),
             (
                 "will private eyes be renewed for season 3",
-                "private eyes will not be renewed for season 3, is it right",
+                "private eyes will not be renewed for season 3, is that right",
             ),
             // Adverbs stay after the negation, which keeps the scope right.
             (
                 "does the same genotype always result in the same phenotype",
-                "the same genotype does not always result in the same phenotype, is it right",
+                "the same genotype does not always result in the same phenotype, is that right",
             ),
         ]);
     }
@@ -878,19 +921,19 @@ mod tests {
         check(&[
             (
                 "has anyone hit a hole in one on a par 5",
-                "no one has hit a hole in one on a par 5, is it right",
+                "no one has hit a hole in one on a par 5, is that right",
             ),
             (
                 "does anyone die in the movie forever my girl",
-                "no one dies in the movie forever my girl, is it right",
+                "no one dies in the movie forever my girl, is that right",
             ),
             (
                 "were any bodies found from the edmund fitzgerald",
-                "no bodies were found from the edmund fitzgerald, is it right",
+                "no bodies were found from the edmund fitzgerald, is that right",
             ),
             (
                 "are any of the original members of lynyrd skynyrd alive",
-                "none of the original members of lynyrd skynyrd are alive, is it right",
+                "none of the original members of lynyrd skynyrd are alive, is that right",
             ),
         ]);
     }
@@ -910,11 +953,11 @@ mod tests {
         check(&[
             (
                 "do you have to be an all star to participate in the home run derby",
-                "you do not have to be an all star to participate in the home run derby, is it right",
+                "you do not have to be an all star to participate in the home run derby, is that right",
             ),
             (
                 "can you play soccer on a football field",
-                "you cannot play soccer on a football field, is it right",
+                "you cannot play soccer on a football field, is that right",
             ),
         ]);
     }
@@ -926,6 +969,9 @@ mod tests {
             "is the sky not blue",
             "isn't the sky blue",
             "has the team never won the cup",
+            // A positive-polarity word after the negation ("there is not something").
+            "is there something at the end of infinity war",
+            "did someone win the lottery last week",
             // Not a fronted auxiliary.
             "how tall is the eiffel tower",
             "in canada can you turn left on red",
@@ -951,8 +997,34 @@ mod tests {
     }
 
     #[test]
+    fn existentials_are_negated_on_their_noun_and_still_becomes_no_longer() {
+        check(&[
+            (
+                "is there a storage limit on google drive",
+                "there is no storage limit on google drive, is that right",
+            ),
+            (
+                "is there silver in the ocean",
+                "there is no silver in the ocean, is that right",
+            ),
+            (
+                "is the dog from little rascals still alive",
+                "the dog from little rascals is no longer alive, is that right",
+            ),
+            (
+                "is the new york post still in business",
+                "the new york post is no longer in business, is that right",
+            ),
+        ]);
+        assert_eq!(
+            followup("does the queen still live in buckingham palace"),
+            None
+        );
+    }
+
+    #[test]
     fn question_mark_and_capitals() {
-        check(&[("Is the sky blue?", "The sky is not blue, is it right?")]);
+        check(&[("Is the sky blue?", "The sky is not blue, is that right?")]);
     }
 
     #[test]
@@ -972,7 +1044,7 @@ mod tests {
             vec![
                 (0, "is ", ""),
                 (10, "", " is not"),
-                (15, "", ", is it right")
+                (15, "", ", is that right")
             ]
         );
     }

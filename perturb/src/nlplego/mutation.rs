@@ -5,7 +5,9 @@
 //! stop-words. As in the authors' code, also not punctuation, not a word inside a named entity,
 //! not a hyphenated or otherwise non-alphabetic word, and not a capitalised first word of the
 //! adjunct; nor (our addition) a word of a multiword expression WordNet lists ("as well as",
-//! "at the same time": [`ContextualLexicon::in_multiword_expression`]); the caller may freeze
+//! "at the same time": [`ContextualLexicon::in_multiword_expression`]), nor a word whose
+//! construction fixes its sense ("in need of", "claim victory", a function adverb:
+//! [`crate::lexicon::frames::fixed_by_frame`]); the caller may freeze
 //! more (the MRC relation freezes adjuncts holding answer or question words). An adjunct without an eligible word is inserted unchanged.
 //!
 //! **Sources**:
@@ -32,6 +34,7 @@ use metamorph_models::masked_lm::{CandleMaskedLm, FillOptions};
 
 use crate::coreference::generation::{inflect, mutable_pos};
 use crate::edit::match_case;
+use crate::lexicon::frames::{fixed_by_frame, is_function_adverb_word};
 use crate::lexicon::in_context::{
     ContextualLexicon, Substitution as LexicalSubstitution, WordInContext, MIN_SENTENCE_SIMILARITY,
     MIN_WORD_SIMILARITY,
@@ -221,14 +224,6 @@ pub const NLTK_STOP_WORDS: [&str; 179] = [
     "wouldn't",
 ];
 
-/// Degree and focus adverbs that are not stop-words but work like them: their WordNet synonyms
-/// change the construction ("far enough away" → "far plenty away", "almost no" → "near no",
-/// "also represented" → "besides represented").
-pub const FUNCTION_ADVERBS: [&str; 14] = [
-    "enough", "quite", "rather", "pretty", "fairly", "somewhat", "almost", "nearly", "even",
-    "also", "still", "already", "ever", "yet",
-];
-
 /// Whether `word` (any case) is an NLTK stop-word.
 pub fn is_stop_word(word: &str) -> bool {
     let lower = word.to_lowercase();
@@ -332,7 +327,10 @@ impl AdjunctMutator {
             let Some(form) = inflect(&self.inflections, &name, &token.tag) else {
                 continue;
             };
-            if form.eq_ignore_ascii_case(&token.text) || is_stop_word(&form) {
+            if form.eq_ignore_ascii_case(&token.text)
+                || is_stop_word(&form)
+                || is_function_adverb_word(&form)
+            {
                 continue;
             }
             forms.push(match_case(&token.text, &form));
@@ -378,10 +376,6 @@ impl AdjunctMutator {
         };
         let capitalised_first =
             i == core_start && t.text.chars().next().is_some_and(char::is_uppercase);
-        // A piece of a hyphenated word ("quarter" in "quarter-finals") is part of a compound.
-        let hyphen = |j: usize| tokens.get(j).is_some_and(|h| h.text == "-");
-        let hyphenated = (i > 0 && hyphen(i - 1) && tokens[i - 1].whitespace.is_empty())
-            || (t.whitespace.is_empty() && hyphen(i + 1));
         // A bare singular noun is usually part of an idiom ("as part of", "by treaty", "at
         // home"): a countable synonym there needs an article ("as portion of").
         let bare_singular = t.tag == "NN"
@@ -393,13 +387,13 @@ impl AdjunctMutator {
                         "det" | "poss" | "nummod" | "amod" | "compound" | "predet"
                     )
             });
-        let function_adverb =
-            t.pos == "ADV" && FUNCTION_ADVERBS.contains(&t.text.to_lowercase().as_str());
+        // A piece of a hyphenated word ("quarter" in "quarter-finals"), a function adverb, a
+        // noun in a fixed frame ("in need of", "claim victory"): see `lexicon::frames`.
+        let fixed = fixed_by_frame(tokens, i).is_some();
         pos_ok
             && !bare_singular
-            && !function_adverb
+            && !fixed
             && !self.lexicon.in_multiword_expression(tokens, i)
-            && !hyphenated
             && !t.tag.starts_with("NNP")
             && t.ent_type.is_empty()
             && t.text.len() > 1
