@@ -16,12 +16,19 @@ head it writes `models/tests/fixtures/mlm/<name>/`:
 * `golden.json`: texts holding one to three mask tokens, their input ids, and for every masked
   position the reference top-10 token ids and softmax probabilities (`torch.topk` order).
 
+`python3 scripts/mlm_fixtures.py --pll` writes only `pll.json` into each existing fixture folder
+(weights untouched): for texts of the corpus and character spans of words in them, the
+pseudo-log-likelihood of the span (Salazar et al., 2020): each non-special token overlapping
+the span masked in turn, the natural-log softmax probability of the true token summed, with
+the token count — the reference for `CandleMaskedLm::span_pseudo_log_likelihoods`.
+
 Heads: `bert` (BertForMaskedLM), `roberta` (RobertaForMaskedLM), `deberta-v2`
 (DebertaV2ForMaskedLM, legacy `cls.predictions` head) and `deberta-v2-lm-predictions`
 (`legacy = false`: the `lm_predictions.lm_head` head). Deterministic (fixed seeds).
 """
 
 import json
+import re
 import shutil
 
 import encoder_fixtures as common
@@ -103,5 +110,56 @@ def main():
         print(f"{name}: {len(cases)} texts, {sum(len(c['masks']) for c in cases)} masked positions")
 
 
+def pll_spans(sentences):
+    """(text, char start, char end) triples: one to three words of corpus sentences."""
+    out = []
+    for k, index in enumerate([3, 21, 57, 88]):
+        text = sentences[index][:90]
+        words = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
+        first = words[min(1 + k, len(words) - 1)]
+        last = words[min(1 + k + k % 3, len(words) - 1)]
+        out.append((text, first[0], last[1]))
+    return out
+
+
+def write_pll():
+    if not common.in_venv():
+        common.bootstrap(__file__)
+    import torch
+    import transformers as T
+
+    sentences = common.corpus()
+    for name, _arch, cls, _overrides in HEADS:
+        out = OUT / name
+        tokenizer = T.AutoTokenizer.from_pretrained(str(out))
+        model = getattr(T, cls).from_pretrained(str(out), attn_implementation="eager").eval()
+        cases = []
+        for text, start, end in pll_spans(sentences):
+            enc = tokenizer(text, return_offsets_mapping=True, return_special_tokens_mask=True)
+            ids = enc["input_ids"]
+            total, pieces = 0.0, 0
+            for p, ((a, b), special) in enumerate(zip(enc["offset_mapping"], enc["special_tokens_mask"])):
+                if special or not (a < end and b > start):
+                    continue
+                masked = list(ids)
+                masked[p] = tokenizer.mask_token_id
+                feed = {"input_ids": torch.tensor([masked])}
+                if "token_type_ids" in tokenizer.model_input_names:
+                    feed["token_type_ids"] = torch.tensor([enc["token_type_ids"]])
+                feed["attention_mask"] = torch.ones(1, len(ids), dtype=torch.long)
+                with torch.no_grad():
+                    logits = model(**feed).logits[0, p].float()
+                total += float(torch.log_softmax(logits, dim=-1)[ids[p]])
+                pieces += 1
+            cases.append({"text": text, "span": [start, end], "pll": round(total, 6), "pieces": pieces})
+        (out / "pll.json").write_text(json.dumps({"architecture": cls, "cases": cases}, indent=1) + "\n", encoding="utf-8")
+        print(f"{name}: {len(cases)} spans")
+
+
 if __name__ == "__main__":
-    main()
+    import sys
+
+    if "--pll" in sys.argv:
+        write_pll()
+    else:
+        main()

@@ -396,6 +396,106 @@ impl CandleMaskedLm {
             .collect())
     }
 
+    /// The pseudo-log-likelihood of the characters `span` of each `text` (Salazar et al., ACL
+    /// 2020, "Masked Language Model Scoring"): every word piece that overlaps the span is
+    /// masked in turn, the rest of the text left visible, and the natural-log probability the
+    /// model gives the true piece there is summed. Returns `(sum, pieces)` per request; a span
+    /// that covers no piece gives `(0.0, 0)`. The masked copies of all requests run as padded
+    /// batches of at most `batch` rows. The validity step compares a substituted word's
+    /// likelihood with the original's this way.
+    ///
+    /// # Errors
+    /// [`Error::Model`] naming the request whose text is longer than the model's positions or
+    /// whose span lies outside it, or when the forward pass fails.
+    pub fn span_pseudo_log_likelihoods(
+        &self,
+        requests: &[(&str, std::ops::Range<usize>)],
+        batch: usize,
+    ) -> Result<Vec<(f32, usize)>> {
+        if requests.is_empty() {
+            return Ok(Vec::new());
+        }
+        let texts: Vec<&str> = requests.iter().map(|(t, _)| *t).collect();
+        let encodings = self
+            .tokenizer
+            .encode_batch_char_offsets(texts, true)
+            .map_err(|e| self.model_err(format!("tokenizing: {e}")))?;
+        // One row per (request, piece): the request's ids with that piece masked.
+        let mut rows: Vec<(usize, usize, u32)> = Vec::new();
+        for (r, (e, (text, span))) in encodings.iter().zip(requests).enumerate() {
+            if e.len() > self.info.max_positions {
+                return Err(self.model_err(format!(
+                    "request {r}: {} tokens, more than the model's {} positions",
+                    e.len(),
+                    self.info.max_positions
+                )));
+            }
+            let chars = text.chars().count();
+            if span.start > span.end || span.end > chars {
+                return Err(self.model_err(format!(
+                    "request {r}: span {}..{} is outside its {chars}-character text",
+                    span.start, span.end
+                )));
+            }
+            for (p, (&(start, end), &special)) in e
+                .get_offsets()
+                .iter()
+                .zip(e.get_special_tokens_mask())
+                .enumerate()
+            {
+                if special == 0 && start < span.end && end > span.start {
+                    rows.push((r, p, e.get_ids()[p]));
+                }
+            }
+        }
+        let mut out = vec![(0.0f32, 0usize); requests.len()];
+        for chunk in rows.chunks(batch.max(1)) {
+            let width = chunk
+                .iter()
+                .map(|&(r, _, _)| encodings[r].len())
+                .max()
+                .unwrap_or(0);
+            let n = chunk.len();
+            let (mut ids, mut types, mut mask) = (
+                vec![self.info.pad_id; n * width],
+                vec![0u32; n * width],
+                vec![0u32; n * width],
+            );
+            for (k, &(r, position, _)) in chunk.iter().enumerate() {
+                let e = &encodings[r];
+                for (p, &id) in e.get_ids().iter().enumerate() {
+                    ids[k * width + p] = if p == position { self.mask_id } else { id };
+                    types[k * width + p] = if self.info.token_types {
+                        e.get_type_ids()[p]
+                    } else {
+                        0
+                    };
+                    mask[k * width + p] = 1;
+                }
+            }
+            let run = || -> candle_core::Result<Vec<Vec<f32>>> {
+                let t = |v: Vec<u32>| Tensor::from_vec(v, (n, width), &self.device);
+                let hidden = self.backbone.forward(&t(ids)?, &t(types)?, &t(mask)?)?;
+                let picked = chunk
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &(_, p, _))| hidden.get(k)?.get(p))
+                    .collect::<candle_core::Result<Vec<_>>>()?;
+                let logits = self
+                    .head
+                    .forward(&Tensor::stack(&picked, 0)?)?
+                    .to_dtype(DType::F32)?;
+                candle_nn::ops::log_softmax(&logits, D::Minus1)?.to_vec2::<f32>()
+            };
+            let log_probs = run().map_err(|e| self.model_err(format!("forward pass: {e}")))?;
+            for (&(r, _, id), row) in chunk.iter().zip(log_probs) {
+                out[r].0 += row.get(id as usize).copied().unwrap_or(f32::NEG_INFINITY);
+                out[r].1 += 1;
+            }
+        }
+        Ok(out)
+    }
+
     /// Replacements for the word at characters `start..end` of `text`, best first: the model's
     /// top `options.top_k` predictions for a mask in its place, kept when they are whole words,
     /// differ from the word (ignoring case), reach `options.min_prob`, and — with

@@ -210,3 +210,50 @@ fn same_pos_keeps_the_replaced_words_part_of_speech() {
         assert_ne!(pos_at(&substituted, 8), want, "{}", c.word);
     }
 }
+
+#[test]
+fn span_pseudo_log_likelihoods_match_transformers() {
+    for name in HEADS {
+        let dir = common::fixture_dir(&format!("mlm/{name}"));
+        let model = CandleMaskedLm::load_dir(&dir, name, &ModelOptions::default()).unwrap();
+        let golden: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("pll.json")).unwrap()).unwrap();
+        let cases = golden["cases"].as_array().unwrap();
+        let requests: Vec<(&str, std::ops::Range<usize>)> = cases
+            .iter()
+            .map(|c| {
+                let span = c["span"].as_array().unwrap();
+                let (a, b) = (span[0].as_u64().unwrap(), span[1].as_u64().unwrap());
+                (c["text"].as_str().unwrap(), a as usize..b as usize)
+            })
+            .collect();
+        // Batches smaller than one request's pieces, and one batch for all.
+        for batch in [3, 64] {
+            let got = model.span_pseudo_log_likelihoods(&requests, batch).unwrap();
+            for ((pll, pieces), case) in got.iter().zip(cases) {
+                assert_eq!(
+                    *pieces as u64,
+                    case["pieces"].as_u64().unwrap(),
+                    "{name}: pieces of {}",
+                    case["text"]
+                );
+                let want = case["pll"].as_f64().unwrap() as f32;
+                assert!(
+                    (pll - want).abs() <= 1e-3 * want.abs().max(1.0),
+                    "{name}: {pll} against {want} for {}",
+                    case["text"]
+                );
+            }
+        }
+    }
+    let (model, _) = load("bert");
+    assert!(model
+        .span_pseudo_log_likelihoods(&[("short text", 3..40)], 8)
+        .is_err());
+    assert_eq!(
+        model
+            .span_pseudo_log_likelihoods(&[("short text", 5..5)], 8)
+            .unwrap(),
+        vec![(0.0, 0)]
+    );
+}

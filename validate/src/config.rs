@@ -66,7 +66,13 @@ pub struct ValidateConfig {
     /// The sentence encoder of the meaning check and the word vectors of the fluency check:
     /// `asset:NAME`, a directory or `hf:ORG/NAME@REV` (default `asset:all-MiniLM-L6-v2`).
     pub encoder: String,
-    /// Device of the encoder: `cpu` (default), `cuda:N`, `metal`.
+    /// The masked LM of the fluency check (`asset:NAME`, a directory or `hf:ORG/NAME@REV`; a
+    /// BERT, RoBERTa/XLM-R or DeBERTa-v2 checkpoint with its MLM head). Set, the check scores
+    /// a substitution by the change in its words' pseudo-log-likelihood
+    /// ([`MASKED_LM_FLUENCY`]); unset (the default), by the word-vector fit of the encoder's
+    /// own embedding table.
+    pub masked_lm: Option<String>,
+    /// Device of the encoder and the masked LM: `cpu` (default), `cuda:N`, `metal`.
     pub device: String,
     /// Texts per encoder batch.
     pub batch_size: usize,
@@ -84,6 +90,7 @@ impl Default for ValidateConfig {
             enabled: true,
             mode: Mode::Reject,
             encoder: "asset:all-MiniLM-L6-v2".into(),
+            masked_lm: None,
             device: "cpu".into(),
             batch_size: 64,
             context_sentences: 0,
@@ -97,7 +104,12 @@ impl ValidateConfig {
     /// The thresholds that apply to relation `mr` of `family`: built-in, then
     /// `[validate.thresholds]`, then `[validate.relations.<mr>]`.
     pub fn thresholds_for(&self, family: &str, mr: &str) -> Thresholds {
-        let mut t = builtin_thresholds(family, mr).overridden_by(&self.thresholds);
+        let mut builtin = builtin_thresholds(family, mr);
+        if self.masked_lm.is_some() {
+            // The masked LM's score is on its own scale (see `MASKED_LM_FLUENCY`).
+            builtin.fluency = builtin.fluency.map(|_| MASKED_LM_FLUENCY);
+        }
+        let mut t = builtin.overridden_by(&self.thresholds);
         if let Some(own) = self.relations.get(mr) {
             t = t.overridden_by(own);
         }
@@ -139,6 +151,14 @@ impl ValidateConfig {
         Ok(())
     }
 }
+
+/// The built-in fluency threshold when `[validate] masked_lm` is set: the substituted words'
+/// mean log10 probability per word piece (pseudo-log-likelihood, each piece masked in turn)
+/// may fall at most this far below the replaced words' — at most ten times less likely per
+/// piece. **Not calibrated**: no masked LM can be fetched where the calibration set was
+/// judged, so this is a conservative default; calibrate it on your own labelled follow-ups
+/// with `metamorph-validate calibrate` (the fluency column is then the masked LM's score).
+pub const MASKED_LM_FLUENCY: f32 = -1.0;
 
 /// The relations that change the meaning of what they edit by design (an antonym, a negation, a
 /// tense or order change, a swapped entity).

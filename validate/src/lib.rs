@@ -12,7 +12,9 @@
 //! 2. **sense** — the cosine of a substituted word's in-context embedding before and after,
 //!    from the same encoder pass;
 //! 3. **fluency** ([`word_fit`]) — a substituted word fits its neighbours about as well as the
-//!    word it replaced, by the encoder's static word-piece vectors;
+//!    word it replaced, by the encoder's static word-piece vectors; or, with `[validate]
+//!    masked_lm` set, the new words are about as likely to that masked LM as the old ones
+//!    (pseudo-log-likelihood per word piece, [`MASKED_LM_FLUENCY`]);
 //! 4. **structure** ([`structure`]) — the changed sentences re-parsed with the `[parse]`
 //!    pipeline (loaded on first need) keep each sentence's root part of speech and the root's
 //!    core arguments;
@@ -37,8 +39,9 @@
 //!   "flag"` keeps every case and only records the scores.
 //! * **Checks read the change, not the passage.** A one-word edit in a 300-word passage moves a
 //!   whole-passage embedding by almost nothing; the changed sentence moves it measurably.
-//! * **Not done:** a masked LM's pseudo-log-likelihood as the fluency check (the first
-//!   choice where a masked LM is configured). The word-vector check is used everywhere.
+//! * **The masked LM is optional and uncalibrated.** No masked LM is packaged, so the default
+//!   fluency check is the word-vector one; the pseudo-log-likelihood path runs when a user
+//!   configures a checkpoint, with a conservative threshold to calibrate on their own labels.
 //!
 //! [`Validity`]: metamorph_data::Validity
 #![deny(missing_docs)]
@@ -52,6 +55,6 @@ pub mod validator;
 pub mod window;
 pub mod word_fit;
 
-pub use config::{Mode, Thresholds, ValidateConfig};
+pub use config::{Mode, Thresholds, ValidateConfig, MASKED_LM_FLUENCY};
 pub use stage::ValidateStage;
 pub use validator::Validator;

@@ -6,7 +6,8 @@ use std::sync::{Arc, OnceLock};
 
 use metamorph_data::assets::ModelSource;
 use metamorph_data::{Case, CheckScore, Error, ParsedText, Result, Validity};
-use metamorph_models::{cosine, device, Checkpoint, EncoderOptions, SentenceEncoder};
+use metamorph_models::masked_lm::CandleMaskedLm;
+use metamorph_models::{cosine, device, Checkpoint, EncoderOptions, ModelOptions, SentenceEncoder};
 use metamorph_parse::spacy::pipeline::Pipeline;
 use metamorph_parse::stage::{ParseConfig, ParseStage};
 
@@ -26,6 +27,8 @@ pub struct Validator {
     config: ValidateConfig,
     encoder: SentenceEncoder,
     vectors: WordVectors,
+    /// The fluency check's masked LM, when `[validate] masked_lm` is set.
+    masked_lm: Option<CandleMaskedLm>,
     parser: Parser,
 }
 
@@ -110,10 +113,36 @@ impl Validator {
         let encoder =
             SentenceEncoder::try_new(&config.encoder, &checkpoint, options).map_err(in_context)?;
         let vectors = WordVectors::load(&checkpoint).map_err(in_context)?;
+        let masked_lm = match &config.masked_lm {
+            Some(spec) => {
+                let source: ModelSource = spec
+                    .parse()
+                    .map_err(|e| Error::Config(format!("[validate] masked_lm: {e}")))?;
+                let options = ModelOptions {
+                    device: device(&config.device)?,
+                    ..ModelOptions::default()
+                };
+                let name = format!("validity masked LM `{spec}`");
+                let model = CandleMaskedLm::from_source(&source, &Default::default(), &options)
+                    .map_err(|e| match e {
+                        Error::Asset {
+                            name: file,
+                            message,
+                        } => Error::Asset {
+                            name: format!("{name} ({file})"),
+                            message,
+                        },
+                        other => other,
+                    })?;
+                Some(model)
+            }
+            None => None,
+        };
         Ok(Validator {
             config: config.clone(),
             encoder,
             vectors,
+            masked_lm,
             parser,
         })
     }
@@ -150,6 +179,7 @@ impl Validator {
         let (meaning, sense) = self.embed_checks(&plans)?;
         let t1 = std::time::Instant::now();
         let parses = self.reparse(cases, &plans)?;
+        let likelihoods = self.likelihood_fluency(&plans)?;
         let t2 = std::time::Instant::now();
         let mut fit = WordFit::new(&self.vectors);
         let mut out = Vec::with_capacity(cases.len());
@@ -209,7 +239,22 @@ impl Validator {
                     );
                 }
             }
-            if let Some(threshold) = t.fluency {
+            if let (Some(threshold), Some(scores)) = (t.fluency, likelihoods.as_ref()) {
+                let worst = scores[i].iter().min_by(|a, b| a.0.total_cmp(&b.0));
+                if let Some((score, before, after)) = worst {
+                    record(
+                        &mut v,
+                        "fluency",
+                        *score,
+                        threshold,
+                        format!(
+                            "{after:?} is {:.1}× less likely per word piece to the masked LM \
+                             than {before:?}",
+                            10f32.powf(-score)
+                        ),
+                    );
+                }
+            } else if let Some(threshold) = t.fluency {
                 let worst = plan
                     .changes
                     .iter()
@@ -378,6 +423,50 @@ fn empty_field(case: &Case) -> Option<&'static str> {
     FIELDS.into_iter().find(|&f| {
         crate::window::field_text(&case.followup, f).is_some_and(|t| t.trim().is_empty())
     })
+}
+
+/// A substitution's fluency score, with the replaced and the new words.
+type ScoredSubstitution = (f32, String, String);
+
+impl Validator {
+    /// With a masked LM configured, each case's word substitutions scored by the change in
+    /// pseudo-log-likelihood: the substituted words' mean log10 probability per word piece in
+    /// the follow-up's window minus the replaced words' in the source's, with both sides'
+    /// words. All substitutions of the batch go through the model together. `None` without a
+    /// masked LM.
+    fn likelihood_fluency(&self, plans: &[Plan]) -> Result<Option<Vec<Vec<ScoredSubstitution>>>> {
+        let Some(model) = &self.masked_lm else {
+            return Ok(None);
+        };
+        let mut requests: Vec<(&str, std::ops::Range<usize>)> = Vec::new();
+        let mut owners: Vec<(usize, &Change)> = Vec::new();
+        for (i, plan) in plans.iter().enumerate() {
+            if plan.thresholds.fluency.is_none() {
+                continue;
+            }
+            for change in plan.changes.iter().filter(|c| is_substitution(c)) {
+                requests.push((change.source.as_str(), change.source_words.clone()));
+                requests.push((change.followup.as_str(), change.followup_words.clone()));
+                owners.push((i, change));
+            }
+        }
+        let scored = model.span_pseudo_log_likelihoods(&requests, self.config.batch_size)?;
+        let mut out = vec![Vec::new(); plans.len()];
+        for (pair, (i, change)) in scored.chunks(2).zip(owners) {
+            let [(before_sum, before_pieces), (after_sum, after_pieces)] = [pair[0], pair[1]];
+            if before_pieces == 0 || after_pieces == 0 {
+                continue;
+            }
+            let per_piece = |sum: f32, n: usize| sum / n as f32 / std::f32::consts::LN_10;
+            let score = per_piece(after_sum, after_pieces) - per_piece(before_sum, before_pieces);
+            out[i].push((
+                score,
+                change.before().trim().to_string(),
+                change.after().trim().to_string(),
+            ));
+        }
+        Ok(Some(out))
+    }
 }
 
 /// The fit gain of a word substitution (1–3 words replaced by 1–3 words), with both sides.

@@ -187,3 +187,77 @@ fn an_encoder_that_does_not_load_is_named() {
     assert!(matches!(e, Error::Asset { .. }), "{e}");
     assert!(e.to_string().contains("validity encoder"), "{e}");
 }
+
+/// The tiny random BERT masked LM of the models crate's parity fixtures.
+fn tiny_masked_lm() -> String {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../models/tests/fixtures/mlm/bert")
+        .display()
+        .to_string()
+}
+
+#[test]
+fn a_configured_masked_lm_scores_fluency_by_pseudo_log_likelihood() {
+    let config = ValidateConfig {
+        masked_lm: Some(tiny_masked_lm()),
+        ..ValidateConfig::default()
+    };
+    // The masked LM's own scale replaces the word-vector threshold.
+    assert_eq!(
+        config.thresholds_for("crest", "CREST").fluency,
+        Some(metamorph_validate::MASKED_LM_FLUENCY)
+    );
+    let parser = ParseStage::try_new(&ParseConfig::default())
+        .unwrap()
+        .into_pipeline();
+    let validator = Validator::load(&config, Arc::new(parser)).unwrap();
+    let mentions = vec![CharSpan { start: 0, end: 4 }];
+    let before = "Anna resigned from her seat in parliament.";
+    let after = "Anna left from her seat in parliament.";
+    let v = validator
+        .validate(&[coref_case(before, after, mentions)])
+        .unwrap()
+        .remove(0);
+    let fluency = check(&v, "fluency").expect("a substitution has a fluency score");
+    // The score is the change in mean log10 probability per piece of the replaced words, as
+    // the masked LM gives it for each side alone.
+    let model = metamorph_models::masked_lm::CandleMaskedLm::load_dir(
+        std::path::Path::new(&tiny_masked_lm()),
+        "tiny",
+        &Default::default(),
+    )
+    .unwrap();
+    let scored = model
+        .span_pseudo_log_likelihoods(&[(before, 5..13), (after, 5..9)], 8)
+        .unwrap();
+    let mean = |(sum, n): (f32, usize)| sum / n as f32 / std::f32::consts::LN_10;
+    let want = mean(scored[1]) - mean(scored[0]);
+    assert!(
+        (fluency.score - want).abs() < 1e-4,
+        "{} vs {want}",
+        fluency.score
+    );
+    assert_eq!(fluency.passed, fluency.score >= fluency.threshold);
+    if !fluency.passed {
+        assert!(
+            v.reasons.iter().any(|r| r.contains("masked LM")),
+            "{:?}",
+            v.reasons
+        );
+    }
+}
+
+#[test]
+fn a_masked_lm_that_does_not_load_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = ValidateConfig {
+        masked_lm: Some(dir.path().display().to_string()),
+        ..ValidateConfig::default()
+    };
+    let parser = ParseStage::try_new(&ParseConfig::default())
+        .unwrap()
+        .into_pipeline();
+    let e = Validator::load(&config, Arc::new(parser)).unwrap_err();
+    assert!(matches!(e, Error::Asset { .. }), "{e}");
+    assert!(e.to_string().contains("validity masked LM"), "{e}");
+}
