@@ -20,10 +20,93 @@ use super::gender::gender;
 /// stripper", "welcomed by high society here" (for "there"), "opted to sign Houllier rather."
 /// (for "instead").
 pub const FUNCTION_ADVERBS: &[&str] = &[
-    "again", "almost", "already", "also", "else", "enough", "even", "ever", "fairly", "hence",
-    "here", "instead", "just", "merely", "much", "nearly", "now", "only", "pretty", "quite",
-    "rather", "really", "simply", "so", "somewhat", "soon", "still", "then", "there", "thus",
-    "too", "very", "yet",
+    "again",
+    "almost",
+    "already",
+    "also",
+    "else",
+    "enough",
+    "even",
+    "ever",
+    "fairly",
+    "hence",
+    "here",
+    "instead",
+    "just",
+    "merely",
+    "much",
+    "nearly",
+    "now",
+    "only",
+    "pretty",
+    "quite",
+    "rather",
+    "really",
+    "simply",
+    "so",
+    "somewhat",
+    "soon",
+    "still",
+    "then",
+    "there",
+    "thus",
+    "too",
+    "very",
+    "yet",
+    // Discourse connectives: their WordNet synonyms carry another relation ("However, …" →
+    // "Nonetheless, …" is concessive; "finally" → "lastly" lists instead of concluding).
+    "however",
+    "nevertheless",
+    "nonetheless",
+    "moreover",
+    "furthermore",
+    "therefore",
+    "finally",
+    "lastly",
+    "meanwhile",
+    "otherwise",
+    "besides",
+    "anyway",
+    // Directional particles ("away from home" → "off from home").
+    "away",
+    "back",
+    "out",
+    "off",
+    "up",
+    "down",
+    "forth",
+    "along",
+    "around",
+    "ahead",
+    "apart",
+];
+
+/// Adjectives that work like determiners or quantifiers ("in several situations" → "in
+/// respective situations", found twice in review): their WordNet synonyms are other senses.
+pub const DETERMINER_LIKE_ADJECTIVES: &[&str] = &[
+    "same",
+    "other",
+    "such",
+    "own",
+    "only",
+    "many",
+    "much",
+    "few",
+    "several",
+    "various",
+    "certain",
+    "whole",
+    "entire",
+    "last",
+    "next",
+    "first",
+    "former",
+    "latter",
+    "respective",
+    "particular",
+    "different",
+    "similar",
+    "numerous",
 ];
 
 /// Nouns for people defined by a relation to someone else (kinship, partnership): "the son of
@@ -97,7 +180,12 @@ pub fn in_hyphenated_compound(tokens: &[Token], i: usize) -> bool {
 /// * `"relational noun"`: a kinship or gendered noun for a person ([`RELATIONAL_PERSON_NOUNS`]);
 /// * `"support-verb object"`: the direct object of a support verb ([`SUPPORT_VERBS`]);
 /// * `"collocation with a hyphenated modifier"`: a noun modified by a hyphenated compound
-///   ("a tie-breaking vote" → "the tie-breaking voting").
+///   ("a tie-breaking vote" → "the tie-breaking voting");
+/// * `"determiner-like adjective"`, `"acronym"`: see [`DETERMINER_LIKE_ADJECTIVES`]; an
+///   all-capital word ("TV" → "TELEVISION");
+/// * `"noun compound"`: a noun that modifies another or is modified by one ("police team",
+///   "advertising job");
+/// * `"bare noun after a preposition"`: "in hospital", "at home".
 pub fn fixed_by_frame(tokens: &[Token], i: usize) -> Option<&'static str> {
     let token = &tokens[i];
     if in_hyphenated_compound(tokens, i) {
@@ -105,6 +193,14 @@ pub fn fixed_by_frame(tokens: &[Token], i: usize) -> Option<&'static str> {
     }
     if is_function_adverb(tokens, i) {
         return Some("function adverb");
+    }
+    let lower = token.text.to_lowercase();
+    if token.pos == "ADJ" && DETERMINER_LIKE_ADJECTIVES.contains(&lower.as_str()) {
+        return Some("determiner-like adjective");
+    }
+    // An acronym or all-capital word ("TV" → "TELEVISION").
+    if token.text.chars().count() > 1 && token.text.chars().all(|c| c.is_ascii_uppercase()) {
+        return Some("acronym");
     }
     if token.pos != "NOUN" {
         return None;
@@ -128,7 +224,6 @@ pub fn fixed_by_frame(tokens: &[Token], i: usize) -> Option<&'static str> {
             return Some("of-frame");
         }
     }
-    let lower = token.text.to_lowercase();
     if gender(&lower).is_some() || RELATIONAL_PERSON_NOUNS.contains(&lower.as_str()) {
         return Some("relational noun");
     }
@@ -141,7 +236,26 @@ pub fn fixed_by_frame(tokens: &[Token], i: usize) -> Option<&'static str> {
     let hyphenated_modifier = children().any(|(c, t)| {
         matches!(t.dep.as_str(), "amod" | "compound") && in_hyphenated_compound(tokens, c)
     });
-    hyphenated_modifier.then_some("collocation with a hyphenated modifier")
+    if hyphenated_modifier {
+        return Some("collocation with a hyphenated modifier");
+    }
+    // Noun compounds are collocations: "police team" → "constabulary team", "market tent" →
+    // "marketplace tent", "advertising job" → "advertising occupation", "phone call" →
+    // "phone yell".
+    if token.dep == "compound" || children().any(|(_, t)| t.dep == "compound") {
+        return Some("noun compound");
+    }
+    // A bare singular noun after a preposition is an idiom ("in hospital", "at home", "by
+    // car"): "in infirmary" needs an article.
+    let bare = token.tag == "NN"
+        && token.dep == "pobj"
+        && !children().any(|(_, t)| {
+            matches!(
+                t.dep.as_str(),
+                "det" | "poss" | "nummod" | "amod" | "compound" | "predet"
+            )
+        });
+    bare.then_some("bare noun after a preposition")
 }
 
 #[cfg(test)]
@@ -190,6 +304,31 @@ mod tests {
             frame("He was very tired then.", "very"),
             Some("function adverb")
         );
+    }
+
+    #[test]
+    fn collocations_found_in_the_second_review_are_fixed() {
+        assert_eq!(
+            frame("The police team arrived at noon.", "police"),
+            Some("noun compound")
+        );
+        assert_eq!(
+            frame("She found another advertising job.", "job"),
+            Some("noun compound")
+        );
+        assert_eq!(
+            frame("She stayed in hospital for a week.", "hospital"),
+            Some("bare noun after a preposition")
+        );
+        assert_eq!(
+            frame("It was used in several situations.", "several"),
+            Some("determiner-like adjective")
+        );
+        assert_eq!(
+            frame("However, he escaped later.", "However"),
+            Some("function adverb")
+        );
+        assert_eq!(frame("He starred on TV for years.", "TV"), Some("acronym"));
     }
 
     #[test]

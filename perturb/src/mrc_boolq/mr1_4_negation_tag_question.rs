@@ -457,6 +457,18 @@ impl NegationTagQuestion {
                         "",
                     ));
                 }
+                // "is there such a thing" → "there is no such thing" (not "no such a thing").
+                if existential_no
+                    && next_word == "such"
+                    && rest + 2 < tree.len()
+                    && matches!(tree.lower(rest + 1).as_str(), "a" | "an")
+                {
+                    out.push(Replacement::new(
+                        tokens[rest + 1].start as usize,
+                        tokens[rest + 2].start as usize,
+                        "",
+                    ));
+                }
                 if let Some((verb, form)) = verb_form {
                     out.push(Replacement::new(
                         tokens[verb].start as usize,
@@ -1002,6 +1014,10 @@ mod tests {
             (
                 "is there a storage limit on google drive",
                 "there is no storage limit on google drive, is that right",
+            ),
+            (
+                "is there such a thing as a black card",
+                "there is no such thing as a black card, is that right",
             ),
             (
                 "is there silver in the ocean",
