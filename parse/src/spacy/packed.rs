@@ -25,8 +25,74 @@ pub struct PackedWeights {
     w: Vec<f32>,
     m: usize,
     k: usize,
-    /// `ceil(m/16)` panels of `k × 16`, when the AVX-512 kernel runs on this CPU.
-    panels: Option<Vec<f32>>,
+    /// The panels, when the AVX-512 kernel runs on this CPU.
+    panels: Option<Panels>,
+}
+
+/// An `m × k` weight matrix as `ceil(m/16)` panels of `k × 16` for the AVX-512 kernel, without
+/// the row-major copy: what a caller keeps when it has the weights elsewhere (the models
+/// crate's decoder layers, whose weights stay in their tensors).
+#[derive(Clone, Debug)]
+pub struct Panels {
+    panels: Vec<f32>,
+    m: usize,
+    k: usize,
+}
+
+impl Panels {
+    /// Packs `w` (`m × k`, row-major), or `None` when this CPU has no AVX-512 kernel.
+    ///
+    /// # Panics
+    /// When `w` is not `m × k`.
+    pub fn pack(w: &[f32], m: usize, k: usize) -> Option<Panels> {
+        assert_eq!(w.len(), m * k, "weights are not {m}×{k}");
+        avx512::available().then(|| Panels {
+            panels: pack(w, m, k),
+            m,
+            k,
+        })
+    }
+
+    /// Output width `m`.
+    pub fn rows(&self) -> usize {
+        self.m
+    }
+
+    /// Input width `k`.
+    pub fn cols(&self) -> usize {
+        self.k
+    }
+
+    /// `y = x·Wᵀ` (added to `y` when `accumulate`) for `n` rows of `x` at row stride `lda`,
+    /// written to `n` rows of `y` at row stride `ldy` (columns `0..m` of each): several
+    /// threads may fill disjoint column ranges of one output this way.
+    ///
+    /// # Safety
+    /// `x` holds `(n - 1)·lda + k` values; `y` points to `(n - 1)·ldy + m` writable values
+    /// that nothing else reads or writes during the call.
+    ///
+    /// # Panics
+    /// When `x` is shorter than its shape or `ldy < m`.
+    pub unsafe fn matmul_raw(
+        &self,
+        x: &[f32],
+        n: usize,
+        lda: usize,
+        y: *mut f32,
+        ldy: usize,
+        accumulate: bool,
+    ) {
+        assert!(
+            (n == 0 || x.len() >= (n - 1) * lda + self.k) && ldy >= self.m,
+            "matrix shapes do not agree"
+        );
+        if n == 0 {
+            return;
+        }
+        // SAFETY: panels exist only when AVX-512 is available; shapes checked above, `y`
+        // guaranteed by the caller.
+        unsafe { avx512::matmul(x, n, lda, self.k, &self.panels, self.m, y, ldy, accumulate) }
+    }
 }
 
 impl PackedWeights {
@@ -35,8 +101,7 @@ impl PackedWeights {
     /// # Panics
     /// When `w` is not `m × k`.
     pub fn new(w: Vec<f32>, m: usize, k: usize) -> Self {
-        assert_eq!(w.len(), m * k, "weights are not {m}×{k}");
-        let panels = avx512::available().then(|| pack(&w, m, k));
+        let panels = Panels::pack(&w, m, k);
         PackedWeights { w, m, k, panels }
     }
 
@@ -86,9 +151,10 @@ impl PackedWeights {
             return;
         }
         match &self.panels {
-            // SAFETY: `panels` is only built when `avx512::available()`, and the shapes were
-            // checked above.
-            Some(panels) => unsafe { avx512::matmul(x, n, stride, k, panels, m, y, accumulate) },
+            // SAFETY: `y` is an exclusive slice of at least `n × m` values (checked above).
+            Some(panels) => unsafe {
+                panels.matmul_raw(x, n, stride, y.as_mut_ptr(), m, accumulate)
+            },
             None => {
                 super::linalg::matmul_transposed_strided(x, n, stride, k, &self.w, m, y, accumulate)
             }
@@ -125,8 +191,9 @@ mod avx512 {
     /// `y = x·Wᵀ (+ y)` over packed panels.
     ///
     /// # Safety
-    /// The CPU has AVX-512F; `x` holds `n` rows of `k` at row stride `lda`, `y` at least
-    /// `n × m`, `panels` is [`super::pack`]'s layout of an `m × k` matrix.
+    /// The CPU has AVX-512F; `x` holds `n` rows of `k` at row stride `lda`, `y` points to `n`
+    /// rows of `m` at row stride `ldy`, `panels` is [`super::pack`]'s layout of an `m × k`
+    /// matrix.
     #[allow(clippy::too_many_arguments)]
     #[target_feature(enable = "avx512f")]
     pub unsafe fn matmul(
@@ -136,7 +203,8 @@ mod avx512 {
         k: usize,
         panels: &[f32],
         m: usize,
-        y: &mut [f32],
+        y: *mut f32,
+        ldy: usize,
         accumulate: bool,
     ) {
         let n_panels = m.div_ceil(PANEL);
@@ -151,7 +219,7 @@ mod avx512 {
                 for i in (block..block_end).step_by(ROWS) {
                     let rows = (block_end - i).min(ROWS);
                     let a = x.as_ptr().wrapping_add(i * lda);
-                    let c = y.as_mut_ptr().wrapping_add(i * m + q * PANEL);
+                    let c = y.wrapping_add(i * ldy + q * PANEL);
                     let t = Tile {
                         a,
                         lda,
@@ -159,7 +227,7 @@ mod avx512 {
                         b,
                         panel_len,
                         c,
-                        ldc: m,
+                        ldc: ldy,
                         cols,
                         accumulate,
                     };
@@ -263,7 +331,8 @@ mod avx512 {
         _: usize,
         _: &[f32],
         _: usize,
-        _: &mut [f32],
+        _: *mut f32,
+        _: usize,
         _: bool,
     ) {
         unreachable!("no AVX-512 kernel on this architecture")
