@@ -13,6 +13,9 @@
 //! follow-ups found most bad ones came from a sense the sentence did not use ("at the same
 //! time" → "at the same clip", "resigned from the seat" → "the arse").
 //!
+//! **Too many senses**: a word with [`MAX_SENSES`] or more senses in its part of speech gets no
+//! synonyms at all (its antonyms, of the sense in context only, are kept).
+//!
 //! **Fit in context**: each candidate is written into the sentence and the follow-up sentence's
 //! embedding is compared with the source's (the constraint TextAttack applies with the Universal
 //! Sentence Encoder; here all-MiniLM-L6-v2, an asset already). Candidates are kept when
@@ -45,6 +48,14 @@ use metamorph_models::{cosine, SentenceEncoder};
 
 use super::inflect::Inflections;
 use super::wordnet::{normalize, Pos, Synset, SynsetId, WordNet};
+
+/// Words with this many WordNet senses or more in their part of speech are not replaced:
+/// choosing among a dozen senses from one sentence is where sense choice fails most, and the
+/// reviews of 2026-11-26 found their substitutes unnatural ("in every way" → "in every
+/// fashion", "an open mind" → "an open psyche", "the use of the house" → "the usage", "their
+/// subjects" → "their disciplines"). Cuts "way" (12 noun senses), "life" (14), "time" (10),
+/// "house" (12), "state" (8), "mind" (7), and keeps "film" (5), "city" (3).
+pub const MAX_SENSES: usize = 7;
 
 /// A follow-up sentence must stay this close (cosine of all-MiniLM-L6-v2 embeddings) to its
 /// source sentence for the substitute to count as fitting.
@@ -386,10 +397,15 @@ impl ContextualLexicon {
         sentence: &[f32],
         kind: Substitution,
     ) -> Result<Vec<String>> {
+        let lemma = self.lemma(word.target(), word.pos);
+        if kind == Substitution::Synonym
+            && self.wordnet.synsets(&lemma, word.pos).len() >= MAX_SENSES
+        {
+            return Ok(Vec::new());
+        }
         let Some(sense) = self.sense(word, sentence)? else {
             return Ok(Vec::new());
         };
-        let lemma = self.lemma(word.target(), word.pos);
         let mut out: Vec<String> = Vec::new();
         match kind {
             Substitution::Synonym => {

@@ -45,7 +45,14 @@
 //! contracted auxiliaries other than *n't*; agents that are bare singular nouns (*by hand*,
 //! *by car*); negative subjects (*no man has ever …*); pronoun subjects (*was won by her*)
 //! and objects holding a pronoun that would precede its antecedent (*Its authority … has been
-//! used by FIFA*), both found awkward by the 2026-11-26 review; `to`-infinitives whose understood
+//! used by FIFA*), both found awkward by the 2026-11-26 review; a new subject (the object or
+//! agent moved to the front) of more than eight tokens, or holding a comma or a verb (*an act
+//! providing that …, was passed by Congress*; heavy phrases go last in English, and the review
+//! of seed 20261208 found such passives unnatural); complements that pair with the object
+//! (*added a new format to the auditions*; dative, `to`/`into`/`from`/`with`/`as`/`by`
+//! phrases), moved phrases headed by a focus particle (*by only an ordained priest*), dates as
+//! agents (*sold by November 2005*) and pronouns inside a fronted phrase (*her fiancé Liam
+//! leaves Josie*), from the review of seed 20261213; `to`-infinitives whose understood
 //! subject would switch (*Aldi overtook Waitrose to become …*); elided verb phrases and gapped
 //! lists (*…, while Paraguay does*; *…, Kentucky to the southwest*); fragments the sentence
 //! segmenter cut off (no final punctuation on the sentence or its predecessor); and several
@@ -67,6 +74,9 @@ use crate::syntax::Tree;
 use crate::{MetamorphicRelation, Resources, Source};
 
 const NAME: &str = "MR2-3";
+
+/// The most tokens a phrase moved to the subject position may have (see `noun_phrase`).
+const MAX_FRONTED_TOKENS: usize = 8;
 
 /// MT4MRC MR2-3 (see the module docs).
 #[derive(Clone, Debug)]
@@ -798,6 +808,22 @@ impl VoiceChange {
         {
             return None;
         }
+        // A complement of the verb after the object would end up after the agent ("a new
+        // format was added by the show to the auditions": the review of seed 20261213).
+        // Adjuncts of place and time ("throughout the UK") read fine after the agent, as in the
+        // paper's own example; complements that pair with the object do not.
+        if children.iter().any(|&c| {
+            let t = tree.token(c);
+            c >= obj_range.end
+                && (matches!(t.dep.as_str(), "dative" | "oprd")
+                    || t.dep == "prep"
+                        && matches!(
+                            t.lower().as_str(),
+                            "to" | "into" | "onto" | "from" | "with" | "as" | "by"
+                        ))
+        }) {
+            return None;
+        }
         let middle: Vec<usize> = (subj_range.end..root).collect();
         let chain = chain_of(tree, root, &middle, false)?;
         // `HeLa cells are rapidly dividing cancer cells`: `be` + participle + bare noun is as
@@ -1058,6 +1084,38 @@ impl VoiceChange {
         at_start: bool,
     ) -> Option<String> {
         let tokens = tree.tokens();
+        // A heavy phrase does not move to the front: English puts heavy constituents last, and
+        // reviews found the passives with a long or clausal new subject unnatural ("an act
+        // providing that … by attrition, was passed by Congress", "right turns on red except
+        // where prohibited by a sign are now allowed by …", "Delaware North, whose CEO, Jeremy
+        // Jacobs, also owns the Bruins, owns it"). The new subject must be short, hold no
+        // comma and no verb of its own.
+        // A focus particle heading a moved phrase changes its scope ("administered by only an
+        // ordained priest"); a date is no agent ("sold by November 2005" → "November 2005
+        // sold"); a pronoun inside a fronted phrase comes before its antecedent ("her fiancé
+        // Liam leaves Josie"). All from the review of seed 20261213.
+        if matches!(
+            tokens[range.start].lower().as_str(),
+            "only" | "even" | "also" | "just" | "mainly" | "mostly"
+        ) || tokens[head].ent_type == "DATE"
+            || tokens[head].ent_type == "TIME"
+            || tokens[head].tag == "CD"
+            || role == Role::Subject
+                && range.len() > 1
+                && tokens[range.clone()]
+                    .iter()
+                    .any(|t| matches!(t.tag.as_str(), "PRP" | "PRP$"))
+        {
+            return None;
+        }
+        if role == Role::Subject
+            && (range.len() > MAX_FRONTED_TOKENS
+                || tokens[range.clone()]
+                    .iter()
+                    .any(|t| t.text == "," || matches!(t.pos.as_str(), "VERB" | "AUX")))
+        {
+            return None;
+        }
         let last = &tokens[range.end - 1];
         if (last.pos == "PUNCT" && !matches!(last.text.as_str(), ")" | "]" | "\"" | "''" | "”"))
             || matches!(
@@ -1769,11 +1827,32 @@ mod tests {
     }
 
     #[test]
-    fn a_nonrestrictive_clause_moved_to_the_front_gets_its_closing_comma() {
-        assert_changes(&[(
+    fn heavy_phrases_do_not_move_to_the_front() {
+        for passage in [
+            // A clause in the new subject.
             "The company bought the house, which was old.",
-            "The house, which was old, was bought by the company.",
+            "Congress passed an act providing that the office would end by attrition.",
+            // More than eight tokens.
+            "The council approved the plan for the new bridge over the river at the old ford.",
+        ] {
+            assert_eq!(changed(passage), None, "{passage}");
+        }
+        assert_changes(&[(
+            "The company bought the old house.",
+            "The old house was bought by the company.",
         )]);
+    }
+
+    #[test]
+    fn complements_focus_particles_dates_and_inner_pronouns_are_left_alone() {
+        for passage in [
+            "The show added a new format to the auditions.",
+            "Only an ordained priest administers the sacrament.",
+            "The album was sold by November 2005.",
+            "Josie is left at the altar by her fiance Liam.",
+        ] {
+            assert_eq!(changed(passage), None, "{passage}");
+        }
     }
 
     #[test]

@@ -278,10 +278,11 @@ mod tests {
     use crate::nlplego::disassembly::Disassembler;
     use crate::testing::resources;
 
-    /// The paper's worked example with "small" added, so that the second adjunct has a word
-    /// WordNet's first sense can replace ("little").
+    /// The paper's worked example with its second adjunct changed to one with a word WordNet
+    /// replaces in context ("quickly" → "promptly"; "that started as a small kitchen fire" has
+    /// none: "small" has too many senses, "kitchen" is half of a compound).
     const JACKSONVILLE: &str = "On May 3, downtown Jacksonville was ravaged by a fire that \
-                                started as a small kitchen fire.";
+                                spread quickly.";
 
     /// The WordNet tree of [`JACKSONVILLE`], levels of at most `max` nodes.
     fn tree(max: usize) -> DerivationTree {
@@ -314,13 +315,12 @@ mod tests {
             level1[0].text,
             "On May 3, downtown Jacksonville was ravaged by a fire."
         );
-        // Level 2: one-word substitutions of "that started as a small kitchen fire", and the
-        // original sentence (the unchanged insertion) last.
+        // Level 2: one-word substitutions of "that spread quickly", and the original sentence
+        // (the unchanged insertion) last.
         let leaves: Vec<&Node> = t.leaves().map(|(_, n)| n).collect();
         assert_eq!(
             leaves[0].text,
-            "On May 3, downtown Jacksonville was ravaged by a fire that started as a little \
-             kitchen fire."
+            "On May 3, downtown Jacksonville was ravaged by a fire that spread promptly."
         );
         assert_eq!(leaves.last().unwrap().text, JACKSONVILLE);
         for (n, leaf) in t.leaves() {
@@ -399,11 +399,11 @@ mod tests {
             checked += 1;
         }
         assert!(checked > 0, "the fixture proposed no substitution");
-        // "started" (a verb of the second adjunct) may be replaced by the masked LM.
+        // "spread" (a verb of the second adjunct) may be replaced by the masked LM.
         let tokens = &t.disassembly.parsed.tokens;
-        let started = tokens.iter().position(|t| t.text == "started").unwrap();
+        let spread = tokens.iter().position(|t| t.text == "spread").unwrap();
         let mutator = &builder.mutator;
-        assert!(mutator.uses_masked_lm() && mutator.is_eligible(tokens, started, 0));
+        assert!(mutator.uses_masked_lm() && mutator.is_eligible(tokens, spread, 0));
     }
 
     #[test]
