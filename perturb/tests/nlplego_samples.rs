@@ -228,8 +228,10 @@ fn mrc_on_the_bundled_and_shared_squad_samples() {
     if let Some(path) = shared_data::sample("squad_v2/dev-v2.0_Normans_Rhine.json") {
         let shared = read(&path, DatasetFormat::Squad, 40);
         // 35 at issue 21's inventory: an "of" phrase that alone says which noun is meant ("the
-        // merger of …") is no adjunct any more, so it offers no word to mutate.
-        assert!(check_mrc(&shared, "shared SQuAD 2.0") > 30);
+        // merger of …") is no adjunct any more, so it offers no word to mutate. 24 after
+        // issue 17's substitution rules (`lexicon::frames`, sense and part-of-speech checks),
+        // which trade yield for natural follow-ups.
+        assert!(check_mrc(&shared, "shared SQuAD 2.0") > 20);
     }
 }
 

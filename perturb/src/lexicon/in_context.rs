@@ -13,8 +13,11 @@
 //! follow-ups found most bad ones came from a sense the sentence did not use ("at the same
 //! time" → "at the same clip", "resigned from the seat" → "the arse").
 //!
-//! **Too many senses**: a word with [`MAX_SENSES`] or more senses in its part of speech gets no
-//! synonyms at all (its antonyms, of the sense in context only, are kept).
+//! **Not a variant or a clipping**: a synonym that is a derivative of the word ("group" →
+//! "grouping") or a clipped form of a lemma of its synset ("prof", "info") is
+//! not a candidate.
+//!
+//! **Too many senses**: a noun with [`MAX_SENSES`] or more senses gets no synonyms at all.
 //!
 //! **Fit in context**: each candidate is written into the sentence and the follow-up sentence's
 //! embedding is compared with the source's (the constraint TextAttack applies with the Universal
@@ -49,12 +52,13 @@ use metamorph_models::{cosine, SentenceEncoder};
 use super::inflect::Inflections;
 use super::wordnet::{normalize, Pos, Synset, SynsetId, WordNet};
 
-/// Words with this many WordNet senses or more in their part of speech are not replaced:
+/// Nouns with this many WordNet senses or more are not replaced by synonyms:
 /// choosing among a dozen senses from one sentence is where sense choice fails most, and the
 /// reviews of 2026-11-26 found their substitutes unnatural ("in every way" → "in every
 /// fashion", "an open mind" → "an open psyche", "the use of the house" → "the usage", "their
 /// subjects" → "their disciplines"). Cuts "way" (12 noun senses), "life" (14), "time" (10),
-/// "house" (12), "state" (8), "mind" (7), and keeps "film" (5), "city" (3).
+/// "house" (12), "state" (8), "mind" (7), and keeps "film" (5), "city" (3). Adjectives keep
+/// their synonyms ("large" has 8 senses, and "a large coffee" → "a big coffee" is fine).
 pub const MAX_SENSES: usize = 7;
 
 /// A follow-up sentence must stay this close (cosine of all-MiniLM-L6-v2 embeddings) to its
@@ -399,6 +403,7 @@ impl ContextualLexicon {
     ) -> Result<Vec<String>> {
         let lemma = self.lemma(word.target(), word.pos);
         if kind == Substitution::Synonym
+            && word.pos == Pos::Noun
             && self.wordnet.synsets(&lemma, word.pos).len() >= MAX_SENSES
         {
             return Ok(Vec::new());
@@ -409,14 +414,20 @@ impl ContextualLexicon {
         let mut out: Vec<String> = Vec::new();
         match kind {
             Substitution::Synonym => {
-                for name in sense.lemma_names() {
-                    let name = name.to_lowercase();
-                    if name != lemma
-                        && is_single_word(&name)
-                        && !out.contains(&name)
-                        && self.attested(sense, &name, word.pos)?
+                let names: Vec<String> = sense
+                    .lemma_names()
+                    .iter()
+                    .map(|n| n.to_lowercase())
+                    .collect();
+                for name in &names {
+                    if *name != lemma
+                        && is_single_word(name)
+                        && !out.contains(name)
+                        && !is_variant_of(name, &lemma)
+                        && !names.iter().any(|other| is_clipping_of(name, other))
+                        && self.attested(sense, name, word.pos)?
                     {
-                        out.push(name);
+                        out.push(name.clone());
                     }
                 }
             }
@@ -580,6 +591,20 @@ impl ContextualLexicon {
     }
 }
 
+/// Whether `name` is a derivative of `lemma` or the reverse, by a shared start of three or
+/// more letters ("group" → "grouping"): another word class or a nuance of the same word, not
+/// a synonym; reviews found "after the grouping seeks out" twice.
+fn is_variant_of(name: &str, lemma: &str) -> bool {
+    let shorter = name.len().min(lemma.len());
+    shorter >= 3 && (name.starts_with(lemma) || lemma.starts_with(name))
+}
+
+/// Whether `name` is a clipped form of `other`, a lemma of the same synset ("prof" of
+/// "professor", "info" of "information"): informal register in running text.
+fn is_clipping_of(name: &str, other: &str) -> bool {
+    other.len() > name.len() + 1 && other.starts_with(name)
+}
+
 /// How a sense is written for embedding: "lemma, lemma: definition; example".
 fn gloss_text(sense: Synset<'_>) -> String {
     let lemmas: Vec<String> = sense
@@ -610,6 +635,16 @@ mod tests {
         let index = parsed.tokens.iter().position(|t| t.text == word).unwrap();
         let lexicon = resources().contextual_lexicon().unwrap();
         f(&lexicon, &WordInContext::new(&parsed.tokens, index, pos))
+    }
+
+    #[test]
+    fn variants_and_clippings_are_no_synonyms() {
+        assert!(is_variant_of("grouping", "group"));
+        assert!(is_variant_of("use", "usefulness"));
+        assert!(!is_variant_of("car", "automobile"));
+        assert!(is_clipping_of("prof", "professor"));
+        assert!(is_clipping_of("info", "information"));
+        assert!(!is_clipping_of("car", "cart") && !is_clipping_of("car", "automobile"));
     }
 
     #[test]
