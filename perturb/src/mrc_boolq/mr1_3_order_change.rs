@@ -12,7 +12,7 @@
 //! conjunction opening a clause ("before he left"). A review found 43% of follow-ups invalid,
 //! most from the adverb ("have panama qualified for the world cup before", meaning
 //! "previously", → "… after"): the word is swapped only when the parse (`question`) tags it `IN`
-//! with a noun object (`pobj`; not a gerund clause, `pcomp`: "can ingrown toenails come back
+//! with an object (`pobj`/`pcomp`, but not a passive gerund: "can ingrown toenails come back
 //! after being removed" → "… before being removed" is incoherent) or as a clause's `mark`, and not in a verb's fixed phrase
 //! ("named after", "look after", "take after"). The first occurrence that qualifies is swapped.
 
@@ -103,14 +103,20 @@ fn is_temporal_connective(tree: &Tree<'_>, i: usize) -> bool {
     {
         return false;
     }
-    // A gerund clause as the object ("come back after being removed", "get up after being
-    // tipped") names an event of the subject's own that the question's event presupposes:
-    // "before being removed" is incoherent (the 2026-11-26 second review, seed 20261210).
-    if (0..tree.len()).any(|j| j != i && tree.head(j) == i && tree.token(j).dep == "pcomp") {
+    // A passive gerund clause as the object ("come back after being removed", "get up after
+    // being tipped") names what was done to the subject, which the question's event
+    // presupposes: "before being removed" is incoherent (the 2026-11-26 second review, seed
+    // 20261210). An active one ("before going to bed") orders two events like a noun does.
+    let passive_gerund = |j: usize| {
+        tree.token(j).dep == "pcomp"
+            && (0..tree.len()).any(|g| tree.head(g) == j && tree.token(g).dep == "auxpass")
+    };
+    if (0..tree.len()).any(|j| j != i && tree.head(j) == i && passive_gerund(j)) {
         return false;
     }
-    let has_object =
-        (0..tree.len()).any(|j| j != i && tree.head(j) == i && tree.token(j).dep == "pobj");
+    let has_object = (0..tree.len()).any(|j| {
+        j != i && tree.head(j) == i && matches!(tree.token(j).dep.as_str(), "pobj" | "pcomp")
+    });
     token.dep == "mark" || has_object
 }
 
@@ -180,6 +186,15 @@ mod tests {
         );
         assert_eq!(followup_question("is it after?"), None);
         assert_eq!(followup_question("is the city named after a saint"), None);
+        // A passive gerund presupposes its event; an active one orders two events.
+        assert_eq!(
+            followup_question("can ingrown toenails come back after being removed"),
+            None
+        );
+        assert_eq!(
+            followup_question("do you have to brush your teeth before going to bed").as_deref(),
+            Some("do you have to brush your teeth after going to bed")
+        );
         assert_eq!(
             followup_question("does the ceremony take place after the golden globes").as_deref(),
             Some("does the ceremony take place before the golden globes")
