@@ -27,8 +27,9 @@
 //! * the candidate is attested in this sense in SemCor, or this is its only sense in the part
 //!   of speech (rare lemmas of a synset are mostly other readings: "coevals", "esurient"),
 //!   and no other sense of it is more frequent there: a word read alone in another sense
-//!   carries that sense in ("the tone of the cinema" for "film", "the PlayStation
-//!   marketplace" for "market");
+//!   carries that sense in. (This does not catch "the tone of the cinema" for "film", which
+//!   the reviews found in three rounds: "cinema"'s most frequent sense is the film medium,
+//!   and the error is the sense chosen for "film".);
 //! * the candidate is read in the target's part of speech at least as often as in any other
 //!   ([`ContextualLexicon::mostly_read_as`]: not "his living", "an escape try");
 //! * every word of the candidate is a whole token of the encoder's WordPiece vocabulary
@@ -486,9 +487,8 @@ impl ContextualLexicon {
             return Ok(false);
         }
         // This sense must be the candidate's own most frequent one: a word read alone in
-        // another sense carries that sense into the text ("cinema" is first a building, not
-        // the art of film; "marketplace" a place, not trade), which the second CREST review
-        // (seed 20261210) found among its unnatural follow-ups.
+        // another sense carries that sense into the text (SemCor's counts say which sense a
+        // reader takes first).
         for other in senses {
             if other.id() != sense.id() && self.wordnet.sense_count(other, name)? > own {
                 return Ok(false);
