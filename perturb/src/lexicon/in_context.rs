@@ -655,6 +655,7 @@ mod tests {
         assert!(!read_as("living", Pos::Noun));
         assert!(!read_as("dying", Pos::Noun));
         assert!(!read_as("try", Pos::Noun));
+        assert!(!read_as("lit", Pos::Adj));
         assert!(read_as("life", Pos::Noun));
         assert!(read_as("house", Pos::Noun));
         assert!(read_as("try", Pos::Verb));
