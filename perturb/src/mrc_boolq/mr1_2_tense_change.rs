@@ -54,6 +54,8 @@
 //!   questions or "there"-existentials, which ask whether any occurrence exists.
 //! * **Future → present perfect** never for instalments (season, series, episode, sequel,
 //!   part, …): whether the passage reports or announces them cannot be told from the question.
+//!   Nor **past → future** for a question that names one ("did glenn die in the walking dead
+//!   season 6"): its plot is fixed, so the future can be yes too (review of seed 20261216).
 //! * Neither direction when the passage is about a work of fiction (its first sentence calls
 //!   it a film, novel, series, …): plot events are not ordered against the present.
 //!
@@ -180,9 +182,9 @@ const INSTALMENTS: [&str; 10] = [
     "season", "series", "episode", "sequel", "prequel", "part", "chapter", "volume", "movie",
     "film",
 ];
-const FICTION: [&str; 16] = [
+const FICTION: [&str; 17] = [
     "film", "movie", "novel", "series", "sitcom", "episode", "show", "play", "musical", "opera",
-    "comic", "manga", "anime", "game", "book", "story",
+    "comic", "manga", "anime", "game", "book", "story", "fiction",
 ];
 
 /// Whether a competent reader would give the opposite answer to the follow-up (see the module
@@ -198,16 +200,22 @@ fn inversion_holds(tree: &Tree<'_>, clause: &Clause, passage: Option<&str>) -> b
             return false;
         }
     }
+    // The word or its regular plural ("seasons"; "series" is its own plural).
+    let instalment = words.iter().any(|w| {
+        INSTALMENTS.contains(&w.as_str()) || INSTALMENTS.contains(&w.trim_end_matches('s'))
+    });
     match clause.tense {
         Tense::Past | Tense::PresentPerfect => {
             let lemma = tree.token(clause.main).lemma.to_lowercase();
             ONCE_ONLY_VERBS.contains(&lemma.as_str())
                 && !words.iter().any(|w| w == "ever")
                 && tree.lower(clause.subject) != "there"
+                // "did glenn die in the walking dead season 6" → "will glenn die …": an
+                // instalment's plot is fixed, so the future can be yes too (review of seed
+                // 20261216).
+                && !instalment
         }
-        Tense::Future | Tense::GoingTo { .. } => !words
-            .iter()
-            .any(|w| INSTALMENTS.contains(&w.trim_end_matches('s'))),
+        Tense::Future | Tense::GoingTo { .. } => !instalment,
     }
 }
 
@@ -716,6 +724,13 @@ mod tests {
         let plain = "The ship left port in April.";
         // Once-only events flip; recurring or open ones do not.
         assert!(gated("did abraham lincoln die in office", plain));
+        // An instalment's plot is fixed, in either direction.
+        assert!(!gated("did glenn die in the walking dead season 6", plain));
+        assert!(!gated("will there be a season 3 of the crown", plain));
+        assert!(!gated(
+            "will there be a series 5 of brokenwood mysteries",
+            plain
+        ));
         assert!(!gated("did germany win the world cup", plain));
         assert!(!gated("has there ever been a tornado in canada", plain));
         assert!(!gated("has lincoln ever died in office", plain));
