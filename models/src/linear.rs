@@ -102,40 +102,31 @@ impl Module for Linear {
         let (out_dim, in_dim) = self.weight.dims2()?;
         let dims = x.dims();
         let rows = x.elem_count() / in_dim.max(1);
-        let streaming = matches!(x.device(), Device::Cpu)
+        let cpu_f32 = matches!(x.device(), Device::Cpu)
             && x.dtype() == DType::F32
             && self.weight.dtype() == DType::F32
-            && rows <= STREAMING_MAX_ROWS
             && dims.last() == Some(&in_dim);
-        if streaming {
+        let packed = match cpu_f32 && rows > STREAMING_MAX_ROWS {
+            true => self.packed()?,
+            false => None,
+        };
+        if cpu_f32 && (rows <= STREAMING_MAX_ROWS || packed.is_some()) {
             let mut shape = dims.to_vec();
             *shape.last_mut().expect("x has a last dimension") = out_dim;
             let input = x.flatten_all()?.to_vec1::<f32>()?;
-            let weight = self.weight.contiguous()?;
             let bias = match &self.bias {
                 Some(b) => Some(b.to_dtype(DType::F32)?.to_vec1::<f32>()?),
                 None => None,
             };
-            let out = with_cpu_f32(&weight, |w| {
-                streaming_product(&input, rows, in_dim, w, out_dim, bias.as_deref())
-            })?;
+            let out = match packed {
+                Some(blocks) => {
+                    packed_product(&input, rows, in_dim, blocks, out_dim, bias.as_deref())
+                }
+                None => with_cpu_f32(&self.weight.contiguous()?, |w| {
+                    streaming_product(&input, rows, in_dim, w, out_dim, bias.as_deref())
+                })?,
+            };
             return Tensor::from_vec(out, shape, &Device::Cpu);
-        }
-        let cpu_f32 = matches!(x.device(), Device::Cpu)
-            && x.dtype() == DType::F32
-            && dims.last() == Some(&in_dim);
-        if cpu_f32 {
-            if let Some(blocks) = self.packed()? {
-                let mut shape = dims.to_vec();
-                *shape.last_mut().expect("x has a last dimension") = out_dim;
-                let input = x.flatten_all()?.to_vec1::<f32>()?;
-                let bias = match &self.bias {
-                    Some(b) => Some(b.to_dtype(DType::F32)?.to_vec1::<f32>()?),
-                    None => None,
-                };
-                let out = packed_product(&input, rows, in_dim, blocks, out_dim, bias.as_deref());
-                return Tensor::from_vec(out, shape, &Device::Cpu);
-            }
         }
         let w = match *dims {
             [b1, b2, _, _] => self.weight.broadcast_left((b1, b2))?.t()?,

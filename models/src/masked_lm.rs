@@ -29,7 +29,7 @@ use metamorph_data::assets::{HubOptions, ModelSource};
 use metamorph_data::{Error, Result};
 use serde::Deserialize;
 use tokenizers::models::ModelWrapper;
-use tokenizers::Tokenizer;
+use tokenizers::{Encoding, Tokenizer};
 
 use crate::encoders::backbone::{Backbone, BackboneInfo, LoadError};
 use crate::encoders::{Activation, Architecture, Checkpoint};
@@ -326,7 +326,6 @@ impl CandleMaskedLm {
             .tokenizer
             .encode_batch(inputs.to_vec(), true)
             .map_err(|e| self.model_err(format!("tokenizing: {e}")))?;
-        let width = encodings.iter().map(|e| e.len()).max().unwrap_or(0);
         let mut masks = Vec::with_capacity(inputs.len());
         for (i, e) in encodings.iter().enumerate() {
             if e.len() > self.info.max_positions {
@@ -351,37 +350,15 @@ impl CandleMaskedLm {
             }
             masks.push(positions);
         }
-        let rows = inputs.len();
-        let (mut ids, mut types, mut mask) = (
-            vec![self.info.pad_id; rows * width],
-            vec![0u32; rows * width],
-            vec![0u32; rows * width],
-        );
-        for (r, e) in encodings.iter().enumerate() {
-            for (p, &id) in e.get_ids().iter().enumerate() {
-                ids[r * width + p] = id;
-                types[r * width + p] = if self.info.token_types {
-                    e.get_type_ids()[p]
-                } else {
-                    0
-                };
-                mask[r * width + p] = 1;
-            }
-        }
+        let batch: Vec<(&Encoding, Option<usize>)> = encodings.iter().map(|e| (e, None)).collect();
+        let picks: Vec<(usize, usize)> = masks
+            .iter()
+            .enumerate()
+            .flat_map(|(r, positions)| positions.iter().map(move |&p| (r, p)))
+            .collect();
         let run = || -> candle_core::Result<Vec<Vec<f32>>> {
-            let t = |v: Vec<u32>| Tensor::from_vec(v, (rows, width), &self.device);
-            let hidden = self.backbone.forward(&t(ids)?, &t(types)?, &t(mask)?)?;
-            // Only the masked positions go through the head.
-            let mut picked = Vec::new();
-            for (r, positions) in masks.iter().enumerate() {
-                for &p in positions {
-                    picked.push(hidden.get(r)?.get(p)?);
-                }
-            }
-            let rows = Tensor::stack(&picked, 0)?;
-            let logits = self.head.forward(&rows)?.to_dtype(DType::F32)?;
-            let probs = candle_nn::ops::softmax(&logits, D::Minus1)?;
-            probs.to_vec2::<f32>()
+            let logits = self.logits_at(&batch, &picks)?;
+            candle_nn::ops::softmax(&logits, D::Minus1)?.to_vec2::<f32>()
         };
         let probs = run().map_err(|e| self.model_err(format!("forward pass: {e}")))?;
         let mut next = probs.into_iter();
@@ -394,6 +371,43 @@ impl CandleMaskedLm {
                     .collect()
             })
             .collect())
+    }
+
+    /// The head's `f32` logits at `picks` (row, position) of one padded batch: row `r` holds
+    /// the ids of `batch[r].0`, with position `batch[r].1` (when given) replaced by the mask
+    /// token. Only the picked positions go through the head.
+    fn logits_at(
+        &self,
+        batch: &[(&Encoding, Option<usize>)],
+        picks: &[(usize, usize)],
+    ) -> candle_core::Result<Tensor> {
+        let rows = batch.len();
+        let width = batch.iter().map(|(e, _)| e.len()).max().unwrap_or(0);
+        let (mut ids, mut types, mut mask) = (
+            vec![self.info.pad_id; rows * width],
+            vec![0u32; rows * width],
+            vec![0u32; rows * width],
+        );
+        for (r, (e, masked)) in batch.iter().enumerate() {
+            for (p, &id) in e.get_ids().iter().enumerate() {
+                ids[r * width + p] = if *masked == Some(p) { self.mask_id } else { id };
+                types[r * width + p] = if self.info.token_types {
+                    e.get_type_ids()[p]
+                } else {
+                    0
+                };
+                mask[r * width + p] = 1;
+            }
+        }
+        let t = |v: Vec<u32>| Tensor::from_vec(v, (rows, width), &self.device);
+        let hidden = self.backbone.forward(&t(ids)?, &t(types)?, &t(mask)?)?;
+        let picked = picks
+            .iter()
+            .map(|&(r, p)| hidden.get(r)?.get(p))
+            .collect::<candle_core::Result<Vec<_>>>()?;
+        self.head
+            .forward(&Tensor::stack(&picked, 0)?)?
+            .to_dtype(DType::F32)
     }
 
     /// The pseudo-log-likelihood of the characters `span` of each `text` (Salazar et al., ACL
@@ -450,41 +464,17 @@ impl CandleMaskedLm {
         }
         let mut out = vec![(0.0f32, 0usize); requests.len()];
         for chunk in rows.chunks(batch.max(1)) {
-            let width = chunk
+            let batch: Vec<(&Encoding, Option<usize>)> = chunk
                 .iter()
-                .map(|&(r, _, _)| encodings[r].len())
-                .max()
-                .unwrap_or(0);
-            let n = chunk.len();
-            let (mut ids, mut types, mut mask) = (
-                vec![self.info.pad_id; n * width],
-                vec![0u32; n * width],
-                vec![0u32; n * width],
-            );
-            for (k, &(r, position, _)) in chunk.iter().enumerate() {
-                let e = &encodings[r];
-                for (p, &id) in e.get_ids().iter().enumerate() {
-                    ids[k * width + p] = if p == position { self.mask_id } else { id };
-                    types[k * width + p] = if self.info.token_types {
-                        e.get_type_ids()[p]
-                    } else {
-                        0
-                    };
-                    mask[k * width + p] = 1;
-                }
-            }
+                .map(|&(r, position, _)| (&encodings[r], Some(position)))
+                .collect();
+            let picks: Vec<(usize, usize)> = chunk
+                .iter()
+                .enumerate()
+                .map(|(k, &(_, position, _))| (k, position))
+                .collect();
             let run = || -> candle_core::Result<Vec<Vec<f32>>> {
-                let t = |v: Vec<u32>| Tensor::from_vec(v, (n, width), &self.device);
-                let hidden = self.backbone.forward(&t(ids)?, &t(types)?, &t(mask)?)?;
-                let picked = chunk
-                    .iter()
-                    .enumerate()
-                    .map(|(k, &(_, p, _))| hidden.get(k)?.get(p))
-                    .collect::<candle_core::Result<Vec<_>>>()?;
-                let logits = self
-                    .head
-                    .forward(&Tensor::stack(&picked, 0)?)?
-                    .to_dtype(DType::F32)?;
+                let logits = self.logits_at(&batch, &picks)?;
                 candle_nn::ops::log_softmax(&logits, D::Minus1)?.to_vec2::<f32>()
             };
             let log_probs = run().map_err(|e| self.model_err(format!("forward pass: {e}")))?;

@@ -94,25 +94,15 @@ impl Validator {
             .encoder
             .parse()
             .map_err(|e| Error::Config(format!("[validate] encoder: {e}")))?;
-        let name = format!("validity encoder `{}`", config.encoder);
-        let in_context = |e: Error| match e {
-            Error::Asset {
-                name: file,
-                message,
-            } => Error::Asset {
-                name: format!("{name} ({file})"),
-                message,
-            },
-            other => other,
-        };
+        let in_context = named_asset(format!("validity encoder `{}`", config.encoder));
         let checkpoint =
-            Checkpoint::try_resolve(&source, &Default::default()).map_err(in_context)?;
+            Checkpoint::try_resolve(&source, &Default::default()).map_err(&in_context)?;
         let options = EncoderOptions::default()
             .with_device(device(&config.device)?)
             .with_batch_size(config.batch_size);
         let encoder =
-            SentenceEncoder::try_new(&config.encoder, &checkpoint, options).map_err(in_context)?;
-        let vectors = WordVectors::load(&checkpoint).map_err(in_context)?;
+            SentenceEncoder::try_new(&config.encoder, &checkpoint, options).map_err(&in_context)?;
+        let vectors = WordVectors::load(&checkpoint).map_err(&in_context)?;
         let masked_lm = match &config.masked_lm {
             Some(spec) => {
                 let source: ModelSource = spec
@@ -122,18 +112,8 @@ impl Validator {
                     device: device(&config.device)?,
                     ..ModelOptions::default()
                 };
-                let name = format!("validity masked LM `{spec}`");
                 let model = CandleMaskedLm::from_source(&source, &Default::default(), &options)
-                    .map_err(|e| match e {
-                        Error::Asset {
-                            name: file,
-                            message,
-                        } => Error::Asset {
-                            name: format!("{name} ({file})"),
-                            message,
-                        },
-                        other => other,
-                    })?;
+                    .map_err(named_asset(format!("validity masked LM `{spec}`")))?;
                 Some(model)
             }
             None => None,
@@ -466,6 +446,20 @@ impl Validator {
             ));
         }
         Ok(Some(out))
+    }
+}
+
+/// An [`Error::Asset`] naming the model it belongs to (`name (file)`); other errors unchanged.
+fn named_asset(name: String) -> impl Fn(Error) -> Error {
+    move |e| match e {
+        Error::Asset {
+            name: file,
+            message,
+        } => Error::Asset {
+            name: format!("{name} ({file})"),
+            message,
+        },
+        other => other,
     }
 }
 

@@ -11,14 +11,18 @@ use metamorph_data::{
 use metamorph_parse::stage::{ParseConfig, ParseStage};
 use metamorph_validate::{Mode, Thresholds, ValidateConfig, ValidateStage, Validator};
 
+/// The `[parse]` pipeline of the default configuration.
+fn parser() -> Arc<metamorph_parse::spacy::pipeline::Pipeline> {
+    Arc::new(
+        ParseStage::try_new(&ParseConfig::default())
+            .unwrap()
+            .into_pipeline(),
+    )
+}
+
 fn validator() -> &'static Arc<Validator> {
     static V: OnceLock<Arc<Validator>> = OnceLock::new();
-    V.get_or_init(|| {
-        let parser = ParseStage::try_new(&ParseConfig::default())
-            .unwrap()
-            .into_pipeline();
-        Arc::new(Validator::load(&ValidateConfig::default(), Arc::new(parser)).unwrap())
-    })
+    V.get_or_init(|| Arc::new(Validator::load(&ValidateConfig::default(), parser()).unwrap()))
 }
 
 /// A CREST case; `mentions` are character spans of the follow-up (the source's are the same
@@ -153,13 +157,6 @@ fn the_stage_sends_failing_cases_to_rejected_and_flag_mode_keeps_them() {
         },
         ..ValidateConfig::default()
     };
-    let parser = || {
-        Arc::new(
-            ParseStage::try_new(&ParseConfig::default())
-                .unwrap()
-                .into_pipeline(),
-        )
-    };
     let rejecting = Validator::load(&lenient, parser()).unwrap();
     assert_eq!(
         run(Arc::new(rejecting)),
@@ -180,10 +177,7 @@ fn an_encoder_that_does_not_load_is_named() {
         encoder: dir.path().display().to_string(),
         ..ValidateConfig::default()
     };
-    let parser = ParseStage::try_new(&ParseConfig::default())
-        .unwrap()
-        .into_pipeline();
-    let e = Validator::load(&config, Arc::new(parser)).unwrap_err();
+    let e = Validator::load(&config, parser()).unwrap_err();
     assert!(matches!(e, Error::Asset { .. }), "{e}");
     assert!(e.to_string().contains("validity encoder"), "{e}");
 }
@@ -207,10 +201,7 @@ fn a_configured_masked_lm_scores_fluency_by_pseudo_log_likelihood() {
         config.thresholds_for("crest", "CREST").fluency,
         Some(metamorph_validate::MASKED_LM_FLUENCY)
     );
-    let parser = ParseStage::try_new(&ParseConfig::default())
-        .unwrap()
-        .into_pipeline();
-    let validator = Validator::load(&config, Arc::new(parser)).unwrap();
+    let validator = Validator::load(&config, parser()).unwrap();
     let mentions = vec![CharSpan { start: 0, end: 4 }];
     let before = "Anna resigned from her seat in parliament.";
     let after = "Anna left from her seat in parliament.";
@@ -254,10 +245,7 @@ fn a_masked_lm_that_does_not_load_is_named() {
         masked_lm: Some(dir.path().display().to_string()),
         ..ValidateConfig::default()
     };
-    let parser = ParseStage::try_new(&ParseConfig::default())
-        .unwrap()
-        .into_pipeline();
-    let e = Validator::load(&config, Arc::new(parser)).unwrap_err();
+    let e = Validator::load(&config, parser()).unwrap_err();
     assert!(matches!(e, Error::Asset { .. }), "{e}");
     assert!(e.to_string().contains("validity masked LM"), "{e}");
 }
