@@ -16,6 +16,7 @@ use crate::break_perturb_build::evaluator::ContextQa;
 use crate::break_perturb_build::BpbRelationConfig;
 use crate::coreference::CrestConfig;
 use crate::lexicon::entity_pool::EntityPool;
+use crate::lexicon::first_names::FirstNames;
 use crate::lexicon::geography::Gazetteer;
 use crate::lexicon::in_context::ContextualLexicon;
 use crate::lexicon::inflect::Inflections;
@@ -289,6 +290,15 @@ impl Resources {
     /// The GeoNames gazetteer (process-wide, fetched on first use).
     ///
     /// # Errors
+    /// The first-name dictionary (MR-R1's gender and region of a person's name), loaded once
+    /// per process.
+    ///
+    /// # Errors
+    /// As [`FirstNames::shared`].
+    pub fn first_names(&self) -> Result<&'static FirstNames> {
+        FirstNames::shared()
+    }
+
     /// As [`Gazetteer::shared`].
     pub fn gazetteer(&self) -> Result<&'static Gazetteer> {
         Gazetteer::shared()

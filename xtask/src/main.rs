@@ -380,7 +380,7 @@ fn fetch_assets(names: &[String], list: bool) -> anyhow::Result<()> {
 }
 
 /// (name, scripts run in order, what they write)
-const FIXTURES: [(&str, &[&str], &str); 11] = [
+const FIXTURES: [(&str, &[&str], &str); 12] = [
     (
         "spacy",
         &["scripts/spacy_golden.py"],
@@ -405,6 +405,11 @@ const FIXTURES: [(&str, &[&str], &str); 11] = [
         "lemminflect",
         &["scripts/lemminflect_golden.py"],
         "lemminflect 0.2.3 inflections and lemmas (perturb/tests/fixtures/lemminflect_golden.tsv)",
+    ),
+    (
+        "first-names",
+        &["scripts/first_names_golden.py"],
+        "gender-guesser 0.4.0's verdicts on a sample of its first names (perturb/tests/fixtures/first_names_golden.tsv)",
     ),
     (
         "wordnet",

@@ -1,6 +1,7 @@
 //! Lexical resources the relations use.
 
 pub mod entity_pool;
+pub mod first_names;
 pub mod frames;
 pub mod gender;
 pub mod geography;

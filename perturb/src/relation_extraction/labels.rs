@@ -76,6 +76,30 @@ pub struct LabelSchema {
     /// MR-C1/C2's combinable pairs.
     #[serde(default)]
     pub combinable: Vec<Combinable>,
+    /// MR-R1's kinds of each label's (head, tail) arguments, where the schema states them.
+    #[serde(default)]
+    pub arguments: BTreeMap<String, [ArgumentKind; 2]>,
+}
+
+/// What kind of thing a relation's argument is (see `labels/wikidata.toml`, `[arguments]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ArgumentKind {
+    /// A person.
+    Person,
+    /// A place: a settlement, a region, a body of water, a structure.
+    Place,
+    /// An organization, a band, a team.
+    Organization,
+    /// A language.
+    Language,
+    /// A creative work.
+    Work,
+    /// Anything else: a rank, a sport, a constellation, or whatever "part of" joins.
+    Other,
+    /// Kinds that vary from one statement to the next (a competition class of a boxer or of a
+    /// tournament): the mention itself says which.
+    Any,
 }
 
 const TACRED_TOML: &str = include_str!("labels/tacred.toml");
@@ -91,6 +115,7 @@ impl LabelSchema {
         let schema: LabelSchema = toml::from_str(toml_text).map_err(|e| e.to_string())?;
         let known = |l: &String| schema.labels.contains(l);
         let mut used: Vec<&String> = schema.symmetric.iter().collect();
+        used.extend(schema.arguments.keys());
         for g in &schema.granularity {
             used.extend([&g.city, &g.state, &g.country]);
         }
@@ -164,6 +189,13 @@ impl LabelSchema {
     /// Whether the schema types its arguments (TACRED) or not (Wikidata / FewRel).
     pub fn is_typed(&self) -> bool {
         self.name == "tacred"
+    }
+
+    /// The kind of argument `role` (`"head"` or `"tail"`) of relation `label`, when the schema
+    /// states one (not for [`ArgumentKind::Any`]).
+    pub fn argument_kind(&self, label: &str, role: &str) -> Option<ArgumentKind> {
+        let [head, tail] = self.arguments.get(label)?;
+        Some(if role == "head" { *head } else { *tail }).filter(|k| *k != ArgumentKind::Any)
     }
 
     /// MR-S2's map: source label → the swapped pair's label.

