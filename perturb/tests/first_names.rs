@@ -55,6 +55,8 @@ fn swaps_need_one_gender_and_a_shared_region() {
         Some(Gender::Male)
     );
     assert_eq!(names.person_gender("Zzyzx Quux"), None);
+    assert!(names.is_short_form("Bob") && names.is_short_form("gaby"));
+    assert!(!names.is_short_form("Robert"));
     // Same gender, shared region.
     assert!(names.compatible("Giuseppe Verdi", "Hans Zimmer"));
     assert!(names.compatible("Anna Kaufmann", "Olena Muravyova"));

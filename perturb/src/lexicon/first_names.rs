@@ -12,8 +12,9 @@
 //!   `F`, `1F`, `?F`, `?`), the name in columns 3–28, a `+` or `-` sort mark in column 29, and
 //!   one hexadecimal frequency digit per country from column 30 (1 rare … D very common,
 //!   blank absent). Lines with `+` in column 29 repeat a name with its umlauts expanded and are
-//!   skipped, as the file's header asks; `=` lines (short forms) and names with a `+` inside
-//!   (Arabic, Chinese, Korean compounds) are skipped too. A name may have several entries
+//!   skipped, as the file's header asks, and so are names with a `+` inside (Arabic, Chinese,
+//!   Korean compounds). `=` lines pair a short form with its full name ("Bob" "Robert"): their
+//!   short forms are kept as such ([`FirstNames::is_short_form`]). A name may have several entries
 //!   (`Sam`: `M` in Belgium, `?M` in Britain, `?` in Korea); they are merged.
 //! * **Gender.** Each entry weighs `Σ 2^level` over its countries (the levels are roughly
 //!   logarithmic); `?` entries count for both sexes. A name is male or female when that sex
@@ -93,6 +94,8 @@ struct NameRecord {
 #[derive(Debug)]
 pub struct FirstNames {
     names: HashMap<String, NameRecord>,
+    /// Lower-cased short forms (the file's `=` lines: "Bob" of "Robert", "Gaby" of "Gabriele").
+    short_forms: std::collections::HashSet<String>,
 }
 
 impl FirstNames {
@@ -107,8 +110,15 @@ impl FirstNames {
         let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
         let text = String::from_utf8_lossy(&bytes);
         let mut names: HashMap<String, NameRecord> = HashMap::new();
+        let mut short_forms = std::collections::HashSet::new();
         for (number, line) in text.lines().enumerate() {
             let line = line.trim_end_matches('\r');
+            if let Some(pair) = line.strip_prefix('=') {
+                if let Some(short) = pair.split_whitespace().next() {
+                    short_forms.insert(short.to_lowercase());
+                }
+                continue;
+            }
             let Some(entry) = parse_line(line).map_err(|why| {
                 Error::malformed(path, format!("line {}", number + 1), "entry", why)
             })?
@@ -141,7 +151,7 @@ impl FirstNames {
             return Err(Error::malformed(path, "-", "-", "no first-name entries"));
         }
         tracing::debug!(path = %path.display(), names = names.len(), "first names loaded");
-        Ok(FirstNames { names })
+        Ok(FirstNames { names, short_forms })
     }
 
     /// The `first-names` asset's `nam_dict.txt` (fetched into `$METAMORPH_HOME` on first use).
@@ -171,6 +181,12 @@ impl FirstNames {
         }
         let loaded = Self::load(Self::asset_path()?)?;
         Ok(SHARED.get_or_init(|| loaded))
+    }
+
+    /// Whether `name` is listed as a short form of another ("Bob", "Jim", "Gaby"): a pet name
+    /// for a duchess or an emperor is out of register.
+    pub fn is_short_form(&self, name: &str) -> bool {
+        self.short_forms.contains(&name.to_lowercase())
     }
 
     /// Number of distinct names.

@@ -62,6 +62,23 @@ use super::wordnet::{normalize, Pos, Synset, SynsetId, WordNet};
 /// their synonyms ("large" has 8 senses, and "a large coffee" → "a big coffee" is fine).
 pub const MAX_SENSES: usize = 7;
 
+/// A synonym must be at least this fraction as frequent in SemCor as the word it replaces (its
+/// tags over all senses in the slot's part of speech), when the word has at least
+/// [`REGISTER_MIN_TAGS`] tags: a far rarer synonym is a register shift that the reviews of
+/// 2026-11-26 found unnatural in three rounds ("hospital" (25 tags) → "infirmary" (1), "film"
+/// (66) → "cinema" (1), "stories" (63) → "narratives" (9), "cities" (117) → "metropolises"
+/// (7), "cultural" (20) → "ethnic" (3)). Keeps "car" (73) → "automobile" (15), "buy" → "purchase".
+/// The word's count is capped at [`REGISTER_TAG_CAP`], so a synonym tagged 20 times is common
+/// enough for any word: SemCor tags every named person "person" (6,833 tags), and "the only
+/// individual (65) to win Nobel Prizes in two fields" is fine.
+pub const MIN_FREQUENCY_RATIO: f32 = 0.2;
+
+/// The cap on a word's SemCor count in [`MIN_FREQUENCY_RATIO`].
+pub const REGISTER_TAG_CAP: u32 = 100;
+
+/// Below this many SemCor tags a word's frequency says too little for [`MIN_FREQUENCY_RATIO`].
+pub const REGISTER_MIN_TAGS: u32 = 5;
+
 /// A follow-up sentence must stay this close (cosine of all-MiniLM-L6-v2 embeddings) to its
 /// source sentence for the substitute to count as fitting.
 pub const MIN_SENTENCE_SIMILARITY: f32 = 0.85;
@@ -409,12 +426,19 @@ impl ContextualLexicon {
         {
             return Ok(Vec::new());
         }
+        // Adverbs get no synonyms: WordNet's adverb synsets join degrees and manners a reader
+        // tells apart ("fundamentally altered" → "basically altered", "immediately succeeds" →
+        // "instantly succeeds", review of seed 20261219).
+        if kind == Substitution::Synonym && word.pos == Pos::Adv {
+            return Ok(Vec::new());
+        }
         let Some(sense) = self.sense(word, sentence)? else {
             return Ok(Vec::new());
         };
         let mut out: Vec<String> = Vec::new();
         match kind {
             Substitution::Synonym => {
+                let own_tags = self.tag_count(&lemma, word.pos)?;
                 let names: Vec<String> = sense
                     .lemma_names()
                     .iter()
@@ -427,6 +451,7 @@ impl ContextualLexicon {
                         && !is_variant_of(name, &lemma)
                         && !names.iter().any(|other| is_clipping_of(name, other))
                         && self.attested(sense, name, word.pos)?
+                        && self.frequent_enough(name, own_tags, word.pos)?
                     {
                         out.push(name.clone());
                     }
@@ -495,6 +520,31 @@ impl ContextualLexicon {
             }
         }
         self.mostly_read_as(name, pos)
+    }
+
+    /// Whether the synonym `name` is frequent enough to replace a word tagged `own_tags` times
+    /// in SemCor: never untagged when the word is tagged ("natives" → "aboriginals", review of
+    /// seed 20261219), and at least [`MIN_FREQUENCY_RATIO`] as frequent from
+    /// [`REGISTER_MIN_TAGS`] tags on.
+    fn frequent_enough(&self, name: &str, own_tags: u32, pos: Pos) -> Result<bool> {
+        let tags = self.tag_count(name, pos)?;
+        Ok(if own_tags >= REGISTER_MIN_TAGS {
+            tags as f32 >= MIN_FREQUENCY_RATIO * own_tags.min(REGISTER_TAG_CAP) as f32
+        } else {
+            own_tags == 0 || tags > 0
+        })
+    }
+
+    /// How often the lemma `name` is tagged in SemCor in `pos`, over all its senses.
+    ///
+    /// # Errors
+    /// When WordNet's `index.sense` cannot be read.
+    pub fn tag_count(&self, name: &str, pos: Pos) -> Result<u32> {
+        let mut total = 0;
+        for sense in self.wordnet.synsets(name, pos) {
+            total += self.wordnet.sense_count(sense, name)?;
+        }
+        Ok(total)
     }
 
     /// Whether the word form `name` is tagged in SemCor in `pos` at least as often as in any
@@ -788,6 +838,38 @@ mod tests {
             Substitution::Synonym,
         );
         assert!(!call.contains(&"yell".to_string()), "{call:?}");
+        // Far rarer synonyms are a change of register (reviews of 2026-11-26).
+        for (text, word, rare) in [
+            (
+                "He was taken to the hospital after the crash.",
+                "hospital",
+                "infirmary",
+            ),
+            ("The city has two rivers.", "city", "metropolis"),
+            (
+                "She told us stories about the war.",
+                "stories",
+                "narratives",
+            ),
+        ] {
+            let found = substitutes(text, word, Pos::Noun, Substitution::Synonym);
+            assert!(!found.contains(&rare.to_string()), "{word}: {found:?}");
+        }
+        // Untagged synonyms of a tagged word, and adverbs (review of seed 20261219).
+        let natives = substitutes(
+            "The natives of Kent resisted the Romans.",
+            "natives",
+            Pos::Noun,
+            Substitution::Synonym,
+        );
+        assert!(!natives.contains(&"aboriginal".to_string()), "{natives:?}");
+        let altered = substitutes(
+            "The war fundamentally altered the country.",
+            "fundamentally",
+            Pos::Adv,
+            Substitution::Synonym,
+        );
+        assert!(altered.is_empty(), "{altered:?}");
     }
 
     #[test]

@@ -53,7 +53,8 @@
 //!   [`ONCE_ONLY_VERBS`]: "did the titanic sink" → "will the titanic sink"), never for "ever"
 //!   questions or "there"-existentials, which ask whether any occurrence exists.
 //! * **Future → present perfect** never for instalments (season, series, episode, sequel,
-//!   part, …): whether the passage reports or announces them cannot be told from the question.
+//!   part, …): whether the passage reports or announces them cannot be told from the question;
+//!   nor for "ever" questions ("will the us ever get high speed rail" may already have).
 //!   Nor **past → future** for a question that names one ("did glenn die in the walking dead
 //!   season 6"): its plot is fixed, so the future can be yes too (review of seed 20261216).
 //! * Neither direction when the passage is about a work of fiction (its first sentence calls
@@ -215,7 +216,9 @@ fn inversion_holds(tree: &Tree<'_>, clause: &Clause, passage: Option<&str>) -> b
                 // 20261216).
                 && !instalment
         }
-        Tense::Future | Tense::GoingTo { .. } => !instalment,
+        // "will the us ever get high speed rail" → "has the us ever gotten …": "ever" asks
+        // about any occurrence, and one may have happened already (review of seed 20261219).
+        Tense::Future | Tense::GoingTo { .. } => !instalment && !words.iter().any(|w| w == "ever"),
     }
 }
 
@@ -737,6 +740,8 @@ mod tests {
         // Instalments and stories are left alone.
         assert!(!gated("will there be a fifth season of mom", plain));
         assert!(gated("will the company build a new factory", plain));
+        // "ever" asks for any occurrence, and one may be past already.
+        assert!(!gated("will the company ever build a new factory", plain));
         assert!(!gated(
             "did simba die",
             "The Lion King is a 1994 animated film. Its hero is Simba."

@@ -282,7 +282,7 @@ mod tests {
     /// replaces in context ("quickly" → "promptly"; "that started as a small kitchen fire" has
     /// none: "small" has too many senses, "kitchen" is half of a compound).
     const JACKSONVILLE: &str = "On May 3, downtown Jacksonville was ravaged by a fire that \
-                                spread quickly.";
+                                burned a large market.";
 
     /// The WordNet tree of [`JACKSONVILLE`], levels of at most `max` nodes.
     fn tree(max: usize) -> DerivationTree {
@@ -315,12 +315,12 @@ mod tests {
             level1[0].text,
             "On May 3, downtown Jacksonville was ravaged by a fire."
         );
-        // Level 2: one-word substitutions of "that spread quickly", and the original sentence
+        // Level 2: one-word substitutions of "that burned a large market", and the original sentence
         // (the unchanged insertion) last.
         let leaves: Vec<&Node> = t.leaves().map(|(_, n)| n).collect();
         assert_eq!(
             leaves[0].text,
-            "On May 3, downtown Jacksonville was ravaged by a fire that spread promptly."
+            "On May 3, downtown Jacksonville was ravaged by a fire that burned a big market."
         );
         assert_eq!(leaves.last().unwrap().text, JACKSONVILLE);
         for (n, leaf) in t.leaves() {
@@ -399,11 +399,11 @@ mod tests {
             checked += 1;
         }
         assert!(checked > 0, "the fixture proposed no substitution");
-        // "spread" (a verb of the second adjunct) may be replaced by the masked LM.
+        // "burned" (a verb of the second adjunct) may be replaced by the masked LM.
         let tokens = &t.disassembly.parsed.tokens;
-        let spread = tokens.iter().position(|t| t.text == "spread").unwrap();
+        let burned = tokens.iter().position(|t| t.text == "burned").unwrap();
         let mutator = &builder.mutator;
-        assert!(mutator.uses_masked_lm() && mutator.is_eligible(tokens, spread, 0));
+        assert!(mutator.uses_masked_lm() && mutator.is_eligible(tokens, burned, 0));
     }
 
     #[test]

@@ -313,8 +313,8 @@ mod tests {
 
     #[test]
     fn rewritten_paragraphs_keep_the_answer_and_change_one_word_per_adjunct() {
-        let context = "On May 3, downtown Jacksonville was ravaged by a fire that spread \
-                       quickly. The old city hall burned to the ground in the late evening.";
+        let context = "On May 3, downtown Jacksonville was ravaged by a fire that burned a \
+                       large market. The old city hall burned to the ground in the late evening.";
         let (example, parses) = squad(context, "What ravaged downtown Jacksonville?", "a fire");
         let relation = ParagraphReconstruction::new(resources()).unwrap();
         let cases = relation

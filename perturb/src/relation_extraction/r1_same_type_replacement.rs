@@ -588,6 +588,12 @@ fn composed_person_name(
     let at = words
         .iter()
         .position(|w| w.trim_end_matches('.') == given)?;
+    // A sentence that spells the name in another script ("Dragoslav Poleksić ( Cyrillic :
+    // Драгослав Полексић") would keep the old name there.
+    if outside.iter().any(|w| w.chars().any(is_non_latin_letter)) {
+        return None;
+    }
+    let short_ok = names.is_short_form(given);
     let mut givens: Vec<&str> = pool
         .entries("PERSON")
         .iter()
@@ -603,6 +609,8 @@ fn composed_person_name(
                 && !shares_a_name_word(g, outside)
                 && names.gender(g) == Some(gender)
                 && names.same_culture(given, g)
+                // "Polly de Vermandois", "Gaby Karoline": pet names only for pet names.
+                && (short_ok || !names.is_short_form(g))
         })
         .collect();
     givens.sort_unstable();
@@ -623,6 +631,11 @@ fn composed_person_name(
     name.push(new_given);
     name.extend(&rest[middle..]);
     Some(name.join(" "))
+}
+
+/// Whether `c` is a letter outside the Latin script (Cyrillic, Greek, Arabic, CJK, …).
+fn is_non_latin_letter(c: char) -> bool {
+    c.is_alphabetic() && !matches!(c, '\0'..='\u{024F}' | '\u{1E00}'..='\u{1EFF}')
 }
 
 /// Whether `word` can be a part of a person's name: a capitalised word of letters (an
