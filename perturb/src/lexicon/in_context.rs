@@ -439,9 +439,13 @@ impl ContextualLexicon {
         match kind {
             Substitution::Synonym => {
                 let own_tags = self.tag_count(&lemma, word.pos)?;
+                // A lemma WordNet writes with capitals is a name or an acronym ("TV" for
+                // "television"): lower-cased in running text it is wrong ("a tv series", review
+                // of seed 20261220), and capitalised it is another register.
                 let names: Vec<String> = sense
                     .lemma_names()
                     .iter()
+                    .filter(|n| !n.chars().any(char::is_uppercase))
                     .map(|n| n.to_lowercase())
                     .collect();
                 for name in &names {

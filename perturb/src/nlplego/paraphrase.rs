@@ -11,6 +11,15 @@
 //! seed sentence of its own, as in the authors' code; the case's source is the pair it came
 //! from. Mutation is by the masked LM when `[perturb.nlplego] masked_lm` is set (the paper's
 //! setting), by WordNet synonyms otherwise.
+//!
+//! **Where the premise fails** (review of seed 20261219, 41 of 50 natural, 44 valid):
+//! * A pair labelled *not duplicate* whose second text has (almost) the first's words is a
+//!   word-scrambled adversary (PAWS builds its non-paraphrases so: "Gavin Carr of the Associate
+//!   Conductor", "his mother , Samuel Adams , married …"), often no English; its second text
+//!   is no seed ([`scrambled`]).
+//! * An inserted adjunct without a noun, proper noun or number ("specific terms", "the new
+//!   government", "many places in between") seldom changes what the sentence says, so the
+//!   pair may well be a paraphrase; such edges make no case ([`brings_content`]).
 
 use metamorph_data::{Case, Example, Expectation, Result, Task};
 
@@ -64,10 +73,14 @@ impl MetamorphicRelation for DerivationPairs {
             label: NOT_DUPLICATE.into(),
         };
         let mut cases = Vec::new();
-        for text in [&example.text, &example.text_b] {
+        let skip_b = scrambled(example);
+        for (k, text) in [&example.text, &example.text_b].into_iter().enumerate() {
             let Some(text) = text.as_deref().filter(|t| !t.trim().is_empty()) else {
                 continue;
             };
+            if k == 1 && skip_b {
+                continue;
+            }
             let Some(tree) = self.builder.build(text, &|_, _| false)? else {
                 continue;
             };
@@ -76,6 +89,11 @@ impl MetamorphicRelation for DerivationPairs {
                     return Ok(cases);
                 }
                 let Some(p) = node.parent else { continue };
+                let Some(edit) = &node.edit else { continue };
+                let adjunct = &tree.disassembly.adjuncts[edit.adjunct];
+                if !brings_content(&tree.disassembly.parsed.tokens[adjunct.core.clone()]) {
+                    continue;
+                }
                 let parent = &tree.nodes[p].text;
                 let mut followup =
                     Example::new(case_id(&example.id, NAME, cases.len()), Task::Paraphrase);
@@ -93,6 +111,36 @@ impl MetamorphicRelation for DerivationPairs {
         }
         Ok(cases)
     }
+}
+
+/// The share of word types two texts must have in common for a *not duplicate* pair to read
+/// as a word-scrambled adversary.
+const SCRAMBLED_OVERLAP: f64 = 0.8;
+
+/// Whether `example` is a pair labelled not duplicate whose texts share at least
+/// [`SCRAMBLED_OVERLAP`] of their (lower-cased) word types: the second text is then a
+/// scrambled copy of the first (see the module docs).
+fn scrambled(example: &Example) -> bool {
+    let (Some(a), Some(b)) = (example.text.as_deref(), example.text_b.as_deref()) else {
+        return false;
+    };
+    if example.label.as_deref() != Some(NOT_DUPLICATE) {
+        return false;
+    }
+    let words = |t: &str| -> std::collections::BTreeSet<String> {
+        t.split_whitespace().map(str::to_lowercase).collect()
+    };
+    let (a, b) = (words(a), words(b));
+    let union = a.union(&b).count();
+    union > 0 && a.intersection(&b).count() as f64 >= SCRAMBLED_OVERLAP * union as f64
+}
+
+/// Whether an inserted adjunct's words hold a noun, a proper noun or a number: something the
+/// sentence did not say before (see the module docs).
+fn brings_content(words: &[metamorph_data::Token]) -> bool {
+    words
+        .iter()
+        .any(|t| matches!(t.pos.as_str(), "NOUN" | "PROPN" | "NUM"))
 }
 
 #[cfg(test)]
@@ -133,6 +181,33 @@ mod tests {
                 "{a} / {b}"
             );
         }
+    }
+
+    #[test]
+    fn scrambled_adversaries_and_content_free_adjuncts_make_no_case() {
+        let relation = DerivationPairs::new(resources()).unwrap();
+        let mut example = Example::new("paws", Task::Paraphrase);
+        example.text = Some("His father died in 1990 in the small town of Lyon .".into());
+        example.text_b = Some("His father died in 1990 in the small Lyon of town .".into());
+        example.label = Some("0".into());
+        assert!(scrambled(&example));
+        let cases = relation.follow_ups(&Source::unparsed(&example)).unwrap();
+        assert!(!cases.is_empty());
+        for case in &cases {
+            let child = case.followup.text_b.as_deref().unwrap();
+            assert!(!child.contains("Lyon of town"), "{child}");
+        }
+        example.label = Some("1".into());
+        assert!(!scrambled(&example));
+        // "Mandarin Chinese has specific terms": an adjective alone adds nothing checkable.
+        let mut plain = Example::new("p", Task::Paraphrase);
+        plain.text = Some("Mandarin Chinese has specific terms , and some slurs .".into());
+        let cases = relation.follow_ups(&Source::unparsed(&plain)).unwrap();
+        assert!(
+            cases.iter().all(|c| c.followup.text.as_deref()
+                != Some("Mandarin Chinese has terms , and some slurs .")),
+            "{cases:?}"
+        );
     }
 
     #[test]

@@ -194,10 +194,17 @@ impl MetamorphicRelation for SameTypeReplacement {
             if matches!(stated(role), Some(ArgumentKind::Work | ArgumentKind::Other)) {
                 continue;
             }
+            // Where the schema leaves the kind open, the NER and the role must agree: "India"
+            // in "a Davis Cup tie where India lost" fills a role of athletes, and is no person
+            // (review of seed 20261220: "where Cheryl lost to the United States").
             let person = match (stated(role), by_role) {
                 (Some(kind), _) => kind == ArgumentKind::Person,
-                (None, Some(label)) => role_holds(pool, label, role, |t| t == "PERSON"),
-                (None, None) => entity_type == "PERSON",
+                (None, Some(label)) => {
+                    entity_type == "PERSON"
+                        && role_holds(pool, label, role, |t| t == "PERSON")
+                        && !self.gazetteer.is_country(&span.text)
+                }
+                (None, None) => entity_type == "PERSON" && !self.gazetteer.is_country(&span.text),
             };
             // "the Wda" typed PERSON is an NER error, and "the John Carter Cash" no English;
             // "the future Baldwin V , Count of Hainaut" takes no bare name.
