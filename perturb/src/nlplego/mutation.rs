@@ -498,14 +498,14 @@ mod tests {
 
     #[test]
     fn synonyms_are_inflected_and_never_the_word_itself() {
-        let text = "The children played with the old cars.";
+        let text = "The editor ignored the remarks of the critics.";
         let p = parsed(text);
-        let i = p.tokens.iter().position(|t| t.text == "cars").unwrap();
+        let i = p.tokens.iter().position(|t| t.text == "remarks").unwrap();
         let span = (p.tokens[i].start as usize, p.tokens[i].end as usize);
         let words = mutator().replacements(&p.tokens, i, (text, span)).unwrap();
         assert!(!words.is_empty() && words.len() <= 3, "{words:?}");
         for w in &words {
-            assert!(w.ends_with('s') && w != "cars", "{w}");
+            assert!(w.ends_with('s') && w != "remarks", "{w}");
         }
     }
 }
