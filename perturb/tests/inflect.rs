@@ -414,3 +414,13 @@ fn rule_lemmas_invert_the_rules() {
     assert_eq!(rule_lemma("", "VERB"), None);
     assert_eq!(rule_lemma("glass", "NOUN").as_deref(), Some("glass"));
 }
+
+#[test]
+fn degree_words_take_only_periphrastic_adjectives() {
+    let t = tables();
+    // "the most difficult part" → not "the most hard part".
+    assert!(!t.fits_after_degree_word("most", "hard"));
+    assert!(!t.fits_after_degree_word("More", "big"));
+    assert!(t.fits_after_degree_word("most", "beautiful"));
+    assert!(t.fits_after_degree_word("the", "hard"));
+}

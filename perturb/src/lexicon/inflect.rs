@@ -539,6 +539,21 @@ impl Inflections {
         self.inflect_or_rule(adjective, "JJR")
     }
 
+    /// Whether `lemma` can follow `previous` ("more", "most", "less", "least" take only an
+    /// adjective or adverb without one-word comparison forms): "the most difficult part" takes
+    /// no "hard", whose superlative is "hardest" ("the most hard part", review of seed
+    /// 20261222). Any other `previous` takes any lemma.
+    pub fn fits_after_degree_word(&self, previous: &str, lemma: &str) -> bool {
+        let degree = ["more", "most", "less", "least"];
+        if !degree.contains(&previous.to_lowercase().as_str()) {
+            return true;
+        }
+        !matches!(
+            self.comparative(lemma),
+            Some(Inflected { form, source: Source::Table }) if !form.contains(' ')
+        )
+    }
+
     /// The superlative of an adjective (`JJS`, or the adverb's `RBS`): `biggest`, `best`.
     pub fn superlative(&self, adjective: &str) -> Option<Inflected> {
         self.inflect_or_rule(adjective, "JJS")

@@ -324,6 +324,10 @@ impl AdjunctMutator {
             {
                 continue;
             }
+            let previous = i.checked_sub(1).map_or("", |p| tokens[p].text.as_str());
+            if !self.inflections.fits_after_degree_word(previous, &name) {
+                continue;
+            }
             let Some(form) = inflect(&self.inflections, &name, &token.tag) else {
                 continue;
             };
