@@ -381,6 +381,14 @@ const NEUTRAL_TITLES: &[&str] = &[
     "st",
 ];
 
+/// Whether `word` is a title that may stand before a person's name ("Sir", "Major", "General",
+/// "Dr."), with or without a gender.
+pub fn is_title(word: &str) -> bool {
+    let bare = word.trim_end_matches('.');
+    bare.chars().next().is_some_and(char::is_uppercase)
+        && (NEUTRAL_TITLES.contains(&bare.to_lowercase().as_str()) || noun_gender(bare).is_some())
+}
+
 /// The given name or the gendered title of a person's mention; `None` when the mention is
 /// empty or holds only titles and initials.
 pub fn given_name(mention: &str) -> Option<GivenName<'_>> {
