@@ -138,12 +138,14 @@ pub fn candidates(
                 .map(|w| (w, Origin::Antonym)),
         );
     let mut out = Candidates::default();
-    let (word_in_context, word_index) = (word.tokens, word.index);
+    let previous = word
+        .index
+        .checked_sub(1)
+        .map_or("", |p| word.tokens[p].text.as_str());
     for (word, origin) in lexical {
         if word == lemma || !word.chars().all(|c| c.is_ascii_lowercase()) {
             continue;
         }
-        let previous = word_before(word_in_context, word_index);
         if !inflections.fits_after_degree_word(previous, &word) {
             continue;
         }
@@ -160,11 +162,6 @@ pub fn candidates(
         out.words.push((match_case(&token.text, &form), origin));
     }
     Ok(out)
-}
-
-/// The text of the token before `index`, or "" at the start.
-fn word_before(tokens: &[metamorph_data::Token], index: usize) -> &str {
-    index.checked_sub(1).map_or("", |p| tokens[p].text.as_str())
 }
 
 /// `lemma` in the form the Penn `tag` asks for: the lemma itself for base forms (`NN`, `VB`,

@@ -403,7 +403,18 @@ impl EntityPool {
     /// A surface form of `entity_type`, drawn uniformly among those not in `exclude`
     /// (case-insensitive), as a pure function of `seed`; `None` when no candidate is left.
     pub fn sample(&self, entity_type: &str, exclude: &[&str], seed: u64) -> Option<&str> {
-        draw(self.entries(entity_type), exclude, seed)
+        draw(self.entries(entity_type), exclude, seed, |_| true)
+    }
+
+    /// As [`EntityPool::sample`], among the forms that `fits` accepts.
+    pub fn sample_where(
+        &self,
+        entity_type: &str,
+        exclude: &[&str],
+        seed: u64,
+        fits: impl Fn(&str) -> bool,
+    ) -> Option<&str> {
+        draw(self.entries(entity_type), exclude, seed, fits)
     }
 
     /// As [`EntityPool::sample`], from the forms of argument `role` of relation `label`.
@@ -414,7 +425,18 @@ impl EntityPool {
         exclude: &[&str],
         seed: u64,
     ) -> Option<&str> {
-        draw(self.role_entries(label, role), exclude, seed)
+        draw(self.role_entries(label, role), exclude, seed, |_| true)
+    }
+
+    /// As [`EntityPool::sample_role`], among the forms that `fits` accepts.
+    pub fn sample_role_where(
+        &self,
+        (label, role): (&str, &str),
+        exclude: &[&str],
+        seed: u64,
+        fits: impl Fn(&str) -> bool,
+    ) -> Option<&str> {
+        draw(self.role_entries(label, role), exclude, seed, fits)
     }
 
     /// Writes the pool as pretty JSON.
@@ -447,9 +469,14 @@ impl EntityPool {
     }
 }
 
-/// A form of `entries` drawn uniformly among those not in `exclude` (case-insensitive), as a
-/// pure function of `seed`.
-fn draw<'a>(entries: &'a [PoolEntry], exclude: &[&str], seed: u64) -> Option<&'a str> {
+/// A form of `entries` drawn uniformly among those not in `exclude` (case-insensitive) that
+/// `fits` accepts, as a pure function of `seed`.
+fn draw<'a>(
+    entries: &'a [PoolEntry],
+    exclude: &[&str],
+    seed: u64,
+    fits: impl Fn(&str) -> bool,
+) -> Option<&'a str> {
     let excluded: HashSet<String> = exclude
         .iter()
         .map(|e| normalise(e).to_lowercase())
@@ -457,7 +484,7 @@ fn draw<'a>(entries: &'a [PoolEntry], exclude: &[&str], seed: u64) -> Option<&'a
     let candidates: Vec<&str> = entries
         .iter()
         .map(|e| e.text.as_str())
-        .filter(|t| !excluded.contains(&t.to_lowercase()))
+        .filter(|t| !excluded.contains(&t.to_lowercase()) && fits(t))
         .collect();
     if candidates.is_empty() {
         return None;

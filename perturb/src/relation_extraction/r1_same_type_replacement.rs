@@ -66,7 +66,7 @@ use super::{
     followup_of, has_appositive, is_pronoun, ner, pool_type, rewrite_with_article, takes_the,
     usable_name, well_formed, Notice, FAMILY, NAME_TYPES, PLACE_TYPES,
 };
-use crate::lexicon::entity_pool::{EntityPool, PoolEntry, SplitMix64};
+use crate::lexicon::entity_pool::{EntityPool, SplitMix64};
 use crate::lexicon::first_names::{given_name, is_title, FirstNames, GivenName};
 use crate::lexicon::geography::Gazetteer;
 use crate::{source_seed, MetamorphicRelation, Resources, Source};
@@ -239,10 +239,11 @@ impl MetamorphicRelation for SameTypeReplacement {
                 }
                 // A work pins its language, its country of origin: "a Hindi film, Basant
                 // Bahar" is no Dzongkha film.
-                if stated(role.other()) == Some(ArgumentKind::Work) {
+                let other_stated = stated(role.other());
+                if other_stated == Some(ArgumentKind::Work) {
                     continue;
                 }
-                let other_role_places = match (stated(role.other()), by_role) {
+                let other_role_places = match (other_stated, by_role) {
                     (Some(kind), _) => kind == ArgumentKind::Place,
                     (None, Some(label)) => {
                         role_holds(pool, label, role.other(), |t| kind(t) == "place")
@@ -262,8 +263,8 @@ impl MetamorphicRelation for SameTypeReplacement {
                     !shares_a_name_word(form, &outside)
                         && kind_word_class(&span.text) == kind_word_class(form)
                         && !(form.split_whitespace().count() <= 3
-                            && self.names.person_gender(form).is_some()
-                            && matches!(given_name(form), Some(GivenName::Name(_))))
+                            && matches!(given_name(form),
+                                Some(GivenName::Name(g)) if self.names.gender(g).is_some()))
                 };
                 match by_role {
                     Some(label) => sample_role_name(
@@ -424,7 +425,7 @@ pub(crate) fn sample_name(
     seed: u64,
     fit: impl Fn(&str) -> bool,
 ) -> Option<String> {
-    draw_fitting(pool.entries(entity_type), exclude, seed, |form| {
+    pool.sample_where(entity_type, exclude, seed, |form| {
         let own = pool.count(entity_type, form);
         let majority = pool
             .types_of(form)
@@ -432,26 +433,7 @@ pub(crate) fn sample_name(
             .all(|t| pool.count(t, form) <= own);
         majority && fits_type(entity_type, form) && usable_name(&tokenize(form), like) && fit(form)
     })
-}
-
-/// A form drawn uniformly, as a pure function of `seed`, among the `entries` that are not in
-/// `exclude` (case-insensitive) and that `fits`; `None` when none is left.
-fn draw_fitting(
-    entries: &[PoolEntry],
-    exclude: &[&str],
-    seed: u64,
-    fits: impl Fn(&str) -> bool,
-) -> Option<String> {
-    let excluded: Vec<String> = exclude.iter().map(|e| e.to_lowercase()).collect();
-    let candidates: Vec<&str> = entries
-        .iter()
-        .map(|e| e.text.as_str())
-        .filter(|t| !excluded.contains(&t.to_lowercase()) && fits(t))
-        .collect();
-    if candidates.is_empty() {
-        return None;
-    }
-    Some(candidates[SplitMix64::new(seed).below(candidates.len())].to_string())
+    .map(str::to_string)
 }
 
 /// Words that are no part of a name's identity: a sentence repeating them ("the", "of",
@@ -602,7 +584,8 @@ fn composed_person_name(
     let GivenName::Name(given) = given_name(original)? else {
         return None;
     };
-    let gender = names.gender(given)?;
+    // A given name of unknown gender has no compatible form: leave before reading the pool.
+    names.gender(given)?;
     let at = words
         .iter()
         .position(|w| w.trim_end_matches('.') == given)?;
@@ -616,7 +599,11 @@ fn composed_person_name(
         .entries("PERSON")
         .iter()
         .map(|entry| entry.text.as_str())
-        .filter(|form| pool.majority_type(form) == Some("PERSON") && fits_type("PERSON", form))
+        .filter(|form| {
+            pool.majority_type(form) == Some("PERSON")
+                && fits_type("PERSON", form)
+                && names.compatible(original, form)
+        })
         .filter_map(|form| match given_name(form) {
             Some(GivenName::Name(g)) => Some(g),
             _ => None,
@@ -625,8 +612,6 @@ fn composed_person_name(
             is_name_word(g)
                 && !words.contains(g)
                 && !shares_a_name_word(g, outside)
-                && names.gender(g) == Some(gender)
-                && names.same_culture(given, g)
                 // "Polly de Vermandois", "Gaby Karoline": pet names only for pet names.
                 && (short_ok || !names.is_short_form(g))
         })
@@ -915,12 +900,13 @@ pub(crate) fn sample_role_name(
     seed: u64,
     fit: impl Fn(&str) -> bool,
 ) -> Option<String> {
-    draw_fitting(pool.role_entries(label, role), exclude, seed, |form| {
+    pool.sample_role_where((label, role), exclude, seed, |form| {
         let same_kind = pool
             .majority_type(form)
             .is_some_and(|t| kind(t) == kind(entity_type));
         same_kind && fits_type(entity_type, form) && usable_name(&tokenize(form), like) && fit(form)
     })
+    .map(str::to_string)
 }
 
 #[cfg(test)]
