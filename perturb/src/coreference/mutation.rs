@@ -45,7 +45,7 @@ use super::protected::ProtectedWords;
 use super::selection::check;
 use super::FAMILY;
 use crate::edit::{apply, match_case, Replacement};
-use crate::lexicon::frames::{fixed_by_frame, is_function_adverb_word};
+use crate::lexicon::frames::{fixed_by_frame, is_never_a_substitute};
 use crate::lexicon::gender::changes_gender;
 use crate::lexicon::in_context::{
     ContextualLexicon, WordInContext, MIN_ANTONYM_SIMILARITY, MIN_SENTENCE_SIMILARITY,
@@ -271,7 +271,7 @@ impl CorefPreservingMutation {
                     .as_deref()
                     .is_some_and(|a| a != indefinite_article(&word))
                     || changes_gender(&token.text, &word)
-                    || is_function_adverb_word(&word)
+                    || is_never_a_substitute(&word)
                 {
                     continue;
                 }

@@ -82,9 +82,11 @@ pub const FUNCTION_ADVERBS: &[&str] = &[
 ];
 
 /// Adjectives that work like determiners or quantifiers ("in several situations" → "in
-/// respective situations", found twice in review): their WordNet synonyms are other senses.
+/// respective situations", found twice in review): their WordNet synonyms are other senses,
+/// and they are no substitutes either: "little" reads as a quantity before a mass noun ("for a
+/// small remuneration" → "for a little remuneration", reviews of seeds 20261220 and 20261222).
 pub const DETERMINER_LIKE_ADJECTIVES: &[&str] = &[
-    "same",
+    "little",
     "other",
     "such",
     "own",
@@ -160,6 +162,14 @@ pub fn is_function_adverb_word(word: &str) -> bool {
     FUNCTION_ADVERBS.contains(&word.to_lowercase().as_str())
 }
 
+/// Whether `word` (any case) is never put in for a content word: a function adverb
+/// ([`is_function_adverb_word`]) or a determiner-like adjective
+/// ([`DETERMINER_LIKE_ADJECTIVES`]).
+pub fn is_never_a_substitute(word: &str) -> bool {
+    is_function_adverb_word(word)
+        || DETERMINER_LIKE_ADJECTIVES.contains(&word.to_lowercase().as_str())
+}
+
 /// Whether token `i` is part of a hyphenated compound ("first-person", "two-part",
 /// "mother-daughter"): a synonym of one part breaks the compound's sense ("first-somebody",
 /// "two-portion", "mother-girl", all found by the 2026-11-26 review).
@@ -185,7 +195,7 @@ pub fn in_hyphenated_compound(tokens: &[Token], i: usize) -> bool {
 ///   all-capital word ("TV" → "TELEVISION");
 /// * `"noun compound"`: a noun that modifies another or is modified by one ("police team",
 ///   "advertising job");
-/// * `"bare noun after a preposition"`: "in hospital", "at home".
+/// * `"bare singular noun"`: a mass use or an idiom ("in hospital", "psychological thought").
 pub fn fixed_by_frame(tokens: &[Token], i: usize) -> Option<&'static str> {
     let token = &tokens[i];
     if in_hyphenated_compound(tokens, i) {
@@ -245,17 +255,12 @@ pub fn fixed_by_frame(tokens: &[Token], i: usize) -> Option<&'static str> {
     if token.dep == "compound" || children().any(|(_, t)| t.dep == "compound") {
         return Some("noun compound");
     }
-    // A bare singular noun after a preposition is an idiom ("in hospital", "at home", "by
-    // car"): "in infirmary" needs an article.
+    // A bare singular noun is a mass use or an idiom ("in hospital", "at home", "by car"),
+    // and a synonym may be a count noun that needs an article: "in infirmary", "modern social
+    // and psychological thought" → "… psychological idea" (reviews of seeds 20261221–23).
     let bare = token.tag == "NN"
-        && token.dep == "pobj"
-        && !children().any(|(_, t)| {
-            matches!(
-                t.dep.as_str(),
-                "det" | "poss" | "nummod" | "amod" | "compound" | "predet"
-            )
-        });
-    bare.then_some("bare noun after a preposition")
+        && !children().any(|(_, t)| matches!(t.dep.as_str(), "det" | "poss" | "nummod" | "predet"));
+    bare.then_some("bare singular noun")
 }
 
 #[cfg(test)]
@@ -318,7 +323,14 @@ mod tests {
         );
         assert_eq!(
             frame("She stayed in hospital for a week.", "hospital"),
-            Some("bare noun after a preposition")
+            Some("bare singular noun")
+        );
+        assert_eq!(
+            frame(
+                "It drew on modern social and psychological thought.",
+                "thought"
+            ),
+            Some("bare singular noun")
         );
         assert_eq!(
             frame("It was used in several situations.", "several"),
@@ -343,6 +355,8 @@ mod tests {
 
     #[test]
     fn function_adverbs_are_no_substitutes() {
+        assert!(is_never_a_substitute("little"));
+        assert!(!is_never_a_substitute("small"));
         assert!(is_function_adverb_word("Rather"));
         assert!(is_function_adverb_word("instead"));
         assert!(!is_function_adverb_word("quickly"));

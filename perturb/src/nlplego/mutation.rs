@@ -34,7 +34,7 @@ use metamorph_models::masked_lm::{CandleMaskedLm, FillOptions};
 
 use crate::coreference::generation::{inflect, mutable_pos};
 use crate::edit::match_case;
-use crate::lexicon::frames::{fixed_by_frame, is_function_adverb_word};
+use crate::lexicon::frames::{fixed_by_frame, is_never_a_substitute};
 use crate::lexicon::in_context::{
     ContextualLexicon, Substitution as LexicalSubstitution, WordInContext, MIN_SENTENCE_SIMILARITY,
     MIN_WORD_SIMILARITY,
@@ -333,7 +333,7 @@ impl AdjunctMutator {
             };
             if form.eq_ignore_ascii_case(&token.text)
                 || is_stop_word(&form)
-                || is_function_adverb_word(&form)
+                || is_never_a_substitute(&form)
             {
                 continue;
             }
