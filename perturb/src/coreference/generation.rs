@@ -38,6 +38,7 @@ use std::collections::BTreeSet;
 use metamorph_data::{Result, Token};
 
 use crate::edit::match_case;
+use crate::lexicon::frames::is_never_a_substitute;
 use crate::lexicon::in_context::{ContextualLexicon, Substitution, WordInContext};
 use crate::lexicon::inflect::Inflections;
 use crate::lexicon::wordnet::Pos;
@@ -146,7 +147,8 @@ pub fn candidates(
         if word == lemma || !word.chars().all(|c| c.is_ascii_lowercase()) {
             continue;
         }
-        if !inflections.fits_after_degree_word(previous, &word) {
+        // Checked on the lemma, so that no inflection of it gets in either ("littler").
+        if !inflections.fits_after_degree_word(previous, &word) || is_never_a_substitute(&word) {
             continue;
         }
         let Some(form) = inflect(inflections, &word, &token.tag) else {

@@ -87,6 +87,9 @@ pub const FUNCTION_ADVERBS: &[&str] = &[
 /// small remuneration" → "for a little remuneration", reviews of seeds 20261220 and 20261222).
 pub const DETERMINER_LIKE_ADJECTIVES: &[&str] = &[
     "little",
+    // "a single X" counts one; "individual features" → "single features" and "individual
+    // combat decorations" → "single combat …" read so (review of seed 20261224).
+    "single",
     "other",
     "such",
     "own",
@@ -187,6 +190,7 @@ pub fn in_hyphenated_compound(tokens: &[Token], i: usize) -> bool {
 /// * `"of-frame"`: a noun with an "of" complement that is itself the object of a preposition
 ///   ("in need of", "as part of", "in the opinion of", "at the end of") or has no article or
 ///   an indefinite one ("part of", "a lot of", "a piece of");
+/// * `"adjective with an of-complement"`: "full of vines", "aware of the risk";
 /// * `"relational noun"`: a kinship or gendered noun for a person ([`RELATIONAL_PERSON_NOUNS`]);
 /// * `"support-verb object"`: the direct object of a support verb ([`SUPPORT_VERBS`]);
 /// * `"collocation with a hyphenated modifier"`: a noun modified by a hyphenated compound
@@ -212,9 +216,6 @@ pub fn fixed_by_frame(tokens: &[Token], i: usize) -> Option<&'static str> {
     if token.text.chars().count() > 1 && token.text.chars().all(|c| c.is_ascii_uppercase()) {
         return Some("acronym");
     }
-    if token.pos != "NOUN" {
-        return None;
-    }
     let children = || {
         tokens
             .iter()
@@ -222,6 +223,14 @@ pub fn fixed_by_frame(tokens: &[Token], i: usize) -> Option<&'static str> {
             .filter(move |&(c, t)| c != i && t.head as usize == i)
     };
     let has_of = children().any(|(_, t)| t.dep == "prep" && t.text.eq_ignore_ascii_case("of"));
+    // An adjective with an "of" complement is a frame of its own: "slopes full of vines" →
+    // "slopes total of vines" (review of seed 20261224, five rows), "aware of", "proud of".
+    if token.pos == "ADJ" && has_of {
+        return Some("adjective with an of-complement");
+    }
+    if token.pos != "NOUN" {
+        return None;
+    }
     if has_of {
         let object_of_preposition = token.dep == "pobj";
         let determiner = children()
@@ -341,6 +350,10 @@ mod tests {
             Some("function adverb")
         );
         assert_eq!(frame("He starred on TV for years.", "TV"), Some("acronym"));
+        assert_eq!(
+            frame("The slopes are full of vines.", "full"),
+            Some("adjective with an of-complement")
+        );
     }
 
     #[test]

@@ -334,6 +334,7 @@ impl AdjunctMutator {
             if form.eq_ignore_ascii_case(&token.text)
                 || is_stop_word(&form)
                 || is_never_a_substitute(&form)
+                || is_never_a_substitute(&name)
             {
                 continue;
             }
