@@ -120,3 +120,39 @@ fn parser_and_ner_match_spacy_on_golden_tokens() {
         );
     }
 }
+
+/// The embedding cache returns the same bits as a computation: vectors of a batch whose tokens
+/// were all seen before (every row from the cache) equal those of a fresh model (none from
+/// it), and those of the same batch run again.
+#[test]
+fn cached_embeddings_give_the_same_vectors() {
+    let dir = common::en_core_web_sm();
+    let vocab = Vocab::load(&dir).unwrap();
+    let load =
+        || Tok2Vec::from_model(&ThincModel::read(&dir.join("tok2vec/model")).unwrap()).unwrap();
+    let golden = common::golden_docs();
+    let features: Vec<Vec<_>> = golden
+        .iter()
+        .take(40)
+        .map(|g| {
+            let doc = common::golden_tokens(g);
+            (0..doc.len()).map(|i| vocab.features(&doc, i)).collect()
+        })
+        .collect();
+    let batch: Vec<&[_]> = features.iter().map(Vec::as_slice).collect();
+    let warm = load();
+    let first = warm.forward(&batch);
+    let again = warm.forward(&batch);
+    // One document at a time through a fresh model: the cache fills as it goes.
+    let fresh = load();
+    let one_by_one: Vec<_> = batch
+        .iter()
+        .map(|doc| fresh.forward(&[doc]).remove(0))
+        .collect();
+    let cold = load().forward(&batch);
+    assert_eq!(first, again);
+    assert_eq!(first, cold);
+    // Batching changes nothing either: each document's rows are its own.
+    assert_eq!(first, one_by_one);
+    assert!(first.iter().map(|v| v.len()).sum::<usize>() > 500);
+}

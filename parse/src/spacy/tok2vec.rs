@@ -10,12 +10,40 @@
 //! `[pad, doc₁, pad, doc₂, …, pad]` with `pad` zero rows, and those rows go through the residual
 //! blocks too, so the tokens near a document's edge see the pad rows' (non-zero) activations.
 //! Documents are therefore batched in that same layout, which also makes each block one GEMM.
+//!
+//! A token's embedding depends on its feature values only, so it is computed once per distinct
+//! value tuple and kept (up to [`EMBEDDING_CACHE_LIMIT`] tuples per model, shared by the
+//! threads behind a lock taken once per batch): most tokens of running text are repeats, and
+//! the table gathers — 16 rows of 288 floats per token from 12 MB of tables — were the largest
+//! cost after the matrix products (issue 23). A copy is the same bits as a recomputation, so
+//! output does not change.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use foldhash::fast::FixedState;
 
 use super::hash::hash_embed_keys;
 use super::lexeme::{feature_columns, FeatureAttr, TokenFeatures};
 use super::linalg::{expect_shape, matmul_transposed, LayerNorm, Maxout};
 use super::msgpack::ThincModel;
 use super::LoadError;
+
+/// The most feature columns a model may embed (spaCy's pipelines use four to six).
+const MAX_FEATURES: usize = 8;
+
+/// Distinct tokens whose embedding a model keeps (37 MB at width 96); the cache is emptied
+/// when full.
+const EMBEDDING_CACHE_LIMIT: usize = 100_000;
+
+/// Embedded rows by feature values, shared by the threads that run one model.
+#[derive(Debug, Default)]
+struct EmbeddingCache {
+    /// Feature values → row in `rows`.
+    index: HashMap<[u64; MAX_FEATURES], usize, FixedState>,
+    /// Embedded rows, `width` floats each.
+    rows: Vec<f32>,
+}
 
 /// One hash-embedding table, stored already multiplied by its slice of the mixer's weights.
 ///
@@ -33,7 +61,7 @@ struct HashEmbed {
 }
 
 /// A loaded `Tok2Vec` model.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Tok2Vec {
     width: usize,
     embeds: Vec<HashEmbed>,
@@ -42,6 +70,23 @@ pub struct Tok2Vec {
     blocks: Vec<(Maxout, LayerNorm)>,
     window: usize,
     pad: usize,
+    cache: Mutex<EmbeddingCache>,
+}
+
+impl Clone for Tok2Vec {
+    /// A clone shares the weights' values, not the cache.
+    fn clone(&self) -> Self {
+        Self {
+            width: self.width,
+            embeds: self.embeds.clone(),
+            mix: self.mix.clone(),
+            mix_norm: self.mix_norm.clone(),
+            blocks: self.blocks.clone(),
+            window: self.window,
+            pad: self.pad,
+            cache: Mutex::default(),
+        }
+    }
 }
 
 /// Token vectors of one document, `len × width`, row-major.
@@ -107,6 +152,12 @@ impl Tok2Vec {
                 seed,
                 attr,
             });
+        }
+        if embeds.len() > MAX_FEATURES {
+            return Err(format!(
+                "{} hash-embedding tables, at most {MAX_FEATURES} are supported",
+                embeds.len()
+            ));
         }
         let width = model
             .named("hashembed")
@@ -183,6 +234,7 @@ impl Tok2Vec {
             blocks,
             window,
             pad,
+            cache: Mutex::default(),
         })
     }
 
@@ -194,6 +246,15 @@ impl Tok2Vec {
     /// The attributes this model reads.
     pub fn attrs(&self) -> Vec<FeatureAttr> {
         self.embeds.iter().map(|e| e.attr).collect()
+    }
+
+    /// The values of the attributes this model reads, in its tables' order (zero-filled).
+    fn cache_key(&self, features: &TokenFeatures) -> [u64; MAX_FEATURES] {
+        let mut key = [0u64; MAX_FEATURES];
+        for (k, embed) in key.iter_mut().zip(&self.embeds) {
+            *k = features.get(embed.attr);
+        }
+        key
     }
 
     /// Token vectors for a batch of documents, each given as its tokens' features.
@@ -210,9 +271,28 @@ impl Tok2Vec {
         let mut acc = vec![0.0f32; mixed];
         let mut row = self.pad;
         let mut starts = Vec::with_capacity(docs.len());
+        // A token's embedding is a function of its feature values alone, and text repeats
+        // most of its tokens ("the", ","): embedded rows are kept across calls and copied.
+        // A poisoned lock only bypasses the cache.
+        let mut cache = self.cache.lock().ok();
+        if let Some(cache) = cache.as_mut() {
+            if cache.index.len() >= EMBEDDING_CACHE_LIMIT {
+                cache.index.clear();
+                cache.rows.clear();
+            }
+        }
         for doc in docs {
             starts.push(row);
             for features in doc.iter() {
+                let key = self.cache_key(features);
+                let out = &mut x[margin + row * w..margin + (row + 1) * w];
+                if let Some(cache) = cache.as_ref() {
+                    if let Some(&at) = cache.index.get(&key) {
+                        out.copy_from_slice(&cache.rows[at * w..(at + 1) * w]);
+                        row += 1;
+                        continue;
+                    }
+                }
                 acc.fill(0.0);
                 for embed in &self.embeds {
                     for key in hash_embed_keys(features.get(embed.attr), embed.seed) {
@@ -225,13 +305,18 @@ impl Tok2Vec {
                         }
                     }
                 }
-                let out = &mut x[margin + row * w..margin + (row + 1) * w];
                 self.mix.max_pieces(&acc, out);
                 self.mix_norm.forward_inplace(out);
+                if let Some(cache) = cache.as_mut() {
+                    let at = cache.index.len();
+                    cache.index.insert(key, at);
+                    cache.rows.extend_from_slice(out);
+                }
                 row += 1;
             }
             row += self.pad;
         }
+        drop(cache);
         let mut scratch = Vec::new();
         for (maxout, norm) in &self.blocks {
             let mut y = maxout.forward_strided(&x, total_rows, w, &mut scratch);
