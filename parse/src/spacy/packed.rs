@@ -10,7 +10,9 @@
 //!
 //! Each output is the same sequential sum over `k` of `x·w` products (fused multiply-adds)
 //! as before, so results agree with the SGEMM path to rounding; the spaCy parity tests run
-//! on whichever path the machine takes.
+//! on whichever path the machine takes. Products 512 deep or more (BART's, not the parse
+//! pipeline's) are summed in slices of 256 (see [`DEPTH_SLICE`]), each slice's partial sum
+//! added to the output.
 
 /// Columns per panel: one AVX-512 register of `f32`.
 const PANEL: usize = 16;
@@ -18,6 +20,13 @@ const PANEL: usize = 16;
 const ROWS: usize = 6;
 /// Rows of `x` per cache block: their activations stay in L2 while every panel pair passes.
 const ROW_BLOCK: usize = 96;
+/// Depth per slice for deep products (`k` ≥ [`DEEP`]): a panel pair's slice (256 × 32 floats,
+/// 32 KB) stays in a 48 KB L1 while every row tile of the block passes over it. Unsliced, a
+/// BART-base product's pair (768 or 3,072 deep: 96–384 KB) streamed from L2 for every tile.
+const DEPTH_SLICE: usize = 256;
+/// The depth from which products are sliced. Shallower ones (all of the parse pipeline's)
+/// keep one sequential sum per output, so their results do not change.
+const DEEP: usize = 512;
 
 /// A constant `m × k` weight matrix `W` (row-major), ready for `y[n×m] = x[n×k]·Wᵀ`.
 #[derive(Clone, Debug)]
@@ -181,7 +190,7 @@ fn pack(w: &[f32], m: usize, k: usize) -> Vec<f32> {
 mod avx512 {
     use std::arch::x86_64::*;
 
-    use super::{PANEL, ROWS, ROW_BLOCK};
+    use super::{DEEP, DEPTH_SLICE, PANEL, ROWS, ROW_BLOCK};
 
     /// Whether this CPU runs the AVX-512 kernel.
     pub fn available() -> bool {
@@ -210,42 +219,47 @@ mod avx512 {
         let n_panels = m.div_ceil(PANEL);
         let panel_len = k * PANEL;
         debug_assert!(panels.len() >= n_panels * panel_len);
+        let slice = if k >= DEEP { DEPTH_SLICE } else { k.max(1) };
         for block in (0..n).step_by(ROW_BLOCK) {
             let block_end = (block + ROW_BLOCK).min(n);
             for q in (0..n_panels).step_by(2) {
                 let pair = (n_panels - q).min(2);
                 let cols = (m - q * PANEL).min(pair * PANEL);
-                let b = panels.as_ptr().wrapping_add(q * panel_len);
-                for i in (block..block_end).step_by(ROWS) {
-                    let rows = (block_end - i).min(ROWS);
-                    let a = x.as_ptr().wrapping_add(i * lda);
-                    let c = y.wrapping_add(i * ldy + q * PANEL);
-                    let t = Tile {
-                        a,
-                        lda,
-                        k,
-                        b,
-                        panel_len,
-                        c,
-                        ldc: ldy,
-                        cols,
-                        accumulate,
-                    };
-                    // One monomorphised kernel per (rows, panels): the accumulators stay in
-                    // registers.
-                    match (rows, pair) {
-                        (6, 2) => tile::<6, 2>(&t),
-                        (5, 2) => tile::<5, 2>(&t),
-                        (4, 2) => tile::<4, 2>(&t),
-                        (3, 2) => tile::<3, 2>(&t),
-                        (2, 2) => tile::<2, 2>(&t),
-                        (1, 2) => tile::<1, 2>(&t),
-                        (6, _) => tile::<6, 1>(&t),
-                        (5, _) => tile::<5, 1>(&t),
-                        (4, _) => tile::<4, 1>(&t),
-                        (3, _) => tile::<3, 1>(&t),
-                        (2, _) => tile::<2, 1>(&t),
-                        _ => tile::<1, 1>(&t),
+                for from in (0..k.max(1)).step_by(slice) {
+                    let depth = (k - from).min(slice);
+                    let b = panels.as_ptr().wrapping_add(q * panel_len + from * PANEL);
+                    for i in (block..block_end).step_by(ROWS) {
+                        let rows = (block_end - i).min(ROWS);
+                        let a = x.as_ptr().wrapping_add(i * lda + from);
+                        let c = y.wrapping_add(i * ldy + q * PANEL);
+                        let t = Tile {
+                            a,
+                            lda,
+                            k: depth,
+                            b,
+                            panel_len,
+                            c,
+                            ldc: ldy,
+                            cols,
+                            // Later slices add to what the earlier ones wrote.
+                            accumulate: accumulate || from > 0,
+                        };
+                        // One monomorphised kernel per (rows, panels): the accumulators stay in
+                        // registers.
+                        match (rows, pair) {
+                            (6, 2) => tile::<6, 2>(&t),
+                            (5, 2) => tile::<5, 2>(&t),
+                            (4, 2) => tile::<4, 2>(&t),
+                            (3, 2) => tile::<3, 2>(&t),
+                            (2, 2) => tile::<2, 2>(&t),
+                            (1, 2) => tile::<1, 2>(&t),
+                            (6, _) => tile::<6, 1>(&t),
+                            (5, _) => tile::<5, 1>(&t),
+                            (4, _) => tile::<4, 1>(&t),
+                            (3, _) => tile::<3, 1>(&t),
+                            (2, _) => tile::<2, 1>(&t),
+                            _ => tile::<1, 1>(&t),
+                        }
                     }
                 }
             }
@@ -383,7 +397,8 @@ mod tests {
         // 32-column panels, with and without accumulation.
         for &n in &[0, 1, 5, 6, 7, 13, 97, 200] {
             for &m in &[1, 15, 16, 17, 31, 32, 33, 100] {
-                for &k in &[1, 3, 64, 96] {
+                // Shallow ones, and deep ones sliced in depth (whole and partial slices).
+                for &k in &[1, 3, 64, 96, 512, 700] {
                     for accumulate in [false, true] {
                         let x = values(n * k, 1 + n as u32);
                         let w = values(m * k, 2 + m as u32);
