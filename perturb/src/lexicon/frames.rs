@@ -239,7 +239,11 @@ pub fn fixed_by_frame(tokens: &[Token], i: usize) -> Option<&'static str> {
         let indefinite = determiner
             .as_deref()
             .is_none_or(|d| matches!(d, "a" | "an"));
-        if object_of_preposition || indefinite {
+        // A possessor and an "of" complement make a nominalised verb with its arguments ("her
+        // resentment of her", "his love of music"), whose synonyms take other prepositions:
+        // "her bitterness of her" (review of seed 20261224).
+        let possessed = children().any(|(_, t)| t.dep == "poss");
+        if object_of_preposition || indefinite || possessed {
             return Some("of-frame");
         }
     }
@@ -350,6 +354,10 @@ mod tests {
             Some("function adverb")
         );
         assert_eq!(frame("He starred on TV for years.", "TV"), Some("acronym"));
+        assert_eq!(
+            frame("She voiced her resentment of her sister.", "resentment"),
+            Some("of-frame")
+        );
         assert_eq!(
             frame("The slopes are full of vines.", "full"),
             Some("adjective with an of-complement")
