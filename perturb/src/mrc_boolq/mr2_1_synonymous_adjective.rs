@@ -16,10 +16,12 @@
 //!   follow-ups, with WordNet's SemCor sense frequencies (`index.sense` tag counts):
 //!   - the synset the two words share must carry at least [`DOMINANT_SHARE_PERCENT`] of the
 //!     adjective's tagged uses and of the synonym's, so both words are mostly read in the shared
-//!     meaning ("big" → "large", "social" → "societal", "minimum" → "minimal"); this refuses
+//!     meaning ("big" → "large", "social" → "societal"); this refuses
 //!     the paper's own "tight" → "taut", a minor sense of "tight" (2 of its 16 tagged uses);
 //!   - the synonym must be read as an adjective at least as often as a noun or verb ("single" →
-//!     "individual" would read as a noun), be one lower-case word, and not be an "-ish" shade;
+//!     "individual" would read as a noun), be one lower-case word, not be an "-ish" shade nor a
+//!     quantity word ("little"), and the adjective itself be read as a noun less than a
+//!     quarter as often ("a minimum age" → "a minimal age", [`CLASSIFIER_NOUN_PERCENT`]);
 //!   - the adjective must be free: not in a named entity, a capitalised title, a hyphenated
 //!     compound or a WordNet multiword term ("social security", "central nervous system"), not
 //!     a colour or determiner-like word ("same", "other", "many"), not capitalised in the
@@ -45,6 +47,7 @@ use super::mr1_1_antonymous_adjective::{
 };
 use super::{edited_case, FAMILY};
 use crate::edit::{match_case, Replacement};
+use crate::lexicon::frames::is_never_a_substitute;
 use crate::lexicon::in_context::{
     ContextualLexicon, WordInContext, MIN_SENTENCE_SIMILARITY, MIN_WORD_SIMILARITY,
 };
@@ -83,7 +86,12 @@ impl SynonymousAdjective {
     /// The synonym to substitute for the adjective `word` (lower case), if one shares its
     /// dominant meaning (see the module docs).
     fn synonym(&self, word: &str) -> Option<(String, SynsetId)> {
-        if COLOURS.contains(&word) {
+        // A word also much read as a noun classifies rather than describes ("a minimum age" →
+        // "a minimal age", review of seed 20261211): see [`CLASSIFIER_NOUN_PERCENT`].
+        if COLOURS.contains(&word)
+            || self.senses.noun_verb_total(word) * 100
+                >= CLASSIFIER_NOUN_PERCENT * self.senses.adjective_total(word).max(1)
+        {
             return None;
         }
         let wn = &*self.wordnet;
@@ -100,6 +108,8 @@ impl SynonymousAdjective {
                         && !name.is_empty()
                         && name.chars().all(|c| c.is_ascii_lowercase())
                         && !name.ends_with("ish")
+                        // "a small breed dog" → "a little breed dog" reads as a quantity.
+                        && !is_never_a_substitute(name)
                 })
                 .find(|name| {
                     // Mostly read in this sense, and mostly read as an adjective ("individual"
@@ -229,6 +239,11 @@ impl SenseCounts {
 /// The share of a lemma's tagged adjective uses its shared sense must have (see
 /// [`SynonymousAdjective::dominant`]).
 const DOMINANT_SHARE_PERCENT: u32 = 50;
+
+/// An adjective whose SemCor noun and verb uses reach this share of its adjective uses is not
+/// replaced: "minimum" (9 noun tags to 23) in "a minimum age" names a kind of age, and
+/// "minimal" another register (review of seed 20261211, both MR2-1 cases unidiomatic).
+const CLASSIFIER_NOUN_PERCENT: u32 = 25;
 
 const COLOURS: &[&str] = &[
     "red", "blue", "green", "yellow", "black", "white", "pink", "purple", "orange", "brown",
@@ -390,10 +405,9 @@ mod tests {
             Some("individual")
         );
         assert_eq!(r.synonym("red"), None);
-        assert_eq!(
-            r.synonym("minimum").map(|s| s.0).as_deref(),
-            Some("minimal")
-        );
+        // "minimum" classifies ("a minimum age"), and "little" reads as a quantity.
+        assert_eq!(r.synonym("minimum"), None);
+        assert_ne!(r.synonym("small").map(|s| s.0).as_deref(), Some("little"));
     }
 
     #[test]
@@ -412,10 +426,10 @@ mod tests {
     #[test]
     fn one_case_per_adjective_in_question_order() {
         assert_eq!(
-            followups("is a big garden a minimum requirement for a family"),
+            followups("is a big garden an enormous expense for a family"),
             vec![
-                "is a large garden a minimum requirement for a family",
-                "is a big garden a minimal requirement for a family",
+                "is a large garden an enormous expense for a family",
+                "is a big garden a tremendous expense for a family",
             ]
         );
     }
