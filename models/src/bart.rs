@@ -25,6 +25,7 @@ use serde::Deserialize;
 use tokenizers::{Tokenizer, TruncationParams};
 
 use crate::checkpoint::{self, asset_err, special_tokens, ModelOptions, GENERATION_CONFIG};
+use crate::kv_cache::append_in_order;
 use crate::linear::{linear, Linear};
 use crate::seq2seq::{EncoderDecoder, SpecialTokens, StepDecoder};
 
@@ -239,16 +240,22 @@ struct LayerCache {
 }
 
 impl DecoderLayer {
+    /// One step; `order` is the beam order the cached rows take first (see
+    /// [`BartSession::reorder`]).
     fn forward(
         &self,
         x: &Tensor,
         cache: &mut LayerCache,
+        order: Option<&[usize]>,
         causal: Option<&Tensor>,
         encoder_mask: &Tensor,
     ) -> candle_core::Result<Tensor> {
         let (k, v) = self.self_attn.keys_values(x)?;
         let (k, v) = match &cache.self_kv {
-            Some((pk, pv)) => (Tensor::cat(&[pk, &k], 2)?, Tensor::cat(&[pv, &v], 2)?),
+            Some((pk, pv)) => (
+                append_in_order(pk, order, &k)?,
+                append_in_order(pv, order, &v)?,
+            ),
             None => (k, v),
         };
         let h = (x + self.self_attn.attend(x, &k, &v, causal)?)?;
@@ -586,6 +593,7 @@ impl Bart {
             Ok(BartSession {
                 model: self,
                 caches,
+                order: None,
                 encoder_mask: mask,
                 past: 0,
             })
@@ -598,6 +606,10 @@ impl Bart {
 pub struct BartSession<'a> {
     model: &'a Bart,
     caches: Vec<LayerCache>,
+    /// A beam reorder not yet applied to the self-attention caches: row `r` is cached row
+    /// `order[r]`. It is applied while the next step appends to them, so the caches are
+    /// copied once per step rather than twice.
+    order: Option<Vec<usize>>,
     encoder_mask: Tensor,
     past: usize,
 }
@@ -638,8 +650,15 @@ impl BartSession<'_> {
             } else {
                 None
             };
+            let order = s.order.take();
             for (layer, cache) in model.decoder_layers.iter().zip(s.caches.iter_mut()) {
-                h = layer.forward(&h, cache, causal.as_ref(), &s.encoder_mask)?;
+                h = layer.forward(
+                    &h,
+                    cache,
+                    order.as_deref(),
+                    causal.as_ref(),
+                    &s.encoder_mask,
+                )?;
             }
             s.past += t;
             let (rows, t, d) = h.dims3()?;
@@ -673,18 +692,22 @@ impl StepDecoder for BartSession<'_> {
         if rows.iter().enumerate().all(|(r, &from)| r == from) {
             return Ok(());
         }
-        let index: Vec<u32> = rows.iter().map(|&r| r as u32).collect();
-        let index = Tensor::new(index.as_slice(), &model.options.device)
-            .map_err(|e| model.model_err(format!("beam reorder: {e}")))?;
-        for cache in &mut self.caches {
-            if let Some((k, v)) = &cache.self_kv {
-                let reordered = k
-                    .index_select(&index, 0)
-                    .and_then(|k| Ok((k, v.index_select(&index, 0)?)))
-                    .map_err(|e| model.model_err(format!("beam reorder: {e}")))?;
-                cache.self_kv = Some(reordered);
-            }
+        let cached = self.caches.first().map_or(0, |c| {
+            c.self_kv
+                .as_ref()
+                .map_or(0, |(k, _)| k.dims().first().copied().unwrap_or(0))
+        });
+        if rows.len() != cached || rows.iter().any(|&r| r >= cached) {
+            return Err(model.model_err(format!(
+                "beam reorder: {} rows from {cached} cached",
+                rows.len()
+            )));
         }
+        // Applied by the next step, composed with one still pending.
+        self.order = Some(match self.order.take() {
+            Some(pending) => rows.iter().map(|&r| pending[r]).collect(),
+            None => rows.to_vec(),
+        });
         Ok(())
     }
 }

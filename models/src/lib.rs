@@ -37,6 +37,7 @@ pub mod bart;
 mod checkpoint;
 pub mod device;
 pub mod encoders;
+mod kv_cache;
 mod linear;
 pub mod masked_lm;
 mod sentence_encoder;

@@ -142,10 +142,13 @@ impl Module for Linear {
 }
 
 /// Runs `f` on the `f32` values of the contiguous CPU tensor `t`.
-fn with_cpu_f32<R>(t: &Tensor, f: impl FnOnce(&[f32]) -> R) -> Result<R> {
+pub(crate) fn with_cpu_f32<R>(t: &Tensor, f: impl FnOnce(&[f32]) -> R) -> Result<R> {
+    if !t.is_contiguous() {
+        candle_core::bail!("expected a contiguous tensor");
+    }
     let (storage, layout) = t.storage_and_layout();
     let Storage::Cpu(cpu) = &*storage else {
-        candle_core::bail!("streaming product on a non-CPU tensor");
+        candle_core::bail!("expected a CPU tensor");
     };
     let values = cpu.as_slice::<f32>()?;
     let start = layout.start_offset();
