@@ -254,7 +254,7 @@ mod tests {
         };
         let relation = DerivationPairs::new(&Resources::from_config(&config)).unwrap();
         let mut example = Example::new("q1", Task::Paraphrase);
-        example.text = Some("How can I quickly learn the old songs of Spain?".into());
+        example.text = Some("How can I quickly learn the old songs in Spain?".into());
         let cases = relation.follow_ups(&Source::unparsed(&example)).unwrap();
         assert_eq!(cases.len(), 1);
     }
