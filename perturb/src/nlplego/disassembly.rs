@@ -3,8 +3,9 @@
 //!
 //! **Candidates** come from the spaCy dependency parse and the phrase view, with the labels the
 //! authors' code uses (seed-003 §1.2 step 2) and the components its repair passes add:
-//! * adjective: `amod` + `ADJ` whose head is not a preposition; adverb: `advmod` + `ADV` (not a
-//!   wh-adverb, a negation or a correlative's "both"/"either"). Both are dropped when their
+//! * adjective: `amod` + `ADJ` whose head is not a preposition, nor part of a WordNet noun with
+//!   it ("hot dog"); adverb: `advmod` + `ADV` (not a wh-adverb, a negation, a focus or aspect
+//!   adverb, "only", "no longer", or a correlative's "both"/"either"). Both are dropped when their
 //!   subtree holds "of", "too", "as" or "how", as in the authors' code. Adjectives that
 //!   classify, quantify or pick out their noun are not adjuncts: proper and relational ones
 //!   (WordNet `adj.pert`: "the **Atlantic** coast", "**military** accomplishments"), "most",
@@ -315,6 +316,14 @@ const MODIFIER_STOPS: [&str; 4] = ["of", "too", "as", "how"];
 /// Negating adverbs, never adjuncts (removing one inverts the sentence).
 const NEGATIONS: [&str; 5] = ["not", "n't", "never", "no", "nt"];
 
+/// Focus and aspect adverbs, never adjuncts: they change what the sentence claims ("they only
+/// serve" → "they serve", "I no longer eat" → "I eat", "has a few sizes only"; review of
+/// seed 20261227 found such parents unnatural in NLPLego-SA).
+const FOCUS_ADVERBS: [&str; 12] = [
+    "only", "just", "even", "still", "already", "longer", "anymore", "ever", "almost", "nearly",
+    "merely", "barely",
+];
+
 /// Adverbs that spaCy often labels `advmod` where they are a phrasal verb's particle ("look
 /// **forward** to", "came **back**"): removing one changes the verb ("I look each year").
 const PARTICLES: [&str; 16] = [
@@ -616,6 +625,19 @@ fn split_pair(tokens: &[Token], included: &[bool]) -> Option<usize> {
     None
 }
 
+/// Whether the adjective `adjective` and its noun `head` are one WordNet noun ("hot dog", "big
+/// box", "high school", "real estate"): the adjective is part of the name, and "the original
+/// dog" (review of seed 20261227) names something else.
+fn names_a_thing_with(wordnet: &WordNet, adjective: &str, head: &Token) -> bool {
+    matches!(head.pos.as_str(), "NOUN" | "PROPN")
+        && !wordnet
+            .synsets(
+                &format!("{adjective} {}", head.lemma.to_lowercase()),
+                WordNetPos::Noun,
+            )
+            .is_empty()
+}
+
 /// Whether `core` is the second half of a comparison, or what holds its two halves together:
 /// a phrase opening with "as" or "than" after "as", "so", "more", "less" or a comparative
 /// ("nearly as clean as I would have preferred" → "nearly as clean .", "as much source
@@ -911,6 +933,7 @@ pub fn candidates(parsed: &ParsedText, wordnet: &WordNet) -> Vec<Adjunct> {
         let kind = match (t.dep.as_str(), t.pos.as_str()) {
             ("amod", "ADJ")
                 if head.pos != "ADP"
+                    && !names_a_thing_with(wordnet, &lower, head)
                     && !QUANTIFYING_ADJECTIVES.contains(&lower.as_str())
                     && !is_ordinal(t)
                     && !classifies_coordination(tokens, &tree, i, sentence.start, wordnet) =>
@@ -920,6 +943,7 @@ pub fn candidates(parsed: &ParsedText, wordnet: &WordNet) -> Vec<Adjunct> {
             ("advmod", "ADV")
                 if t.tag != "WRB"
                     && !NEGATIONS.contains(&lower.as_str())
+                    && !FOCUS_ADVERBS.contains(&lower.as_str())
                     && !CORRELATIVES.contains(&lower.as_str())
                     && !PARTICLES.contains(&lower.as_str())
                     && !is_complement(tokens, i) =>
@@ -1361,6 +1385,25 @@ mod tests {
             from = i + 1;
         }
         seam(tokens, &included).is_some()
+    }
+
+    #[test]
+    fn names_and_focus_adverbs_are_no_adjuncts() {
+        let d = disassembler();
+        let adjuncts = |text: &str| {
+            d.disassemble(text)
+                .unwrap()
+                .map(|d| adjunct_texts(&d))
+                .unwrap_or_default()
+        };
+        // "hot dog" is one WordNet noun; "cold" is free.
+        let found = adjuncts("I ordered a hot dog and a cold drink.");
+        assert!(!found.iter().any(|a| a == "hot"), "{found:?}");
+        assert!(found.iter().any(|a| a.contains("cold")), "{found:?}");
+        // "only" and "no longer" change the claim.
+        let found = adjuncts("They only serve pizza in the evening.");
+        assert!(!found.iter().any(|a| a == "only"), "{found:?}");
+        assert!(found.iter().any(|a| a.contains("evening")), "{found:?}");
     }
 
     #[test]
