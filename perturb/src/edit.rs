@@ -134,9 +134,16 @@ pub fn capitalize(text: &str) -> String {
 /// The indefinite article ("a" or "an") that goes before `word`, by its first sound: "an" before
 /// a vowel sound ("an honest", "an illegal", "an unusual"), "a" before a consonant sound,
 /// including a vowel letter read as /j/ or /w/ ("a useful", "a unique", "a European", "a
-/// one-sided"). A spelling heuristic for ordinary lower-case words (what WordNet substitutes),
-/// not for acronyms.
+/// one-sided"). A spelling heuristic for ordinary words (what WordNet substitutes); an acronym
+/// in capitals is read letter by letter ("an RN", "an FBI agent", "a UN body").
 pub fn indefinite_article(word: &str) -> &'static str {
+    let letters: Vec<char> = word.chars().filter(|c| c.is_alphabetic()).collect();
+    if letters.len() >= 2 && letters.iter().all(|c| c.is_ascii_uppercase()) {
+        return match letters[0] {
+            'A' | 'E' | 'F' | 'H' | 'I' | 'L' | 'M' | 'N' | 'O' | 'R' | 'S' | 'X' => "an",
+            _ => "a",
+        };
+    }
     let lower = word.to_lowercase();
     const SILENT_H: &[&str] = &["honest", "honor", "honour", "hour", "heir"];
     const CONSONANT_SOUND: &[&str] = &[
@@ -223,6 +230,15 @@ mod tests {
         assert_eq!(match_case("after", "before"), "before");
         assert_eq!(match_case("I", "me"), "Me");
         assert_eq!(capitalize("éte"), "Éte");
+    }
+
+    #[test]
+    fn acronyms_take_the_article_of_their_first_letter() {
+        assert_eq!(indefinite_article("RN"), "an");
+        assert_eq!(indefinite_article("FBI"), "an");
+        assert_eq!(indefinite_article("UN"), "a");
+        assert_eq!(indefinite_article("NBA"), "an");
+        assert_eq!(indefinite_article("BBC"), "a");
     }
 
     #[test]

@@ -238,8 +238,10 @@ pub fn render_spans<'a>(
     for (k, &i) in kept.iter().enumerate() {
         let mut text = std::borrow::Cow::Borrowed(word(i));
         let lower = text.to_lowercase();
+        // Only a gap or a new word after the article changes it: the writer's own "an RN" stays.
         if (lower == "a" || lower == "an") && tokens[i].tag == "DT" {
-            if let Some(&next) = kept.get(k + 1) {
+            let as_written = |next: usize| next == i + 1 && word(next) == tokens[next].text;
+            if let Some(&next) = kept.get(k + 1).filter(|&&next| !as_written(next)) {
                 let article = indefinite_article(word(next));
                 text = std::borrow::Cow::Owned(match_case(&text, article));
             }
