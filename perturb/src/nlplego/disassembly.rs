@@ -5,7 +5,8 @@
 //! authors' code uses (seed-003 §1.2 step 2) and the components its repair passes add:
 //! * adjective: `amod` + `ADJ` whose head is not a preposition, nor part of a WordNet noun with
 //!   it ("hot dog"); adverb: `advmod` + `ADV` (not a wh-adverb, a negation, a focus or aspect
-//!   adverb, "only", "no longer", or a correlative's "both"/"either"). Both are dropped when their
+//!   adverb, "only", "no longer", a connecting one, "so", "then", or a correlative's
+//!   "both"/"either"). Both are dropped when their
 //!   subtree holds "of", "too", "as" or "how", as in the authors' code. Adjectives that
 //!   classify, quantify or pick out their noun are not adjuncts: proper and relational ones
 //!   (WordNet `adj.pert`: "the **Atlantic** coast", "**military** accomplishments"), "most",
@@ -324,6 +325,20 @@ const NEGATIONS: [&str; 5] = ["not", "n't", "never", "no", "nt"];
 const FOCUS_ADVERBS: [&str; 12] = [
     "only", "just", "even", "still", "already", "longer", "anymore", "ever", "almost", "nearly",
     "merely", "barely",
+];
+
+/// Connecting adverbs, never adjuncts: they join two clauses, and without one the clauses run
+/// on ("no parking, so I was very worried" → "no parking, I was very worried", review of seed
+/// 20261228).
+const CONNECTING_ADVERBS: [&str; 8] = [
+    "so",
+    "then",
+    "thus",
+    "therefore",
+    "hence",
+    "otherwise",
+    "yet",
+    "however",
 ];
 
 /// Adverbs that spaCy often labels `advmod` where they are a phrasal verb's particle ("look
@@ -946,6 +961,7 @@ pub fn candidates(parsed: &ParsedText, wordnet: &WordNet) -> Vec<Adjunct> {
                 if t.tag != "WRB"
                     && !NEGATIONS.contains(&lower.as_str())
                     && !FOCUS_ADVERBS.contains(&lower.as_str())
+                    && !CONNECTING_ADVERBS.contains(&lower.as_str())
                     && !CORRELATIVES.contains(&lower.as_str())
                     && !PARTICLES.contains(&lower.as_str())
                     && !is_complement(tokens, i) =>
@@ -1402,6 +1418,9 @@ mod tests {
         let found = adjuncts("I ordered a hot dog and a cold drink.");
         assert!(!found.iter().any(|a| a == "hot"), "{found:?}");
         assert!(found.iter().any(|a| a.contains("cold")), "{found:?}");
+        // "so" joins two clauses.
+        let found = adjuncts("There was no parking in the lot, so I was very worried.");
+        assert!(!found.iter().any(|a| a == "so"), "{found:?}");
         // "only" and "no longer" change the claim.
         let found = adjuncts("They only serve pizza in the evening.");
         assert!(!found.iter().any(|a| a == "only"), "{found:?}");
