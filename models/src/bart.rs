@@ -25,7 +25,7 @@ use serde::Deserialize;
 use tokenizers::{Tokenizer, TruncationParams};
 
 use crate::checkpoint::{self, asset_err, special_tokens, ModelOptions, GENERATION_CONFIG};
-use crate::kv_cache::append_in_order;
+use crate::kv_cache::{append_in_order, PendingOrder};
 use crate::linear::{linear, Linear};
 use crate::seq2seq::{EncoderDecoder, SpecialTokens, StepDecoder};
 
@@ -593,7 +593,7 @@ impl Bart {
             Ok(BartSession {
                 model: self,
                 caches,
-                order: None,
+                order: PendingOrder::default(),
                 encoder_mask: mask,
                 past: 0,
             })
@@ -606,10 +606,9 @@ impl Bart {
 pub struct BartSession<'a> {
     model: &'a Bart,
     caches: Vec<LayerCache>,
-    /// A beam reorder not yet applied to the self-attention caches: row `r` is cached row
-    /// `order[r]`. It is applied while the next step appends to them, so the caches are
-    /// copied once per step rather than twice.
-    order: Option<Vec<usize>>,
+    /// A beam reorder applied while the next step appends to the self-attention caches, so
+    /// they are copied once per step rather than twice.
+    order: PendingOrder,
     encoder_mask: Tensor,
     past: usize,
 }
@@ -689,26 +688,14 @@ impl StepDecoder for BartSession<'_> {
 
     fn reorder(&mut self, rows: &[usize]) -> Result<()> {
         let model = self.model;
-        if rows.iter().enumerate().all(|(r, &from)| r == from) {
+        // Before the first step there is nothing cached to reorder.
+        let Some(cached) = self.caches.first().and_then(|c| c.self_kv.as_ref()) else {
             return Ok(());
-        }
-        let cached = self.caches.first().map_or(0, |c| {
-            c.self_kv
-                .as_ref()
-                .map_or(0, |(k, _)| k.dims().first().copied().unwrap_or(0))
-        });
-        if rows.len() != cached || rows.iter().any(|&r| r >= cached) {
-            return Err(model.model_err(format!(
-                "beam reorder: {} rows from {cached} cached",
-                rows.len()
-            )));
-        }
-        // Applied by the next step, composed with one still pending.
-        self.order = Some(match self.order.take() {
-            Some(pending) => rows.iter().map(|&r| pending[r]).collect(),
-            None => rows.to_vec(),
-        });
-        Ok(())
+        };
+        let cached = cached.0.dims().first().copied().unwrap_or(0);
+        self.order
+            .then(rows, cached)
+            .map_err(|e| model.model_err(format!("beam reorder: {e}")))
     }
 }
 

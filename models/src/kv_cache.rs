@@ -5,11 +5,40 @@
 //! full copies of the cache per step and layer — a gather, then a concatenation — which a
 //! profile of BART-base at 32 inputs × 4 beams found on the calling thread while the worker
 //! threads waited (issue 23). [`append_in_order`] does both in one pass on the CPU in `f32`,
-//! and falls back to the two candle ops elsewhere.
+//! and falls back to the two candle ops elsewhere; [`PendingOrder`] holds a reorder until then.
+//! BART's and T5's decoders use both.
 
 use candle_core::{DType, Device, Result, Tensor};
 
 use crate::linear::with_cpu_f32;
+
+/// A beam reorder not yet applied to a decoder's self-attention caches: row `r` of the caches
+/// is their stored row `order[r]`. Applied by [`append_in_order`] when the next step appends.
+#[derive(Clone, Debug, Default)]
+pub struct PendingOrder(Option<Vec<usize>>);
+
+impl PendingOrder {
+    /// Records `rows` (row `r` takes the current row `rows[r]`) for caches of `cached` rows,
+    /// composed with a reorder still pending; an identity is nothing to do.
+    pub fn then(&mut self, rows: &[usize], cached: usize) -> std::result::Result<(), String> {
+        if rows.len() != cached || rows.iter().any(|&r| r >= cached) {
+            return Err(format!("{} rows from {cached} cached", rows.len()));
+        }
+        if rows.iter().enumerate().all(|(r, &from)| r == from) {
+            return Ok(());
+        }
+        self.0 = Some(match self.0.take() {
+            Some(pending) => rows.iter().map(|&r| pending[r]).collect(),
+            None => rows.to_vec(),
+        });
+        Ok(())
+    }
+
+    /// The order to apply at the next append, leaving none pending.
+    pub fn take(&mut self) -> Option<Vec<usize>> {
+        self.0.take()
+    }
+}
 
 /// `past` (`[rows, heads, t, d]`) with its rows taken in `order` (row `r` of the result is row
 /// `order[r]` of `past`; `None` keeps them), then `new` (`[rows, heads, t′, d]`) appended along
@@ -117,6 +146,19 @@ mod tests {
                 by_candle(past, Some(&[1, 0, 3, 2]), &new)
             );
         }
+    }
+
+    #[test]
+    fn pending_orders_compose() {
+        let mut pending = PendingOrder::default();
+        pending.then(&[0, 1, 2], 3).unwrap();
+        assert_eq!(pending.take(), None);
+        pending.then(&[2, 0, 1], 3).unwrap();
+        pending.then(&[1, 1, 0], 3).unwrap();
+        // Row r is now old row [2, 0, 1][[1, 1, 0][r]].
+        assert_eq!(pending.take(), Some(vec![0, 0, 2]));
+        assert!(pending.then(&[0, 3, 1], 3).is_err());
+        assert!(pending.then(&[0, 1], 3).is_err());
     }
 
     #[test]

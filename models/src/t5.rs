@@ -23,6 +23,7 @@ use serde::Deserialize;
 use tokenizers::{Tokenizer, TruncationParams};
 
 use crate::checkpoint::{self, asset_err, special_tokens, ModelOptions, GENERATION_CONFIG};
+use crate::kv_cache::{append_in_order, PendingOrder};
 use crate::linear::{linear_no_bias, Linear};
 use crate::seq2seq::{EncoderDecoder, SpecialTokens, StepDecoder};
 
@@ -581,6 +582,7 @@ impl T5 {
             Ok(T5Session {
                 model: self,
                 caches,
+                order: PendingOrder::default(),
                 encoder_mask: mask,
                 past: 0,
             })
@@ -593,6 +595,9 @@ impl T5 {
 pub struct T5Session<'a> {
     model: &'a T5,
     caches: Vec<LayerCache>,
+    /// A beam reorder applied while the next step appends to the self-attention caches, so
+    /// they are copied once per step rather than twice.
+    order: PendingOrder,
     encoder_mask: Tensor,
     past: usize,
 }
@@ -626,11 +631,15 @@ impl T5Session<'_> {
                 bias = bias.broadcast_add(&mask)?;
             }
             let mut h = model.shared.forward(tokens)?;
+            let order = s.order.take();
             for (block, cache) in model.decoder.iter().zip(s.caches.iter_mut()) {
                 let n = block.self_norm.forward(&h)?;
                 let (k, v) = block.self_attn.keys_values(&n)?;
                 let (k, v) = match &cache.self_kv {
-                    Some((pk, pv)) => (Tensor::cat(&[pk, &k], 2)?, Tensor::cat(&[pv, &v], 2)?),
+                    Some((pk, pv)) => (
+                        append_in_order(pk, order.as_deref(), &k)?,
+                        append_in_order(pv, order.as_deref(), &v)?,
+                    ),
                     None => (k, v),
                 };
                 h = (h + block.self_attn.attend(&n, &k, &v, &bias)?)?;
@@ -673,20 +682,14 @@ impl StepDecoder for T5Session<'_> {
 
     fn reorder(&mut self, rows: &[usize]) -> Result<()> {
         let model = self.model;
-        if rows.iter().enumerate().all(|(r, &from)| r == from) {
+        // Before the first step there is nothing cached to reorder.
+        let Some(cached) = self.caches.first().and_then(|c| c.self_kv.as_ref()) else {
             return Ok(());
-        }
-        let index: Vec<u32> = rows.iter().map(|&r| r as u32).collect();
-        let reorder = |caches: &mut Vec<LayerCache>| -> candle_core::Result<()> {
-            let index = Tensor::new(index.as_slice(), &model.options.device)?;
-            for cache in caches.iter_mut() {
-                if let Some((k, v)) = &cache.self_kv {
-                    cache.self_kv = Some((k.index_select(&index, 0)?, v.index_select(&index, 0)?));
-                }
-            }
-            Ok(())
         };
-        reorder(&mut self.caches).map_err(|e| model.model_err(format!("beam reorder: {e}")))
+        let cached = cached.0.dims().first().copied().unwrap_or(0);
+        self.order
+            .then(rows, cached)
+            .map_err(|e| model.model_err(format!("beam reorder: {e}")))
     }
 }
 
