@@ -208,7 +208,7 @@ impl FeatureAttr {
 }
 
 /// The hashed lexical features of one token, in [`FeatureAttr`] order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TokenFeatures {
     /// Values indexed by `FeatureAttr as usize`.
     pub values: [u64; 8],

@@ -29,9 +29,6 @@ use super::linalg::{expect_shape, matmul_transposed, LayerNorm, Maxout};
 use super::msgpack::ThincModel;
 use super::LoadError;
 
-/// The most feature columns a model may embed (spaCy's pipelines use four to six).
-const MAX_FEATURES: usize = 8;
-
 /// Distinct tokens whose embedding a model keeps (37 MB at width 96); the cache is emptied
 /// when full.
 const EMBEDDING_CACHE_LIMIT: usize = 100_000;
@@ -39,8 +36,8 @@ const EMBEDDING_CACHE_LIMIT: usize = 100_000;
 /// Embedded rows by feature values, shared by the threads that run one model.
 #[derive(Debug, Default)]
 struct EmbeddingCache {
-    /// Feature values → row in `rows`.
-    index: HashMap<[u64; MAX_FEATURES], usize, FixedState>,
+    /// The features a model reads (the others zero) → row in `rows`.
+    index: HashMap<TokenFeatures, usize, FixedState>,
     /// Embedded rows, `width` floats each.
     rows: Vec<f32>,
 }
@@ -153,12 +150,6 @@ impl Tok2Vec {
                 attr,
             });
         }
-        if embeds.len() > MAX_FEATURES {
-            return Err(format!(
-                "{} hash-embedding tables, at most {MAX_FEATURES} are supported",
-                embeds.len()
-            ));
-        }
         let width = model
             .named("hashembed")
             .next()
@@ -248,11 +239,11 @@ impl Tok2Vec {
         self.embeds.iter().map(|e| e.attr).collect()
     }
 
-    /// The values of the attributes this model reads, in its tables' order (zero-filled).
-    fn cache_key(&self, features: &TokenFeatures) -> [u64; MAX_FEATURES] {
-        let mut key = [0u64; MAX_FEATURES];
-        for (k, embed) in key.iter_mut().zip(&self.embeds) {
-            *k = features.get(embed.attr);
+    /// `features` with only the attributes this model reads: what its embedding depends on.
+    fn cache_key(&self, features: &TokenFeatures) -> TokenFeatures {
+        let mut key = TokenFeatures { values: [0; 8] };
+        for embed in &self.embeds {
+            key.values[embed.attr as usize] = features.get(embed.attr);
         }
         key
     }

@@ -162,13 +162,7 @@ pub struct Disassembly {
 impl Disassembly {
     /// The tokens present at tree level `level` (adjuncts `1..=level` inserted).
     pub fn included(&self, level: usize) -> Vec<bool> {
-        let mut included = vec![true; self.parsed.tokens.len()];
-        for adjunct in &self.adjuncts[level.min(self.adjuncts.len())..] {
-            for i in adjunct.tokens.clone() {
-                included[i] = false;
-            }
-        }
-        included
+        included_at(self.parsed.tokens.len(), &self.adjuncts, level)
     }
 
     /// The basic sentence `s0`.
@@ -213,6 +207,16 @@ impl Disassembly {
         }
         out.trim_end().to_string()
     }
+}
+
+/// Which of `len` tokens are present at tree level `level` of `adjuncts` (sorted; adjuncts
+/// `1..=level` inserted, the rest removed).
+fn included_at(len: usize, adjuncts: &[Adjunct], level: usize) -> Vec<bool> {
+    let mut included = vec![true; len];
+    for adjunct in &adjuncts[level.min(adjuncts.len())..] {
+        included[adjunct.tokens.clone()].fill(false);
+    }
+    included
 }
 
 /// The text of the `included` tokens, `word(i)` giving token `i`'s (possibly mutated) text.
@@ -588,23 +592,22 @@ fn seam(tokens: &[Token], included: &[bool]) -> Option<usize> {
         let (before, after) = (&tokens[a], &tokens[b]);
         let function_word =
             matches!(before.pos.as_str(), "CCONJ" | "ADP" | "SCONJ") || before.tag == "TO";
+        // The kept token before the comma `before` is `after`'s dependent by one of `deps`:
+        // a comma then splits a subject from its verb or an adjective from its noun.
+        let comma_splits = |deps: &[&str]| {
+            before.text == ","
+                && k.checked_sub(1).is_some_and(|p| {
+                    let dependent = &tokens[kept[p]];
+                    dependent.head as usize == b && deps.contains(&dependent.dep.as_str())
+                })
+        };
         let seam = (opening(before) && closing(after))
             || (function_word && closing(after))
             || (after.text == "," && matches!(before.pos.as_str(), "VERB" | "AUX"))
             // "an ugly, rainy, night" without "cold".
-            || (before.text == ","
-                && matches!(after.pos.as_str(), "NOUN" | "PROPN")
-                && k.checked_sub(1).is_some_and(|p| {
-                    let modifier = &tokens[kept[p]];
-                    modifier.head as usize == b && modifier.dep == "amod"
-                }))
-            || (before.text == ","
-                && matches!(after.pos.as_str(), "VERB" | "AUX")
-                && k.checked_sub(1).is_some_and(|p| {
-                    let subject = &tokens[kept[p]];
-                    subject.head as usize == b
-                        && matches!(subject.dep.as_str(), "nsubj" | "nsubjpass")
-                }));
+            || (matches!(after.pos.as_str(), "NOUN" | "PROPN") && comma_splits(&["amod"]))
+            || (matches!(after.pos.as_str(), "VERB" | "AUX")
+                && comma_splits(&["nsubj", "nsubjpass"]));
         seam.then_some(a + 1)
     })
 }
@@ -1281,11 +1284,10 @@ impl Disassembler {
         // still pass the keep-test.
         loop {
             let seam_at = (0..=accepted.len()).find_map(|level| {
-                let mut included = vec![true; parsed.tokens.len()];
-                for adjunct in &accepted[level..] {
-                    included[adjunct.tokens.clone()].fill(false);
-                }
-                seam(&parsed.tokens, &included)
+                seam(
+                    &parsed.tokens,
+                    &included_at(parsed.tokens.len(), &accepted, level),
+                )
             });
             let Some(gap_start) = seam_at else { break };
             let Some(k) = accepted.iter().position(|a| a.tokens.contains(&gap_start)) else {
