@@ -90,6 +90,7 @@ pub const DETERMINER_LIKE_ADJECTIVES: &[&str] = &[
     // "a single X" counts one; "individual features" → "single features" and "individual
     // combat decorations" → "single combat …" read so (review of seed 20261224).
     "single",
+    "same",
     "other",
     "such",
     "own",
