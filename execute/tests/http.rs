@@ -2,7 +2,7 @@
 //! over HTTP, and against a recording server on 127.0.0.1 (`common`) for batching, id matching,
 //! retries and errors.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;

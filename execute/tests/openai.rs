@@ -2,7 +2,7 @@
 //! 127.0.0.1 (`common`: a small HTTP/1.1 responder that records every request and answers
 //! through a handler, one thread per connection).
 
-mod common;
+use crate::common;
 
 use std::net::TcpListener;
 use std::path::Path;
@@ -395,12 +395,11 @@ fn the_api_key_is_sent_only_when_its_variable_is_set() {
         }
         Err(_) => {
             assert_eq!(received[0].header("authorization"), None);
+            // The test's name within its binary: `openai::…` under tests/integration.rs.
+            let module = module_path!().split_once("::").map_or("", |(_, rest)| rest);
+            let name = format!("{module}::the_api_key_is_sent_only_when_its_variable_is_set");
             let out = std::process::Command::new(std::env::current_exe().unwrap())
-                .args([
-                    "--exact",
-                    "the_api_key_is_sent_only_when_its_variable_is_set",
-                    "--test-threads=1",
-                ])
+                .args(["--exact", name.as_str(), "--test-threads=1"])
                 .env(KEY_VAR, "sk-test-123")
                 .output()
                 .unwrap();

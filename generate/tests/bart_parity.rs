@@ -14,7 +14,7 @@ use metamorph_models::bart::Bart;
 use metamorph_models::ModelOptions;
 use serde_json::Value;
 
-mod common;
+use crate::common;
 
 use common::{assert_close, floats, ids, options, texts};
 

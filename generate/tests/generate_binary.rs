@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-mod common;
+use crate::common;
 
 use common::{plain_text, read_cases, write_cases};
 use metamorph_data::{Case, Example, Expectation, GenerationRequest, Task};

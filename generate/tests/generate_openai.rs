@@ -4,7 +4,7 @@
 //! quotes, numbered lines) and read; a malformed decomposition drops its case and is counted; a
 //! 503 is retried.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;

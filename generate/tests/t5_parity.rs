@@ -15,7 +15,7 @@ use metamorph_models::t5::T5;
 use metamorph_models::ModelOptions;
 use serde_json::Value;
 
-mod common;
+use crate::common;
 
 use common::{assert_close, floats, ids, options, texts};
 

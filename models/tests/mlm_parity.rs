@@ -4,7 +4,7 @@
 //! their probabilities within 1e-4, batched and one text at a time; then the substitution
 //! filters.
 
-mod common;
+use crate::common;
 
 use metamorph_data::Error;
 use metamorph_models::masked_lm::{CandleMaskedLm, FillOptions};

@@ -1,6 +1,6 @@
 //! `noun_chunks` against spaCy 3.8's `doc.noun_chunks` on the golden corpus.
 
-mod common;
+use crate::common;
 
 use metamorph_parse::noun_chunks::noun_chunks;
 

@@ -1,6 +1,6 @@
 //! `metamorph-parse`: `example` Parquet shards → `parsed` shards.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

@@ -1,7 +1,7 @@
 //! The constituency view: structural invariants on every golden document, exact bracketings
 //! of hand-checked sentences (spaCy 3.8.7 `en_core_web_sm` parses), and malformed input.
 
-mod common;
+use crate::common;
 
 use metamorph_parse::phrase::{phrase_structure, Label, PhraseStructure};
 use metamorph_parse::spacy::{Doc, Token};

@@ -1,7 +1,7 @@
 //! Parity of the neural components (tok2vec, tagger, parser, NER) with spaCy on spaCy's own
 //! tokenisation, so that tokenizer differences cannot hide or cause mismatches here.
 
-mod common;
+use crate::common;
 
 use metamorph_parse::spacy::lexeme::Vocab;
 use metamorph_parse::spacy::msgpack::ThincModel;

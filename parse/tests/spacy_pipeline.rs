@@ -2,7 +2,7 @@
 //! `scripts/spacy_golden.py` pins) on the golden texts, and robustness of the whole pipeline on
 //! hostile input.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;

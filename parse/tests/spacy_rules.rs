@@ -3,7 +3,7 @@
 //! inputs these components read), both components run, and `pos`, `morph` and `lemma` are
 //! compared with spaCy's.
 
-mod common;
+use crate::common;
 
 use metamorph_parse::spacy::attribute_ruler::AttributeRuler;
 use metamorph_parse::spacy::lemmatizer::Lemmatizer;

@@ -3,7 +3,7 @@
 //! identically (texts and trailing-space flags); arbitrary input must not panic and must be
 //! tiled by the tokens.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -274,7 +274,7 @@ proptest! {
 }
 
 /// Throughput on the golden texts, single-threaded: a cold pass (empty span cache) and a warm
-/// one. Ad hoc: `cargo test --release -p metamorph-parse --test spacy_tokenizer -- --ignored
+/// one. Ad hoc: `cargo test --release -p metamorph-parse --test integration spacy_tokenizer:: -- --ignored
 /// --nocapture throughput`.
 #[test]
 #[ignore = "timing; run explicitly with optimisations"]

@@ -72,7 +72,7 @@ fn agrees_with_lemminflect_on_the_golden_words() {
 
 /// Every word of the tables under every tag and upos: run
 /// `python3 scripts/lemminflect_golden.py --full /tmp/full.tsv.gz` then
-/// `LEMMINFLECT_FULL=/tmp/full.tsv.gz cargo test -p metamorph-perturb --test inflect -- --ignored`.
+/// `LEMMINFLECT_FULL=/tmp/full.tsv.gz cargo test -p metamorph-perturb --test integration inflect:: -- --ignored`.
 #[test]
 #[ignore = "needs the exhaustive golden file from scripts/lemminflect_golden.py --full"]
 fn full_table_agreement() {
