@@ -10,24 +10,32 @@
 //!   subtree holds "of", "too", "as" or "how", as in the authors' code. Adjectives that
 //!   classify, quantify or pick out their noun are not adjuncts: proper and relational ones
 //!   (WordNet `adj.pert`: "the **Atlantic** coast", "**military** accomplishments"), "most",
-//!   "other", "same", ordinals (`classifies`, `QUANTIFYING_ADJECTIVES`);
+//!   "other", "same", ordinals (`classifies`, `QUANTIFYING_ADJECTIVES`); nor are the adjective
+//!   of a noun that says little without it, "a **good** way", "a **poor** excuse"
+//!   (`LIGHT_NOUNS`), and either half of "curly haired" (`in_compound_adjective`);
 //! * prepositional phrase: a `prep` preposition with dependents, with its subtree (`agent` and
 //!   `dative` phrases are arguments, see below; so are, our additions, an "of" phrase, "part of
 //!   the network", "the merger of …", unless its head is a bare plural noun as in the paper's
 //!   "members of his cabinet" (see `is_complement`), the phrase a verb needs, "located in …", "belongs to …",
-//!   "considered as …", `VERB_COMPLEMENTS`, and the second half of a comparison, "as clean as
-//!   I would have preferred", "as much material as possible" (`completes_a_comparison`));
-//! * verb phrase: a participial `acl` verb with dependents;
+//!   "considered as …", "moved to …", "lived in …", `VERB_COMPLEMENTS`, and the second half of
+//!   a comparison, "as clean as I would have preferred", "as much material as possible",
+//!   "other than …" (`completes_a_comparison`));
+//! * verb phrase: a participial `acl` verb with dependents, not an infinitive that completes its
+//!   noun ("no need to worry", "in order to win", `completes_a_noun`);
 //! * subordinate clause: an `SBAR` of the phrase view, and every `relcl`/`advcl` subtree; a
 //!   noun's "that" clause and an embedded question ("asked us whether …") are complements,
 //!   not adjuncts;
 //! * coordinate: the conjuncts after the first, with their comma and conjunction
 //!   ("political[, cultural and military]", "emerged in the 10th century[, and it continued to
 //!   evolve]"), the authors' conjunction and `CC S` passes; not for subjects (nor conjuncts
-//!   right before a verb, a misparsed subject), numbers, correlatives, "between"/"among" or
-//!   conjuncts of another part of speech (see `coordinate_span`);
+//!   right before a verb, a misparsed subject), numbers, correlatives, "between"/"among", "the
+//!   association of A and B" (`JOINT_NOUNS`), names that a plural subject needs ("her
+//!   children were A and B") or conjuncts of another part of speech (see `coordinate_span`);
 //! * parenthetical: a bracket pair and what it holds (the authors cut bracketed text first);
 //! * appositive: an `appos` phrase set off by a comma ("to Normandy[, a region in France]").
+//!
+//! A sentence that coordinates with its verb left out ("moved to Dallas in 1876, and in 1887 to
+//! San Diego") has no adjuncts: its phrases are read in parallel (`is_gapped`).
 //!
 //! A candidate that holds a *basic element*, cuts a named entity in two, or holds a wh-word of a
 //! question (outside a clause) is not an adjunct. Basic elements are the root of every sentence
@@ -53,8 +61,10 @@
 //! **Seams.** No level may leave two kept tokens side by side across a removed adjunct that no
 //! writer puts together: punctuation against punctuation (", .", "; ,", "( ,"), a conjunction
 //! or preposition before punctuation ("of ,"), a comma after a verb or between a subject and
-//! its verb (`seam`; the review of seed 20261225 found 11 of 50 PAWS parents broken so). An
-//! adjunct that leaves one stays in the basic sentence.
+//! its verb (`seam`; the review of seed 20261225 found 11 of 50 PAWS parents broken so), a list
+//! left without its conjunction ("a library , a post office , a swimming bath .",
+//! `list_without_conjunction`), or a clause left without a finite verb ("On one of the days .",
+//! `loses_its_finite_verb`). An adjunct that leaves one stays in the basic sentence.
 //!
 //! **Granularity.** An accepted adjunct that ends in a prepositional, verb or clause candidate
 //! of its own is split in two slots when the sentence with the first part and without the
@@ -402,6 +412,14 @@ fn is_complement(tokens: &[Token], i: usize) -> bool {
     if h.pos == "VERB" && verb_takes(&h.lemma, &tokens[i].text) {
         return true;
     }
+    // The parser often hangs the verb's phrase from the noun of the phrase before it ("lived
+    // during her youth [in Europe]").
+    if h.dep == "pobj" && tokens[h.head as usize].pos == "ADP" {
+        let verb = &tokens[tokens[h.head as usize].head as usize];
+        if verb.pos == "VERB" && verb_takes(&verb.lemma, &tokens[i].text) {
+            return true;
+        }
+    }
     // "as" often hangs from the phrase before it ("considered by many as …"): its verb is the
     // nearest verb above.
     if tokens[i].text.eq_ignore_ascii_case("as") {
@@ -486,6 +504,18 @@ const VERB_COMPLEMENTS: &[(&str, Option<&[&str]>)] = &[
     ("list", Some(&["as"])),
     ("rank", Some(&["as"])),
     ("serve", Some(&["as"])),
+    // Where someone lives or moves to ("lived during her youth [in Europe]", "He moved [to
+    // Dallas] in 1876"; review of seed 20261229).
+    (
+        "live",
+        Some(&["in", "at", "on", "near", "with", "among", "outside"]),
+    ),
+    ("reside", None),
+    ("settle", Some(&["in", "at", "on", "near", "into"])),
+    ("move", Some(&["to", "into"])),
+    ("relocate", Some(&["to", "into"])),
+    ("emigrate", Some(&["to"])),
+    ("immigrate", Some(&["to"])),
 ];
 
 /// Whether verb `lemma`'s phrase opened by `preposition` is its complement (see
@@ -578,7 +608,9 @@ fn fronts_an_inversion(tokens: &[Token], core: &Range<usize>) -> bool {
 ///   adjective and its noun ("an ugly, rainy, night");
 /// * half of a bracket or quotation-mark pair ([`split_pair`]).
 fn seam(tokens: &[Token], included: &[bool]) -> Option<usize> {
-    if let Some(i) = split_pair(tokens, included) {
+    if let Some(i) =
+        split_pair(tokens, included).or_else(|| list_without_conjunction(tokens, included))
+    {
         return Some(i);
     }
     let kept: Vec<usize> = (0..tokens.len()).filter(|&i| included[i]).collect();
@@ -609,6 +641,87 @@ fn seam(tokens: &[Token], included: &[bool]) -> Option<usize> {
             || (matches!(after.pos.as_str(), "VERB" | "AUX")
                 && comma_splits(&["nsubj", "nsubjpass"]));
         seam.then_some(a + 1)
+    })
+}
+
+/// A removed token that leaves a kept list of names, nouns or phrases without its conjunction
+/// ("has a library , a post office , a swimming bath ." from "…, a high school and two primary
+/// schools", "in Toronto , in Oslo .", seed 20261229): the list's `cc` itself, or, where the
+/// parser gave the list none, the removed token right after the list's last kept word. Verb
+/// lists are exempt ("I came, I saw" is English).
+fn list_without_conjunction(tokens: &[Token], included: &[bool]) -> Option<usize> {
+    let n = tokens.len();
+    // Whether `j` is `m` or below it in the parse.
+    let under = |mut j: usize, m: usize| {
+        for _ in 0..n {
+            if j == m {
+                return true;
+            }
+            let up = tokens[j].head as usize;
+            if up == j {
+                return false;
+            }
+            j = up;
+        }
+        false
+    };
+    (0..n).find_map(|h| {
+        let t = &tokens[h];
+        if !included[h]
+            || (t.dep == "conj" && included[t.head as usize])
+            || matches!(t.pos.as_str(), "VERB" | "AUX")
+        {
+            return None;
+        }
+        // The list: `h` and its conjuncts, and theirs.
+        let mut members = vec![h];
+        let mut k = 0;
+        while k < members.len() {
+            let m = members[k];
+            members
+                .extend((0..n).filter(|&j| {
+                    tokens[j].dep == "conj" && tokens[j].head as usize == m && j != m
+                }));
+            k += 1;
+        }
+        let kept: Vec<usize> = members.iter().copied().filter(|&m| included[m]).collect();
+        if kept.len() < 2 {
+            return None;
+        }
+        let conjunctions: Vec<usize> = (0..n)
+            .filter(|&j| tokens[j].dep == "cc" && members.contains(&(tokens[j].head as usize)))
+            .collect();
+        if conjunctions.iter().any(|&j| included[j]) {
+            return None;
+        }
+        if let Some(&removed) = conjunctions.first() {
+            return Some(removed);
+        }
+        let last = (0..n)
+            .filter(|&j| included[j] && kept.iter().any(|&m| under(j, m)))
+            .max()?;
+        (last + 1 < n && !included[last + 1]).then_some(last + 1)
+    })
+}
+
+/// A removed finite verb of a sentence that has no finite verb left ("On one of the days ."
+/// from "On one of the days we might have to ask …", "Omitting the engines ." from "Omitting the
+/// engines and their fuel would reduce …"; seed 20261228): a fragment, where the sentence was
+/// a clause.
+fn loses_its_finite_verb(
+    tokens: &[Token],
+    sentences: &[Range<usize>],
+    included: &[bool],
+) -> Option<usize> {
+    let finite = |t: &Token| matches!(t.tag.as_str(), "VBD" | "VBP" | "VBZ" | "MD");
+    sentences.iter().find_map(|sentence| {
+        let kept_one = sentence.clone().any(|j| included[j] && finite(&tokens[j]));
+        if kept_one {
+            return None;
+        }
+        sentence
+            .clone()
+            .find(|&j| !included[j] && finite(&tokens[j]))
     })
 }
 
@@ -662,7 +775,8 @@ fn names_a_thing_with(wordnet: &WordNet, adjective: &str, head: &Token) -> bool 
 /// a phrase opening with "as" or "than" after "as", "so", "more", "less" or a comparative
 /// ("nearly as clean as I would have preferred" → "nearly as clean .", "as much source
 /// material as possible"), or the "well" of "as well as" ("special as as the crab dip"; review
-/// of seed 20261225).
+/// of seed 20261225). "other than" and "rather than" count too ("Nothing spectacular about this
+/// place, other .", seed 20261229).
 fn completes_a_comparison(tokens: &[Token], core: &Range<usize>) -> bool {
     let word = |i: usize| tokens[i].text.to_lowercase();
     let first = word(core.start);
@@ -677,8 +791,10 @@ fn completes_a_comparison(tokens: &[Token], core: &Range<usize>) -> bool {
     }
     (first == "as" || first == "than")
         && (core.start.saturating_sub(5)..core.start).any(|j| {
-            matches!(word(j).as_str(), "as" | "so" | "more" | "less")
-                || matches!(tokens[j].tag.as_str(), "JJR" | "RBR")
+            matches!(
+                word(j).as_str(),
+                "as" | "so" | "more" | "less" | "other" | "rather" | "different"
+            ) || matches!(tokens[j].tag.as_str(), "JJR" | "RBR")
         })
 }
 
@@ -694,6 +810,95 @@ fn orphans(tokens: &[Token], removed: &[bool], aside: &[bool]) -> bool {
         let head = t.head as usize;
         !removed[i] && removed[head] && !aside[head] && !terminal(t)
     })
+}
+
+/// The token range of each sentence of `parsed`.
+fn sentence_ranges(parsed: &ParsedText) -> Vec<Range<usize>> {
+    parsed
+        .sentences
+        .iter()
+        .map(|s| s.start as usize..s.end as usize)
+        .collect()
+}
+
+/// Whether `sentence` coordinates with its verb left out ("He moved to Dallas in 1876, and in
+/// 1887 to San Diego"): a conjunction hangs from a verb with no conjunct after it. Its phrases
+/// are read in parallel, and removing any leaves the other half dangling ("He moved in 1876,
+/// and to San Diego", seed 20261229), so such a sentence has no adjuncts.
+fn is_gapped(tokens: &[Token], sentence: &Range<usize>) -> bool {
+    sentence.clone().any(|c| {
+        let head = tokens[c].head as usize;
+        tokens[c].dep == "cc"
+            && matches!(tokens[head].pos.as_str(), "VERB" | "AUX")
+            && !sentence
+                .clone()
+                .any(|j| j > c && tokens[j].dep == "conj" && tokens[j].head as usize == head)
+    })
+}
+
+/// Nouns that say little without their adjective: "is a **good** way", "a **poor** excuse",
+/// "had a **great** time", "on the not so **small** side". Without it the sentence is vacuous
+/// ("Working toward an RN is a way ."), which held-out reviews (seeds 20261228–29) found in
+/// NLPLego-SA's parents; the adjective stays.
+const LIGHT_NOUNS: &[&str] = &[
+    "way",
+    "thing",
+    "place",
+    "spot",
+    "time",
+    "job",
+    "one",
+    "lot",
+    "deal",
+    "choice",
+    "option",
+    "excuse",
+    "idea",
+    "sort",
+    "kind",
+    "type",
+    "bit",
+    "stuff",
+    "side",
+    "reason",
+    "matter",
+    "fact",
+    "point",
+    "experience",
+    "business",
+];
+
+/// Whether the adjective at `i` is half of a compound adjective with a following or preceding
+/// "-ed" adjective ("a curly haired employee" → "a curly employee", seed 20261229): the pair
+/// describes one feature, and neither half is an adjunct alone.
+fn in_compound_adjective(tokens: &[Token], i: usize) -> bool {
+    let t = &tokens[i];
+    let ed_adjective =
+        |u: &Token| u.dep == "amod" && u.head == t.head && u.text.to_lowercase().ends_with("ed");
+    let next = tokens.get(i + 1).is_some_and(ed_adjective);
+    let previous =
+        i > 0 && ed_adjective(t) && tokens[i - 1].pos == "ADJ" && tokens[i - 1].head == t.head;
+    next || previous
+}
+
+/// Whether `core` is an infinitive that completes a noun ("no need [to worry]", "in order [to
+/// win its first title]"): without it the noun is left hanging ("there was no need", "defeated
+/// Harvard 3-1-1 in order ."; review of seed 20261229).
+fn completes_a_noun(tokens: &[Token], core: &Range<usize>) -> bool {
+    let first = &tokens[core.start];
+    if first.tag != "TO" {
+        return false;
+    }
+    let verb = &tokens[first.head as usize];
+    let noun_clause = verb.dep == "acl"
+        && matches!(
+            tokens[verb.head as usize].pos.as_str(),
+            "NOUN" | "PROPN" | "PRON"
+        );
+    let in_order = core.start >= 2
+        && tokens[core.start - 1].text.eq_ignore_ascii_case("order")
+        && tokens[core.start - 2].text.eq_ignore_ascii_case("in");
+    noun_clause || in_order
 }
 
 fn is_verbal(t: &Token) -> bool {
@@ -814,6 +1019,32 @@ const ADJ_PERT: u8 = 1;
 /// "**among** A and B".
 const JOINT_PREPOSITIONS: [&str; 3] = ["between", "among", "amongst"];
 
+/// Nouns of what two or more do together: their "of" phrase's conjuncts are read jointly
+/// ("formed from the association of A and B" → "the association of A", seed 20261228).
+const JOINT_NOUNS: &[&str] = &[
+    "association",
+    "merger",
+    "union",
+    "alliance",
+    "combination",
+    "partnership",
+    "marriage",
+    "amalgamation",
+    "collaboration",
+    "cooperation",
+    "coalition",
+    "confluence",
+    "junction",
+    "mixture",
+    "blend",
+    "fusion",
+    "consolidation",
+    "relationship",
+    "rivalry",
+    "treaty",
+    "agreement",
+];
+
 /// Words that make a sentence's coordinations read jointly ("A and B met **each other**",
 /// "A and B won **respectively**").
 const JOINT_MARKERS: [&str; 3] = ["respectively", "each other", "one another"];
@@ -864,6 +1095,28 @@ fn coordinate_span(
     }
     let governor = &tokens[head.head as usize];
     if head.dep == "pobj" && JOINT_PREPOSITIONS.contains(&governor.text.to_lowercase().as_str()) {
+        return None;
+    }
+    // "the association of A and B": the noun names what the conjuncts do together (the
+    // parser often makes B a conjunct of the noun itself).
+    let joint = |t: &Token| JOINT_NOUNS.contains(&t.lemma.to_lowercase().as_str());
+    if joint(head)
+        || (head.dep == "pobj"
+            && governor.text.eq_ignore_ascii_case("of")
+            && joint(&tokens[governor.head as usize]))
+    {
+        return None;
+    }
+    // "Her children were A, B and C": one name left for a plural subject ("parents are
+    // William J. .", review of seed 20261228).
+    if head.dep == "attr"
+        && matches!(head.tag.as_str(), "NN" | "NNP")
+        && tokens.iter().any(|t| {
+            t.head == head.head
+                && matches!(t.dep.as_str(), "nsubj" | "nsubjpass")
+                && matches!(t.tag.as_str(), "NNS" | "NNPS")
+        })
+    {
         return None;
     }
     let text: String = sentence
@@ -956,6 +1209,8 @@ pub fn candidates(parsed: &ParsedText, wordnet: &WordNet) -> Vec<Adjunct> {
                     && !names_a_thing_with(wordnet, &lower, head)
                     && !QUANTIFYING_ADJECTIVES.contains(&lower.as_str())
                     && !is_ordinal(t)
+                    && !LIGHT_NOUNS.contains(&head.lemma.to_lowercase().as_str())
+                    && !in_compound_adjective(tokens, i)
                     && !classifies_coordination(tokens, &tree, i, sentence.start, wordnet) =>
             {
                 AdjunctKind::Adjective
@@ -1043,6 +1298,7 @@ pub fn candidates(parsed: &ParsedText, wordnet: &WordNet) -> Vec<Adjunct> {
         let dangling_adverb =
             kind == AdjunctKind::Adjective && core.start > 0 && tokens[core.start - 1].pos == "ADV";
         if dangling_adverb
+            || completes_a_noun(tokens, &core)
             || refers_back(tokens, &core)
             || fronts_an_inversion(tokens, &core)
             || completes_a_comparison(tokens, &core)
@@ -1228,7 +1484,12 @@ impl Disassembler {
     /// As [`Disassembler::parse`].
     pub fn disassemble_parsed(&self, parsed: ParsedText) -> Result<Option<Disassembly>> {
         let basic = basic_elements(&parsed.tokens);
-        let candidates = candidates(&parsed, &self.wordnet);
+        let mut candidates = candidates(&parsed, &self.wordnet);
+        let gapped: Vec<Range<usize>> = sentence_ranges(&parsed)
+            .into_iter()
+            .filter(|s| is_gapped(&parsed.tokens, s))
+            .collect();
+        candidates.retain(|c| !gapped.iter().any(|s| s.contains(&c.core.start)));
         let mut accepted: Vec<Adjunct> = Vec::new();
         for candidate in &candidates {
             if accepted.iter().any(|a| overlap(a, candidate)) {
@@ -1282,12 +1543,12 @@ impl Disassembler {
         // Every level must read without a seam where its removed adjuncts were (see
         // [`seam`]): an adjunct that leaves one stays in the basic sentence, and the rest must
         // still pass the keep-test.
+        let sentences = sentence_ranges(&parsed);
         loop {
             let seam_at = (0..=accepted.len()).find_map(|level| {
-                seam(
-                    &parsed.tokens,
-                    &included_at(parsed.tokens.len(), &accepted, level),
-                )
+                let included = included_at(parsed.tokens.len(), &accepted, level);
+                seam(&parsed.tokens, &included)
+                    .or_else(|| loses_its_finite_verb(&parsed.tokens, &sentences, &included))
             });
             let Some(gap_start) = seam_at else { break };
             let Some(k) = accepted.iter().position(|a| a.tokens.contains(&gap_start)) else {
@@ -1611,6 +1872,8 @@ mod tests {
             "Tom and Jerry are friends who live in Boston.",
             "The treaty gave them the lands between the river Epte and the Atlantic coast.",
             "The Normans are noted both for their culture and for their military innovations.",
+            "Audubon Council was formed from the association of the Shawnee Trails Council and the Four Rivers Council.",
+            "Her children were Marvin Eisenstadt and Gladys Eisenstadt.",
         ] {
             let found = inventory(text);
             assert!(
@@ -1681,6 +1944,16 @@ mod tests {
                 "Jeremy came back and asked us whether we wanted more bread.",
                 "whether we wanted more bread",
             ),
+            ("He moved to Dallas in 1876.", "to Dallas"),
+            ("She lived during her youth in Europe.", "in Europe"),
+            (
+                "He took my measurements and told me there was no need to worry.",
+                "to worry",
+            ),
+            (
+                "In 2010, New York University defeated Harvard University in order to win its first title.",
+                "to win its first title",
+            ),
         ] {
             let found = inventory(text);
             assert!(
@@ -1690,6 +1963,68 @@ mod tests {
                 "{text}: {found:?}"
             );
         }
+    }
+
+    #[test]
+    fn adjectives_of_light_nouns_and_halves_of_compound_adjectives_stay() {
+        for (text, kept) in [
+            (
+                "Working toward an RN is a good way to ensure endless nights.",
+                "good",
+            ),
+            ("This pharmacy is a poor excuse for a store.", "poor"),
+            ("I was assisted by a curly haired employee.", "curly"),
+            ("I was assisted by a curly haired employee.", "haired"),
+        ] {
+            let found = inventory(text);
+            assert!(
+                !found
+                    .iter()
+                    .any(|(k, t)| *k == AdjunctKind::Adjective && t.split(' ').any(|w| w == kept)),
+                "{text}: {found:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn no_level_leaves_a_list_without_its_conjunction_or_a_clause_without_its_verb() {
+        let d = disassembler();
+        for text in [
+            "Sculcoates has a library, a post office, a swimming bath called Beverley Road Baths, a high school and two primary schools.",
+            "On one of the days we might have to ask to have the room made up.",
+        ] {
+            let Some(found) = d.disassemble(text).unwrap() else {
+                continue;
+            };
+            for level in 0..=found.adjuncts.len() {
+                let included = found.included(level);
+                let tokens = &found.parsed.tokens;
+                let sentences = sentence_ranges(&found.parsed);
+                let context = format!("{text} at level {level}");
+                assert_eq!(list_without_conjunction(tokens, &included), None, "{context}");
+                assert_eq!(loses_its_finite_verb(tokens, &sentences, &included), None, "{context}");
+            }
+        }
+        // A gapped coordination reads its phrases in parallel: none is an adjunct.
+        let gapped = "He moved to Dallas, Texas in 1876, and in 1887 to San Diego, California.";
+        assert!(d.disassemble(gapped).unwrap().is_none());
+        // Both checks find what they are for.
+        let parsed = d
+            .parse(&["We saw a library, a post office and a school."])
+            .unwrap()
+            .remove(0);
+        let tokens = &parsed.tokens;
+        let and = tokens.iter().position(|t| t.text == "and").unwrap();
+        let mut included = vec![true; tokens.len()];
+        included[and] = false;
+        assert_eq!(list_without_conjunction(tokens, &included), Some(and));
+        let saw = tokens.iter().position(|t| t.text == "saw").unwrap();
+        let mut included = vec![true; tokens.len()];
+        included[saw] = false;
+        assert_eq!(
+            loses_its_finite_verb(tokens, &sentence_ranges(&parsed), &included),
+            Some(saw)
+        );
     }
 
     #[test]
