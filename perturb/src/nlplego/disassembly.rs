@@ -451,6 +451,14 @@ fn is_complement(tokens: &[Token], i: usize) -> bool {
             });
         return !bare_plural;
     }
+    // A distance's "from" phrase ("37 kilometres [from Dharwad]", seed 20261230).
+    if matches!(tokens[i].text.to_lowercase().as_str(), "from" | "away")
+        && tokens
+            .iter()
+            .any(|t| t.head as usize == head && t.dep == "nummod")
+    {
+        return true;
+    }
     // A predicate adjective's phrase is its complement ("due to the introduction").
     if h.pos == "ADJ" && matches!(h.dep.as_str(), "acomp" | "oprd") {
         return true;
@@ -516,6 +524,9 @@ const VERB_COMPLEMENTS: &[(&str, Option<&[&str]>)] = &[
     ("relocate", Some(&["to", "into"])),
     ("emigrate", Some(&["to"])),
     ("immigrate", Some(&["to"])),
+    ("lend", Some(&["to"])),
+    ("start", Some(&["as"])),
+    ("begin", Some(&["as"])),
 ];
 
 /// Whether verb `lemma`'s phrase opened by `preposition` is its complement (see
@@ -545,12 +556,25 @@ fn strips_a_verb(tokens: &[Token], removed: &[bool]) -> bool {
                     && !NOT_COMPLEMENTS.contains(&tokens[j].dep.as_str())
             })
             .collect();
-        dependents.iter().any(|&j| removed[j])
-            && dependents
-                .iter()
-                .all(|&j| removed[j] || tokens[j].dep == "advmod")
+        let stripped = |dependents: &[usize]| {
+            dependents.iter().any(|&j| removed[j])
+                && dependents
+                    .iter()
+                    .all(|&j| removed[j] || tokens[j].dep == "advmod")
+        };
+        // A verb that says or seems needs what follows it, whatever comes before ("From the
+        // quality of my donut, I can say .", seed 20261230).
+        let following: Vec<usize> = dependents.iter().copied().filter(|&j| j > v).collect();
+        stripped(&dependents)
+            || (NEEDS_WHAT_FOLLOWS.contains(&tokens[v].lemma.to_lowercase().as_str())
+                && stripped(&following))
     })
 }
+
+/// Verbs left cut short without the words after them, even when a phrase before them stays.
+const NEEDS_WHAT_FOLLOWS: [&str; 10] = [
+    "say", "tell", "feel", "seem", "look", "sound", "appear", "become", "mean", "lend",
+];
 
 /// Words that open a phrase about the phrase before them ("found in Africa, **including** South
 /// Africa"): what they refer back to must stay.
@@ -606,7 +630,9 @@ fn fronts_an_inversion(tokens: &[Token], core: &Range<usize>) -> bool {
 /// * a comma left after a verb ("was performed , in 1961");
 /// * a comma left between a subject and its verb ("Yamato Colony , was a …"), or between an
 ///   adjective and its noun ("an ugly, rainy, night");
-/// * half of a bracket or quotation-mark pair ([`split_pair`]).
+/// * half of a bracket or quotation-mark pair ([`split_pair`]);
+/// * a particle left after a removed noun ("go for pizza off"), or a place's country left after
+///   a removed place ("in the 1970s , Philippines"; seed 20261230).
 fn seam(tokens: &[Token], included: &[bool]) -> Option<usize> {
     if let Some(i) =
         split_pair(tokens, included).or_else(|| list_without_conjunction(tokens, included))
@@ -614,8 +640,14 @@ fn seam(tokens: &[Token], included: &[bool]) -> Option<usize> {
         return Some(i);
     }
     let kept: Vec<usize> = (0..tokens.len()).filter(|&i| included[i]).collect();
-    let opening = |t: &Token| matches!(t.text.as_str(), "," | ";" | ":" | "(");
-    let closing = |t: &Token| matches!(t.text.as_str(), "," | ";" | ":" | "." | "!" | "?" | ")");
+    let opening = |t: &Token| matches!(t.text.as_str(), "," | ";" | ":" | "(" | "--" | "–" | "—");
+    let closing = |t: &Token| {
+        matches!(
+            t.text.as_str(),
+            "," | ";" | ":" | "." | "!" | "?" | ")" | "--" | "–" | "—"
+        )
+    };
+    let place = |t: &Token| matches!(t.ent_type.as_str(), "GPE" | "LOC");
     kept.windows(2).enumerate().find_map(|(k, pair)| {
         let (a, b) = (pair[0], pair[1]);
         if b == a + 1 {
@@ -639,7 +671,17 @@ fn seam(tokens: &[Token], included: &[bool]) -> Option<usize> {
             // "an ugly, rainy, night" without "cold".
             || (matches!(after.pos.as_str(), "NOUN" | "PROPN") && comma_splits(&["amod"]))
             || (matches!(after.pos.as_str(), "VERB" | "AUX")
-                && comma_splits(&["nsubj", "nsubjpass"]));
+                && comma_splits(&["nsubj", "nsubjpass"]))
+            // "go for pizza off" without "on my day": a particle left after the noun it went
+            // with.
+            || (PARTICLES.contains(&after.text.to_lowercase().as_str())
+                && matches!(tokens[b - 1].pos.as_str(), "NOUN" | "PROPN"))
+            // "in the 1970s , Philippines" without "in Luzon": a place's country left after
+            // another phrase.
+            || (after.text == ","
+                && place(&tokens[b - 1])
+                && kept.get(k + 2).is_some_and(|&c| place(&tokens[c]))
+                && !place(before));
         seam.then_some(a + 1)
     })
 }
@@ -866,16 +908,43 @@ const LIGHT_NOUNS: &[&str] = &[
     "point",
     "experience",
     "business",
+    "value",
+    "price",
+    "addition",
+    "pick",
+    "bet",
+    "touch",
+];
+
+/// Adjectives that make a compound with the word before them ("gluten free", "kid friendly").
+const SUFFIX_ADJECTIVES: [&str; 9] = [
+    "free",
+    "friendly",
+    "proof",
+    "resistant",
+    "based",
+    "related",
+    "shaped",
+    "sized",
+    "rich",
 ];
 
 /// Whether the adjective at `i` is half of a compound adjective with a following or preceding
-/// "-ed" adjective ("a curly haired employee" → "a curly employee", seed 20261229): the pair
-/// describes one feature, and neither half is an adjunct alone.
+/// "-ed" adjective ("a curly haired employee" → "a curly employee", seed 20261229), or the
+/// second half after the word it compounds with ("gluten free pizzas"): the pair describes one
+/// feature, and neither half is an adjunct alone.
 fn in_compound_adjective(tokens: &[Token], i: usize) -> bool {
     let t = &tokens[i];
     let ed_adjective =
         |u: &Token| u.dep == "amod" && u.head == t.head && u.text.to_lowercase().ends_with("ed");
     let next = tokens.get(i + 1).is_some_and(ed_adjective);
+    // "gluten free", "family friendly": the word before is half of the adjective.
+    let after_a_word = i > 0
+        && SUFFIX_ADJECTIVES.contains(&t.text.to_lowercase().as_str())
+        && matches!(tokens[i - 1].pos.as_str(), "NOUN" | "PROPN" | "VERB");
+    if after_a_word {
+        return true;
+    }
     let previous =
         i > 0 && ed_adjective(t) && tokens[i - 1].pos == "ADJ" && tokens[i - 1].head == t.head;
     next || previous
@@ -1195,6 +1264,19 @@ pub fn candidates(parsed: &ParsedText, wordnet: &WordNet) -> Vec<Adjunct> {
     let basic = basic_elements(tokens);
     // (kind, the words, the tokens removed with them when not the words plus their commas)
     let mut spans: Vec<(AdjunctKind, Range<usize>, Option<Range<usize>>)> = Vec::new();
+    // Tokens of a sentence without a verb ("The nastiest and greasiest onion rings around."):
+    // there the adjectives are what it says, not adjuncts (seed 20261230).
+    let mut verbless = vec![false; tokens.len()];
+    for sentence in tree.sentences() {
+        if !sentence
+            .clone()
+            .any(|j| matches!(tokens[j].pos.as_str(), "VERB" | "AUX"))
+        {
+            for j in sentence {
+                verbless[j] = true;
+            }
+        }
+    }
     for (i, t) in tokens.iter().enumerate() {
         let has_children = tree.children(i).next().is_some();
         let head = &tokens[t.head as usize];
@@ -1211,6 +1293,11 @@ pub fn candidates(parsed: &ParsedText, wordnet: &WordNet) -> Vec<Adjunct> {
                     && !is_ordinal(t)
                     && !LIGHT_NOUNS.contains(&head.lemma.to_lowercase().as_str())
                     && !in_compound_adjective(tokens, i)
+                    && !verbless[i]
+                    && !tree.subtree(i).any(|j| {
+                        tokens[j].dep == "conj"
+                            && matches!(tokens[j].pos.as_str(), "NOUN" | "PROPN")
+                    })
                     && !classifies_coordination(tokens, &tree, i, sentence.start, wordnet) =>
             {
                 AdjunctKind::Adjective
@@ -1232,7 +1319,11 @@ pub fn candidates(parsed: &ParsedText, wordnet: &WordNet) -> Vec<Adjunct> {
             ("acl", "VERB") if has_children && !complement_clause(tokens, &tree, i) => {
                 AdjunctKind::Verbal
             }
-            ("relcl" | "advcl", _) if !embedded_question(tokens, &tree, i) => AdjunctKind::Clause,
+            ("relcl" | "advcl", _)
+                if !embedded_question(tokens, &tree, i) && !likens(tokens, &tree, i) =>
+            {
+                AdjunctKind::Clause
+            }
             // Set off by a comma: "Normandy, a region in France".
             ("appos", _)
                 if tree
@@ -1260,7 +1351,9 @@ pub fn candidates(parsed: &ParsedText, wordnet: &WordNet) -> Vec<Adjunct> {
                 !range.contains(&(tokens[j].head as usize)) || tokens[j].head as usize == j
             });
             let adjunct_clause = head.is_some_and(|h| match tokens[h].dep.as_str() {
-                "relcl" | "advcl" => !embedded_question(tokens, &tree, h),
+                "relcl" | "advcl" => {
+                    !embedded_question(tokens, &tree, h) && !likens(tokens, &tree, h)
+                }
                 // A noun's "that" clause is its complement, not a relative clause: "in the
                 // sense that foam packing is edible", "the fact that it rained".
                 "acl" => !complement_clause(tokens, &tree, h),
@@ -1293,10 +1386,11 @@ pub fn candidates(parsed: &ParsedText, wordnet: &WordNet) -> Vec<Adjunct> {
         if holds_basic || cuts_entity(tokens, &core) {
             continue;
         }
-        // An adjective whose adverb stayed outside it would leave the adverb dangling
-        // ("vague, virtually deliberately sounds").
-        let dangling_adverb =
-            kind == AdjunctKind::Adjective && core.start > 0 && tokens[core.start - 1].pos == "ADV";
+        // An adjective whose adverb or negation stayed outside it would leave it dangling
+        // ("vague, virtually deliberately sounds", "in the not future").
+        let dangling_adverb = kind == AdjunctKind::Adjective
+            && core.start > 0
+            && matches!(tokens[core.start - 1].pos.as_str(), "ADV" | "PART");
         if dangling_adverb
             || completes_a_noun(tokens, &core)
             || refers_back(tokens, &core)
@@ -1420,6 +1514,27 @@ fn embedded_question(tokens: &[Token], tree: &Tree<'_>, h: usize) -> bool {
                 || (t.text.eq_ignore_ascii_case("if")
                     && ASKING_VERBS.contains(&governor.lemma.to_lowercase().as_str())))
     })
+}
+
+/// Verbs of how something seems, completed by a "like" or "as if" clause.
+const SEEMING_VERBS: [&str; 8] = [
+    "feel", "look", "seem", "sound", "taste", "smell", "appear", "act",
+];
+
+/// Whether the clause headed by `h` says what its verb of seeming is like ("it felt **like it
+/// took forever**", "looks as if it rained"): without it the verb is cut short ("it felt .",
+/// seed 20261230).
+fn likens(tokens: &[Token], tree: &Tree<'_>, h: usize) -> bool {
+    let governor = &tokens[tokens[h].head as usize];
+    SEEMING_VERBS.contains(&governor.lemma.to_lowercase().as_str())
+        && tree.children(h).any(|c| {
+            let t = &tokens[c];
+            t.dep == "mark"
+                && matches!(
+                    t.text.to_lowercase().as_str(),
+                    "like" | "as" | "if" | "though"
+                )
+        })
 }
 
 /// Whether two adjuncts share a token.
@@ -1954,6 +2069,14 @@ mod tests {
                 "In 2010, New York University defeated Harvard University in order to win its first title.",
                 "to win its first title",
             ),
+            (
+                "With cooking smells tempting me, it felt like it took forever to get our food.",
+                "like it took forever to get our food",
+            ),
+            (
+                "It is located 78 kilometres from Belgaum and 37 kilometres from Dharwad.",
+                "from Dharwad",
+            ),
         ] {
             let found = inventory(text);
             assert!(
@@ -1975,6 +2098,14 @@ mod tests {
             ("This pharmacy is a poor excuse for a store.", "poor"),
             ("I was assisted by a curly haired employee.", "curly"),
             ("I was assisted by a curly haired employee.", "haired"),
+            ("The drinks were a good value.", "good"),
+            ("The waiter said that they only serve gluten free pizzas.", "free"),
+            ("The nastiest and greasiest onion rings around.", "nastiest"),
+            ("We are moving away in the not so distant future.", "distant"),
+            (
+                "In addition to metal plates, in some cases concrete and sandbags were used for tanks.",
+                "concrete",
+            ),
         ] {
             let found = inventory(text);
             assert!(
@@ -2025,6 +2156,33 @@ mod tests {
             loses_its_finite_verb(tokens, &sentence_ranges(&parsed), &included),
             Some(saw)
         );
+    }
+
+    #[test]
+    fn no_level_reads_cut_short() {
+        let d = disassembler();
+        for (text, cut) in [
+            (
+                "I usually go for pizza on my day off so I was looking forward to trying it.",
+                "pizza off",
+            ),
+            (
+                "From the quality of my donut, I can say with confidence that a secret shopper needs to visit.",
+                "say.",
+            ),
+            (
+                "Mrs. Glad had worked in Ovamboland in 1901 -- 1919 and 1926 -- in 1936 and was there as the first inspector of schools.",
+                "-- .",
+            ),
+        ] {
+            // Each has other adjuncts, so each is disassembled.
+            let found = d.disassemble(text).unwrap().expect(text);
+            let tokens = &found.parsed.tokens;
+            for level in 0..=found.adjuncts.len() {
+                let rendered = render(tokens, &found.included(level), |i| tokens[i].text.as_str());
+                assert!(!rendered.contains(cut), "{text} at level {level}: {rendered}");
+            }
+        }
     }
 
     #[test]
