@@ -470,6 +470,10 @@ fn is_complement(tokens: &[Token], i: usize) -> bool {
             });
         return !bare_plural;
     }
+    // "in line with", "on line with" (seed 20261229).
+    if h.lemma.eq_ignore_ascii_case("line") && tokens[i].text.eq_ignore_ascii_case("with") {
+        return true;
+    }
     // A distance's "from" phrase ("37 kilometres [from Dharwad]", seed 20261230).
     if matches!(tokens[i].text.to_lowercase().as_str(), "from" | "away")
         && tokens
@@ -546,6 +550,7 @@ const VERB_COMPLEMENTS: &[(&str, Option<&[&str]>)] = &[
     ("lend", Some(&["to"])),
     ("start", Some(&["as"])),
     ("work", Some(&["on"])),
+    ("spend", Some(&["in", "at", "with"])),
     ("begin", Some(&["as"])),
 ];
 
@@ -714,8 +719,9 @@ fn seam(tokens: &[Token], included: &[bool]) -> Option<usize> {
 /// A removed token that leaves a kept list of names, nouns or phrases without its conjunction
 /// ("has a library , a post office , a swimming bath ." from "…, a high school and two primary
 /// schools", "in Toronto , in Oslo .", seed 20261229): the list's `cc` itself, or, where the
-/// parser gave the list none, the removed token right after the list's last kept word. Verb
-/// lists are exempt ("I came, I saw" is English).
+/// parser gave the list none, the removed token right after the list's last kept word. Verbs
+/// count only when their conjunction was removed ("was destroyed , restored in 1945", seed
+/// 20270101): "I came, I saw" is English.
 fn list_without_conjunction(tokens: &[Token], included: &[bool]) -> Option<usize> {
     let n = tokens.len();
     // Whether `j` is `m` or below it in the parse.
@@ -734,12 +740,10 @@ fn list_without_conjunction(tokens: &[Token], included: &[bool]) -> Option<usize
     };
     (0..n).find_map(|h| {
         let t = &tokens[h];
-        if !included[h]
-            || (t.dep == "conj" && included[t.head as usize])
-            || matches!(t.pos.as_str(), "VERB" | "AUX")
-        {
+        if !included[h] || (t.dep == "conj" && included[t.head as usize]) {
             return None;
         }
+        let verbs = matches!(t.pos.as_str(), "VERB" | "AUX");
         // The list: `h` and its conjuncts, and theirs.
         let mut members = vec![h];
         let mut k = 0;
@@ -763,6 +767,9 @@ fn list_without_conjunction(tokens: &[Token], included: &[bool]) -> Option<usize
         }
         if let Some(&removed) = conjunctions.first() {
             return Some(removed);
+        }
+        if verbs {
+            return None;
         }
         let last = (0..n)
             .filter(|&j| included[j] && kept.iter().any(|&m| under(j, m)))
@@ -939,6 +946,17 @@ const LIGHT_NOUNS: &[&str] = &[
     "pick",
     "bet",
     "touch",
+    // "in a **rough** state", "in **good** shape", "in a **timely** fashion" (seed 20270101).
+    "state",
+    "condition",
+    "shape",
+    "manner",
+    "fashion",
+    "extent",
+    "degree",
+    "level",
+    "amount",
+    "number",
 ];
 
 /// Adjectives that make a compound with the word before them ("gluten free", "kid friendly").
@@ -2146,6 +2164,11 @@ mod tests {
                 "So Lily Afshar is working on a combination of Persian and Western music.",
                 "on a combination of Persian and Western music",
             ),
+            ("He spent his childhood in Lahore.", "in Lahore"),
+            (
+                "Price is the same as other cities, and food is on line with other locations.",
+                "with other locations",
+            ),
         ] {
             let found = inventory(text);
             assert!(
@@ -2169,6 +2192,7 @@ mod tests {
             ("I was assisted by a curly haired employee.", "haired"),
             ("The drinks were a good value.", "good"),
             ("It is my favorite lunch downtown.", "favorite"),
+            ("His papers were still in a rough state.", "rough"),
             ("It's a true local business, a big box chain.", "big"),
             ("Is there anything better than a root beer float?", "better"),
             ("The waiter said that they only serve gluten free pizzas.", "free"),
@@ -2221,6 +2245,19 @@ mod tests {
         let mut included = vec![true; tokens.len()];
         included[and] = false;
         assert_eq!(list_without_conjunction(tokens, &included), Some(and));
+        // Verbs too, when their conjunction goes; "I came, I saw" stays English.
+        let parsed_verbs = d
+            .parse(&["The building was partially destroyed and restored in 1945."])
+            .unwrap()
+            .remove(0);
+        let verb_tokens = &parsed_verbs.tokens;
+        let verb_and = verb_tokens.iter().position(|t| t.text == "and").unwrap();
+        let mut verb_included = vec![true; verb_tokens.len()];
+        verb_included[verb_and] = false;
+        assert_eq!(
+            list_without_conjunction(verb_tokens, &verb_included),
+            Some(verb_and)
+        );
         let saw = tokens.iter().position(|t| t.text == "saw").unwrap();
         let mut included = vec![true; tokens.len()];
         included[saw] = false;
