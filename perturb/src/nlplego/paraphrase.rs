@@ -23,7 +23,9 @@
 //! * Nor do insertions that restate what the sentence says (held-out review of seed
 //!   20261229, 6 of 50 invalid): a place's state or country after the place ("died in
 //!   Tiburon[, California]"), a bracketed alias or abbreviation ("Somatherapy[ (or Soma)]"),
-//!   and a phrase whose only noun is "time" ("[At the time,] it comprised ships").
+//!   a phrase whose only noun is "time" ("[At the time,] it comprised ships"), and a phrase
+//!   whose nouns the sentence already has ("Papua Province, Indonesia" … "[in Indonesia]",
+//!   seed 20270102).
 
 use metamorph_data::{Case, Example, Expectation, Result, Task};
 
@@ -149,9 +151,26 @@ fn brings_content(tokens: &[metamorph_data::Token], adjunct: &Adjunct) -> bool {
         "PROPN" | "NUM" => true,
         _ => false,
     });
-    content
-        && !qualifies_a_place(tokens, adjunct)
-        && !(adjunct.kind == AdjunctKind::Parenthetical && is_alias(words))
+    let restates = qualifies_a_place(tokens, adjunct)
+        || (adjunct.kind == AdjunctKind::Parenthetical && is_alias(words))
+        || repeats_the_sentence(tokens, adjunct);
+    content && !restates
+}
+
+/// Whether every noun, name and number of the adjunct is also in the rest of its sentence ("in
+/// Indonesia" in "… in Papua Province , Indonesia", seed 20270102): it says nothing new.
+fn repeats_the_sentence(tokens: &[metamorph_data::Token], adjunct: &Adjunct) -> bool {
+    let content = |t: &metamorph_data::Token| matches!(t.pos.as_str(), "NOUN" | "PROPN" | "NUM");
+    let rest: std::collections::HashSet<String> = tokens
+        .iter()
+        .enumerate()
+        .filter(|(j, t)| !adjunct.tokens.contains(j) && content(t))
+        .map(|(_, t)| t.lemma.to_lowercase())
+        .collect();
+    tokens[adjunct.core.clone()]
+        .iter()
+        .filter(|t| content(t))
+        .all(|t| rest.contains(&t.lemma.to_lowercase()))
 }
 
 /// Nouns that say when without saying anything new ("At the time, it comprised ships").
@@ -239,6 +258,10 @@ mod tests {
             (
                 "Somatherapy (or Soma) was founded in Paris in the 1970s.",
                 "(or Soma)",
+            ),
+            (
+                "The village lies in Papua Province, Indonesia, near the coast in Indonesia.",
+                " in Indonesia",
             ),
         ] {
             let mut example = Example::new("restates", Task::Paraphrase);
