@@ -460,8 +460,10 @@ fn is_complement(tokens: &[Token], i: usize) -> bool {
     // northwest ."), so an "of" phrase is now a complement unless its head is a plural noun
     // without a determiner, the paper's case.
     if tokens[i].text.eq_ignore_ascii_case("of") {
-        // "all kinds of dietary supplements", "lots of people" (seed 20261231).
-        if LIGHT_NOUNS.contains(&h.lemma.to_lowercase().as_str()) {
+        // "all kinds of dietary supplements", "lots of people" (seed 20261231), "an analysis of
+        // millions of …" (seed 20270102).
+        let lemma = h.lemma.to_lowercase();
+        if LIGHT_NOUNS.contains(&lemma.as_str()) || COUNTING_NOUNS.contains(&lemma.as_str()) {
             return true;
         }
         let bare_plural = matches!(h.tag.as_str(), "NNS" | "NNPS")
@@ -551,6 +553,12 @@ const VERB_COMPLEMENTS: &[(&str, Option<&[&str]>)] = &[
     ("start", Some(&["as"])),
     ("work", Some(&["on"])),
     ("spend", Some(&["in", "at", "with"])),
+    // What is kept from happening ("nothing to stop the ice cream [from melting]", seed
+    // 20270102).
+    ("stop", Some(&["from"])),
+    ("prevent", Some(&["from"])),
+    ("keep", Some(&["from"])),
+    ("protect", Some(&["from", "against"])),
     ("begin", Some(&["as"])),
 ];
 
@@ -970,6 +978,13 @@ const SUFFIX_ADJECTIVES: [&str; 9] = [
     "shaped",
     "sized",
     "rich",
+];
+
+/// Nouns that count what their "of" phrase names: without it they count nothing ("an analysis
+/// of millions").
+const COUNTING_NOUNS: [&str; 10] = [
+    "million", "thousand", "hundred", "billion", "dozen", "couple", "pair", "series", "group",
+    "set",
 ];
 
 /// Whether the adjective at `i` is half of a compound adjective with a following or preceding
@@ -2165,6 +2180,14 @@ mod tests {
                 "on a combination of Persian and Western music",
             ),
             ("He spent his childhood in Lahore.", "in Lahore"),
+            (
+                "There was nothing to stop the ice cream from melting.",
+                "from melting",
+            ),
+            (
+                "An analysis of millions of records was announced in May.",
+                "of records",
+            ),
             (
                 "Price is the same as other cities, and food is on line with other locations.",
                 "with other locations",
