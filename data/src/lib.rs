@@ -42,6 +42,7 @@ pub mod runner;
 mod shard;
 mod shard_lock;
 pub mod shared_data;
+pub mod test_layout;
 
 pub use cli::{init_logging, load_config, report_error, run_stage, stage_main, StageArgs};
 pub use config::{check_names, is_name_char, ConfigFile};

@@ -1,9 +1,5 @@
-//! The crate's integration tests, one module per file in `tests/`, linked into one test binary.
-//!
-//! One binary instead of one per file: each links all of candle, arrow and tokenizers (~60 MB),
-//! and 7 such links cost CI minutes and gigabytes of disk (lld dies with SIGBUS when the
-//! disk fills). `autotests = false` in Cargo.toml, so a new file in `tests/` runs only once it is
-//! declared here; `every_test_file_is_declared` fails until it is. Run one file's tests with
+//! The crate's integration tests, one module per file in `tests/`, linked into one test binary
+//! (see `metamorph_data::test_layout`). Run one file's tests with
 //! `cargo test -p metamorph-parse --test integration <file>::`.
 
 mod common;
@@ -18,21 +14,8 @@ mod spacy_tokenizer;
 /// Each `tests/*.rs` file must be a module above, or its tests would silently never run.
 #[test]
 fn every_test_file_is_declared() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
-    let this = include_str!("integration.rs");
-    let mut missing = Vec::new();
-    for entry in std::fs::read_dir(&dir).expect("tests directory") {
-        let path = entry.expect("tests directory entry").path();
-        let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
-            continue;
-        };
-        if path.extension().is_some_and(|e| e == "rs")
-            && stem != "integration"
-            && !this.contains(&format!("\nmod {stem};\n"))
-        {
-            missing.push(stem.to_string());
-        }
-    }
+    let tests = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let missing = metamorph_data::test_layout::undeclared_test_files(&tests);
     assert!(
         missing.is_empty(),
         "tests/*.rs files not declared in tests/integration.rs: {missing:?}"

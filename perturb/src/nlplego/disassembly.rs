@@ -612,10 +612,11 @@ fn strips_a_verb(tokens: &[Token], removed: &[bool]) -> bool {
         };
         // A verb that says or seems needs what follows it, whatever comes before ("From the
         // quality of my donut, I can say .", seed 20261230).
-        let following: Vec<usize> = dependents.iter().copied().filter(|&j| j > v).collect();
         stripped(&dependents)
-            || (NEEDS_WHAT_FOLLOWS.contains(&tokens[v].lemma.to_lowercase().as_str())
-                && stripped(&following))
+            || (NEEDS_WHAT_FOLLOWS.contains(&tokens[v].lemma.to_lowercase().as_str()) && {
+                let following: Vec<usize> = dependents.iter().copied().filter(|&j| j > v).collect();
+                stripped(&following)
+            })
     })
 }
 
@@ -773,17 +774,9 @@ fn list_without_conjunction(tokens: &[Token], included: &[bool]) -> Option<usize
         let heads_a_list = |j: usize| {
             (0..n).any(|c| c != j && tokens[c].dep == "conj" && tokens[c].head as usize == j)
         };
-        let mut members = vec![h];
-        let mut k = 0;
-        while k < members.len() {
-            let m = members[k];
-            members.extend((0..n).filter(|&j| {
-                j != m
-                    && tokens[j].head as usize == m
-                    && (tokens[j].dep == "conj" || (tokens[j].dep == "appos" && heads_a_list(j)))
-            }));
-            k += 1;
-        }
+        let members = coordination(tokens, h, |j| {
+            tokens[j].dep == "conj" || (tokens[j].dep == "appos" && heads_a_list(j))
+        });
         let kept: Vec<usize> = members.iter().copied().filter(|&m| included[m]).collect();
         if kept.len() < 2 {
             return None;
@@ -816,15 +809,16 @@ fn loses_its_finite_verb(
     sentences: &[Range<usize>],
     included: &[bool],
 ) -> Option<usize> {
-    let finite = |t: &Token| matches!(t.tag.as_str(), "VBD" | "VBP" | "VBZ" | "MD");
     sentences.iter().find_map(|sentence| {
-        let kept_one = sentence.clone().any(|j| included[j] && finite(&tokens[j]));
+        let kept_one = sentence
+            .clone()
+            .any(|j| included[j] && is_finite(&tokens[j]));
         if kept_one {
             return None;
         }
         sentence
             .clone()
-            .find(|&j| !included[j] && finite(&tokens[j]))
+            .find(|&j| !included[j] && is_finite(&tokens[j]))
     })
 }
 
@@ -1003,6 +997,21 @@ const SUFFIX_ADJECTIVES: [&str; 9] = [
     "rich",
 ];
 
+/// `first` and every token below it through dependents that `joins` accepts (its conjuncts,
+/// theirs, …), in the order found.
+fn coordination(tokens: &[Token], first: usize, joins: impl Fn(usize) -> bool) -> Vec<usize> {
+    let mut members = vec![first];
+    let mut k = 0;
+    while k < members.len() {
+        let m = members[k];
+        members.extend(
+            (0..tokens.len()).filter(|&j| j != m && tokens[j].head as usize == m && joins(j)),
+        );
+        k += 1;
+    }
+    members
+}
+
 /// Whether the preposition at `i` hangs from a noun coordinated with another noun that has a
 /// phrase opened by the same preposition.
 fn parallel_phrase(tokens: &[Token], i: usize) -> bool {
@@ -1018,16 +1027,7 @@ fn parallel_phrase(tokens: &[Token], i: usize) -> bool {
         }
         first = tokens[first].head as usize;
     }
-    let mut members = vec![first];
-    let mut k = 0;
-    while k < members.len() {
-        let m = members[k];
-        members.extend(
-            (0..tokens.len())
-                .filter(|&j| j != m && tokens[j].dep == "conj" && tokens[j].head as usize == m),
-        );
-        k += 1;
-    }
+    let members = coordination(tokens, first, |j| tokens[j].dep == "conj");
     let word = tokens[i].text.to_lowercase();
     members.len() > 1
         && members.iter().any(|&m| {
@@ -1099,6 +1099,11 @@ fn completes_a_noun(tokens: &[Token], core: &Range<usize>) -> bool {
         && tokens[core.start - 1].text.eq_ignore_ascii_case("order")
         && tokens[core.start - 2].text.eq_ignore_ascii_case("in");
     noun_clause || in_order
+}
+
+/// Whether `t` is a finite verb form (past, present, modal).
+fn is_finite(t: &Token) -> bool {
+    matches!(t.tag.as_str(), "VBD" | "VBP" | "VBZ" | "MD")
 }
 
 fn is_verbal(t: &Token) -> bool {
@@ -1669,11 +1674,10 @@ fn embedded_question(tokens: &[Token], tree: &Tree<'_>, h: usize) -> bool {
 /// `advcl` without a conjunction, which is how the parser shows a clause it could not attach
 /// ("dessert which I mistakenly believed [was a flawless chocolate cake]", seed 20261231).
 fn is_adjunct_clause(tokens: &[Token], tree: &Tree<'_>, h: usize) -> bool {
-    let finite = |t: &Token| matches!(t.tag.as_str(), "VBD" | "VBZ" | "VBP" | "MD");
     let unmarked_finite = tokens[h].dep == "advcl"
-        && (finite(&tokens[h])
+        && (is_finite(&tokens[h])
             || tree.children(h).any(|c| {
-                matches!(tokens[c].dep.as_str(), "aux" | "auxpass") && finite(&tokens[c])
+                matches!(tokens[c].dep.as_str(), "aux" | "auxpass") && is_finite(&tokens[c])
             }))
         && !tree.children(h).any(|c| tokens[c].dep == "mark")
         && !tree
