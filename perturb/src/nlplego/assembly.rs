@@ -30,13 +30,29 @@ pub struct TreeBuilder {
     base_seed: u64,
 }
 
+/// Which sentences of a derivation tree a relation reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LevelsRead {
+    /// Only the leaves, the whole sentence with every adjunct (NLPLego-MRC).
+    Leaves,
+    /// Every level: a case pairs a parent with its child (NLPLego-SA, -SSM), so the sentences
+    /// with adjuncts missing are read too, and the disassembly is stricter about them.
+    Every,
+}
+
 impl TreeBuilder {
     /// A builder over the shared parser and lexicons, with `[perturb.nlplego]`'s limits;
-    /// `masked_lm` chooses the configured masked LM (when there is one) over WordNet synonyms.
+    /// `masked_lm` chooses the configured masked LM (when there is one) over WordNet synonyms;
+    /// `levels` says which of the tree's sentences the relation reads.
     ///
     /// # Errors
     /// When a resource cannot be loaded or the settings are out of range.
-    pub fn new(resources: &Resources, masked_lm: bool, max_nodes_per_level: usize) -> Result<Self> {
+    pub fn new(
+        resources: &Resources,
+        masked_lm: bool,
+        max_nodes_per_level: usize,
+        levels: LevelsRead,
+    ) -> Result<Self> {
         let config = resources.nlplego_config();
         config.validate()?;
         let mut mutator = AdjunctMutator::synonyms(
@@ -54,8 +70,12 @@ impl TreeBuilder {
                 mutator = mutator.with_masked_lm(model, options);
             }
         }
+        let disassembler = Disassembler::new(resources.parser()?, resources.wordnet()?);
         Ok(TreeBuilder {
-            disassembler: Disassembler::new(resources.parser()?, resources.wordnet()?),
+            disassembler: match levels {
+                LevelsRead::Leaves => disassembler,
+                LevelsRead::Every => disassembler.reading_inner_levels(),
+            },
             mutator,
             max_nodes_per_level,
             config: config.clone(),
@@ -363,7 +383,7 @@ mod tests {
         config.nlplego.masked_lm_min_prob = 0.0;
         config.nlplego.masked_lm_top_k = 50;
         let resources = Resources::from_config(&config);
-        let builder = TreeBuilder::new(&resources, true, 64).unwrap();
+        let builder = TreeBuilder::new(&resources, true, 64, LevelsRead::Every).unwrap();
         let model = resources.nlplego_masked_lm().unwrap().unwrap();
         let t = builder.build(JACKSONVILLE, &|_, _| false).unwrap().unwrap();
         let mut checked = 0;

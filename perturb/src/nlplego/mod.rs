@@ -24,7 +24,7 @@ pub mod mutation;
 pub mod paraphrase;
 pub mod sentiment;
 
-pub use assembly::{DerivationTree, Node, NodeEdit, TreeBuilder};
+pub use assembly::{DerivationTree, LevelsRead, Node, NodeEdit, TreeBuilder};
 pub use disassembly::{Adjunct, AdjunctKind, Disassembler, Disassembly};
 pub use mrc::ParagraphReconstruction;
 pub use mutation::{AdjunctMutator, Substitution};

@@ -28,7 +28,7 @@ use std::ops::Range;
 
 use metamorph_data::{Answer, Case, Expectation, ParsedText, Result, Task};
 
-use super::assembly::TreeBuilder;
+use super::assembly::{LevelsRead, TreeBuilder};
 use super::disassembly::Disassembly;
 use super::mutation::is_stop_word;
 use super::FAMILY;
@@ -52,7 +52,12 @@ impl ParagraphReconstruction {
     pub fn new(resources: &Resources) -> Result<Self> {
         let config = resources.nlplego_config();
         Ok(ParagraphReconstruction {
-            builder: TreeBuilder::new(resources, false, config.mrc_candidates_per_sentence)?,
+            builder: TreeBuilder::new(
+                resources,
+                false,
+                config.mrc_candidates_per_sentence,
+                LevelsRead::Leaves,
+            )?,
         })
     }
 

@@ -29,7 +29,7 @@
 
 use metamorph_data::{Case, Example, Expectation, Result, Task};
 
-use super::assembly::TreeBuilder;
+use super::assembly::{LevelsRead, TreeBuilder};
 use super::disassembly::{Adjunct, AdjunctKind};
 use super::FAMILY;
 use crate::edit::difference;
@@ -55,7 +55,12 @@ impl DerivationPairs {
     pub fn new(resources: &Resources) -> Result<Self> {
         let config = resources.nlplego_config();
         Ok(DerivationPairs {
-            builder: TreeBuilder::new(resources, true, config.max_nodes_per_level)?,
+            builder: TreeBuilder::new(
+                resources,
+                true,
+                config.max_nodes_per_level,
+                LevelsRead::Every,
+            )?,
         })
     }
 }

@@ -14,7 +14,7 @@
 
 use metamorph_data::{Case, Example, Expectation, Precondition, Result, Task};
 
-use super::assembly::TreeBuilder;
+use super::assembly::{LevelsRead, TreeBuilder};
 use super::FAMILY;
 use crate::edit::difference;
 use crate::{case_id, MetamorphicRelation, Resources, Source};
@@ -36,7 +36,12 @@ impl DirectionalAdjunct {
     pub fn new(resources: &Resources) -> Result<Self> {
         let config = resources.nlplego_config();
         Ok(DirectionalAdjunct {
-            builder: TreeBuilder::new(resources, true, config.max_nodes_per_level)?,
+            builder: TreeBuilder::new(
+                resources,
+                true,
+                config.max_nodes_per_level,
+                LevelsRead::Every,
+            )?,
         })
     }
 }
