@@ -37,6 +37,12 @@
 //! A sentence that coordinates with its verb left out ("moved to Dallas in 1876, and in 1887 to
 //! San Diego") has no adjuncts: its phrases are read in parallel (`is_gapped`).
 //!
+//! **Parents read as sentences.** NLPLego-SA and -SSM pair a parent with its child, so every
+//! level of their trees is read, while NLPLego-MRC reads only the whole sentence. For the first
+//! two ([`Disassembler::reading_inner_levels`]) no level may end a clause on a word whose
+//! following phrase was removed (`ends_cut_short`: "they went .", "The species are members ."),
+//! and superlatives and exclaimed-over adjectives are not adjuncts (`needed_in_a_parent`).
+//!
 //! A candidate that holds a *basic element*, cuts a named entity in two, or holds a wh-word of a
 //! question (outside a clause) is not an adjunct. Basic elements are the root of every sentence
 //! (and verbs coordinated with it) and their core dependents: subjects, `expl`, objects,
