@@ -1830,7 +1830,7 @@ impl Disassembler {
 
     /// The same disassembler for trees whose inner levels are read as sentences (NLPLego-SA
     /// and -SSM, whose cases pair a parent with its child; NLPLego-MRC reads only the leaves):
-    /// no level may then end a clause cut short (see [`ends_cut_short`]).
+    /// no level may then end a clause cut short (see `ends_cut_short`).
     pub fn reading_inner_levels(mut self) -> Self {
         self.inner_levels_read = true;
         self
