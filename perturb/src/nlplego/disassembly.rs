@@ -1250,6 +1250,14 @@ const QUANTIFYING_ADJECTIVES: &[&str] = &[
 /// ("such a **great** feeling"), without which nothing is exclaimed (seeds 20270102–04).
 fn needed_in_a_parent(parsed: &ParsedText, adjunct: &Adjunct) -> bool {
     let tokens = &parsed.tokens;
+    // "the **most** developed": a superlative made with an adverb (round AB, seed 20270106).
+    let superlative_adverb = |i: usize| {
+        matches!(tokens[i].text.to_lowercase().as_str(), "most" | "least")
+            && matches!(tokens[tokens[i].head as usize].pos.as_str(), "ADJ" | "ADV")
+    };
+    if adjunct.kind == AdjunctKind::Adverb {
+        return adjunct.core.clone().any(superlative_adverb);
+    }
     if adjunct.kind != AdjunctKind::Adjective {
         return false;
     }
@@ -2125,6 +2133,20 @@ mod tests {
             ("We were on the hunt for the best biscuits in town.", "best"),
             ("It was such a great feeling to be back.", "great"),
         ] {
+            assert!(
+                !adjuncts(&every_level, text).iter().any(|a| a == adjective),
+                "{text}"
+            );
+            assert!(
+                adjuncts(&leaves_only, text).iter().any(|a| a == adjective),
+                "{text}"
+            );
+        }
+        // …and so do superlatives made with "most".
+        for (text, adjective) in [(
+            "Cattell wrote that the European race was the most developed of all.",
+            "most",
+        )] {
             assert!(
                 !adjuncts(&every_level, text).iter().any(|a| a == adjective),
                 "{text}"
