@@ -264,6 +264,10 @@ fn dot_rows(x: &[f32], rows: usize, k: usize, w: &[f32], out: &mut [f32]) {
 #[target_feature(enable = "avx512f")]
 unsafe fn dot_rows_avx512(x: &[f32], rows: usize, k: usize, w: &[f32], out: &mut [f32]) {
     let outputs = w.len() / k.max(1);
+    if rows == 1 && k.is_multiple_of(32) {
+        // SAFETY: AVX-512F is enabled for this function.
+        return unsafe { dot_one_row_avx512(x, k, w, out) };
+    }
     let mut o = 0;
     while o < outputs {
         let o_take = (outputs - o).min(4);
@@ -282,6 +286,57 @@ unsafe fn dot_rows_avx512(x: &[f32], rows: usize, k: usize, w: &[f32], out: &mut
             r += r_take;
         }
         o += o_take;
+    }
+}
+
+/// One input row against every weight row, eight weight rows at a time, two 16-float chunks
+/// of each per step (sixteen independent accumulators), fetching the next eight rows into the
+/// cache while these are summed: greedy decoding at batch 1 is bound by how fast the weights
+/// stream from memory. On BART-base's LM head (50,265 × 768) this runs at 36 GB/s on two
+/// threads of the development VM, as `torch`'s matrix-vector product does, against 22 GB/s for
+/// the 4 × 4 tiles and 27 GB/s without the prefetch (2026-11-27).
+///
+/// # Safety
+/// The CPU must support AVX-512F; `k` is a multiple of 32 and `x` holds `k` values.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn dot_one_row_avx512(x: &[f32], k: usize, w: &[f32], out: &mut [f32]) {
+    use std::arch::x86_64::*;
+    const G: usize = 8;
+    let outputs = w.len() / k;
+    let mut o = 0;
+    while o < outputs {
+        let take = (outputs - o).min(G);
+        let base: [usize; G] = std::array::from_fn(|u| (o + u.min(take - 1)) * k);
+        let mut even = [_mm512_setzero_ps(); G];
+        let mut odd = [_mm512_setzero_ps(); G];
+        let mut c = 0;
+        while c < k {
+            // SAFETY: c + 32 ≤ k; every base row lies inside w, and so does every row of the
+            // next group when it is prefetched.
+            unsafe {
+                let x0 = _mm512_loadu_ps(x.as_ptr().add(c));
+                let x1 = _mm512_loadu_ps(x.as_ptr().add(c + 16));
+                // The next group's rows, when it is a whole group.
+                if o + 2 * G <= outputs {
+                    for &row in &base {
+                        let ahead = w.as_ptr().add(row + G * k + c).cast::<i8>();
+                        _mm_prefetch::<_MM_HINT_T0>(ahead);
+                        _mm_prefetch::<_MM_HINT_T0>(ahead.add(64));
+                    }
+                }
+                for u in 0..G {
+                    let p = w.as_ptr().add(base[u] + c);
+                    even[u] = _mm512_fmadd_ps(x0, _mm512_loadu_ps(p), even[u]);
+                    odd[u] = _mm512_fmadd_ps(x1, _mm512_loadu_ps(p.add(16)), odd[u]);
+                }
+            }
+            c += 32;
+        }
+        for u in 0..take {
+            out[o + u] = _mm512_reduce_add_ps(_mm512_add_ps(even[u], odd[u]));
+        }
+        o += take;
     }
 }
 
@@ -311,10 +366,19 @@ unsafe fn tile_avx512<const R: usize>(
         &w[u..u + k]
     });
     let mut acc = [[_mm512_setzero_ps(); 4]; R];
+    // The first row tile fetches the next four weight rows into the cache as it goes (few
+    // input rows, as in beam search at batch 1, make the product bound by memory).
+    let prefetch = r == 0 && o + 8 <= w.len() / k;
     let mut c = 0;
     while c < full {
-        // SAFETY: c + 16 ≤ full ≤ k, the length of every row slice.
+        // SAFETY: c + 16 ≤ full ≤ k, the length of every row slice; weight rows o + 4..o + 8
+        // exist when `prefetch`.
         unsafe {
+            if prefetch {
+                for u in 4..8 {
+                    _mm_prefetch::<_MM_HINT_T0>(w.as_ptr().add((o + u) * k + c).cast::<i8>());
+                }
+            }
             let wv: [__m512; 4] = std::array::from_fn(|u| _mm512_loadu_ps(ws[u].as_ptr().add(c)));
             for t in 0..R {
                 let xv = _mm512_loadu_ps(xs[t].as_ptr().add(c));
@@ -415,6 +479,11 @@ mod tests {
             (4, 33, 64),
             (7, 100, 129),
             (32, 48, 65),
+            // One row with a depth of whole 32-float steps: the one-row kernel, groups of 8
+            // weight rows and a short last group, across tasks.
+            (1, 32, 3),
+            (1, 64, 70),
+            (1, 96, 131),
         ] {
             let (x, w, b) = (values(rows * k, 1), values(n * k, 2), values(n, 3));
             let fast = streaming_product(&x, rows, k, &w, n, Some(&b));
