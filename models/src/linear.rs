@@ -5,15 +5,16 @@
 //! matrix. candle hands that to `gemm`, which first packs the whole weight matrix into panels
 //! for its micro-kernel — for a handful of rows the packing costs more than the product, and
 //! decoding a random bart-base ran at under half of `transformers`' speed. With few rows on the
-//! CPU in `f32`, this module instead streams each weight row once and takes its dot products
-//! with all input rows (the rows stay in cache), split over output rows on rayon's threads and
-//! vectorized through `target_feature` functions picked at run time (AVX-512, AVX2+FMA, or
-//! plain code). Larger products (beam search over a batch, the encoder, prompt-sized inputs)
-//! on a CPU with AVX-512 use the weights packed once per layer, on first use, into the
-//! 16-column panels of the parse pipeline's kernel (`metamorph_parse::spacy::packed`), one
-//! rayon task per block of 128 output columns: `gemm` repacked every matrix on every call. The
-//! packed copy doubles the layer's memory on the CPU. Other CPUs, devices and float types go
-//! through candle's `matmul` as `candle_nn::Linear` does.
+//! CPU in `f32`, this module instead multiplies by the weights packed once per layer, on first
+//! use, into the 16-column panels of the parse pipeline's kernel
+//! (`metamorph_parse::spacy::packed`, AVX-512), one rayon task per block of 128 output
+//! columns, for every product of two rows or more; the packed copy doubles the layer's memory
+//! on the CPU. A single row (greedy decoding at batch 1), bound by how fast the weights stream
+//! from memory, streams each weight row once instead, prefetching the next ones, without the
+//! packed copy. Without AVX-512 the streaming kernel (AVX2+FMA or plain code, picked at run
+//! time) takes products of up to 32 rows, split over output rows on rayon's threads. Other
+//! devices and float types, and larger products on CPUs without AVX-512, go through candle's
+//! `matmul` as `candle_nn::Linear` does.
 
 use std::sync::{Arc, OnceLock};
 
@@ -22,9 +23,15 @@ use candle_nn::VarBuilder;
 use metamorph_parse::spacy::packed::Panels;
 use rayon::prelude::*;
 
-/// Products with at most this many rows take the streaming path; above it `gemm`'s packing is
-/// paid back (measured on bart-base shapes, see benches/README.md).
+/// Without the packed kernel (no AVX-512), products with at most this many rows take the
+/// streaming path; above it `gemm`'s packing is paid back (measured on bart-base shapes, see
+/// benches/README.md).
 const STREAMING_MAX_ROWS: usize = 32;
+/// With it, products of at least this many rows multiply by the packed-once weights: from two
+/// rows on they beat the streaming kernel on every BART shape (greedy decoding at batch 32 went
+/// from 297 to 472 tokens/s, 2026-11-27), while one row, bound by memory, streams as fast
+/// without the packed copy of the layer.
+const PACKED_MIN_ROWS: usize = 2;
 /// Output rows per rayon task.
 const OUTPUTS_PER_TASK: usize = 64;
 /// Lanes per accumulator: one AVX-512 register, two AVX2 registers.
@@ -106,7 +113,7 @@ impl Module for Linear {
             && x.dtype() == DType::F32
             && self.weight.dtype() == DType::F32
             && dims.last() == Some(&in_dim);
-        let packed = match cpu_f32 && rows > STREAMING_MAX_ROWS {
+        let packed = match cpu_f32 && rows >= PACKED_MIN_ROWS {
             true => self.packed()?,
             false => None,
         };
@@ -528,8 +535,9 @@ mod tests {
         let bias = Tensor::from_vec(values(n, 6), n, &Device::Cpu)?;
         let layer = Linear::new(weight.clone(), Some(bias.clone()));
         let reference = candle_nn::Linear::new(weight, Some(bias));
-        // 2×3 rows stream; 4×20 rows take the packed kernel (AVX-512) or candle.
-        for (b, t) in [(2, 3), (4, 20)] {
+        // One row streams; 2×3 rows take the packed kernel (AVX-512) or stream; 4×20 rows
+        // take the packed kernel or candle.
+        for (b, t) in [(1, 1), (2, 3), (4, 20)] {
             let x = Tensor::from_vec(values(b * t * k, 7), (b, t, k), &Device::Cpu)?;
             let ours = layer.forward(&x)?;
             let theirs = reference.forward(&x)?;
@@ -544,7 +552,13 @@ mod tests {
     fn packed_blocks_match_candle_at_awkward_sizes() -> Result<()> {
         // Outputs across several blocks and a partial panel; rows across the 6-row tiles and
         // the 96-row cache block; an input width that is no multiple of 16.
-        for (rows, k, n) in [(33, 40, 300), (130, 77, 129), (97, 16, 17)] {
+        for (rows, k, n) in [
+            (33, 40, 300),
+            (130, 77, 129),
+            (97, 16, 17),
+            (2, 40, 300),
+            (5, 77, 129),
+        ] {
             let weight = Tensor::from_vec(values(n * k, 8), (n, k), &Device::Cpu)?;
             let bias = Tensor::from_vec(values(n, 9), n, &Device::Cpu)?;
             let layer = Linear::new(weight.clone(), Some(bias.clone()));
