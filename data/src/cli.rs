@@ -82,9 +82,11 @@ pub fn report_error(error: &Error) -> ExitCode {
     ExitCode::from(1)
 }
 
-/// The body of every stage binary's `main`: sets up logging per `--quiet`, runs `body`, prints
+/// The body of every stage binary's `main`: sets the allocator up for model inference
+/// ([`crate::memory::keep_freed_buffers`]) and logging per `--quiet`, runs `body`, prints
 /// any error with its causes and turns it into the exit code.
 pub fn stage_main(args: &StageArgs, body: impl FnOnce() -> Result<()>) -> ExitCode {
+    crate::memory::keep_freed_buffers();
     init_logging(args.quiet);
     match body() {
         Ok(()) => ExitCode::SUCCESS,

@@ -33,6 +33,7 @@ mod expectation;
 mod fingerprint;
 mod generation;
 pub mod http;
+pub mod memory;
 mod output;
 mod parquet_io;
 pub mod process_groups;

@@ -114,6 +114,7 @@ fn main() -> ExitCode {
         cli.command,
         Task::Pipeline { quiet: true, .. } | Task::ReportCheck { .. }
     );
+    metamorph_data::memory::keep_freed_buffers();
     metamorph_data::init_logging(quiet);
     let result = match cli.command {
         Task::Pipeline {

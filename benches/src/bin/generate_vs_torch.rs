@@ -66,6 +66,8 @@ fn parse_args() -> Result<Args, String> {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // As every stage binary does (`metamorph_data::stage_main`), so the figures are users'.
+    metamorph_data::memory::keep_freed_buffers();
     let args = parse_args()?;
     let threads = rayon::current_num_threads();
     let dir = ensure_checkpoint(&default_dir())?;
