@@ -4,17 +4,16 @@
 //! Why: each decoding step multiplies only `rows = inputs × beams` vectors by every weight
 //! matrix. candle hands that to `gemm`, which first packs the whole weight matrix into panels
 //! for its micro-kernel — for a handful of rows the packing costs more than the product, and
-//! decoding a random bart-base ran at under half of `transformers`' speed. With few rows on the
-//! CPU in `f32`, this module instead multiplies by the weights packed once per layer, on first
-//! use, into the 16-column panels of the parse pipeline's kernel
-//! (`metamorph_parse::spacy::packed`, AVX-512), one rayon task per block of 128 output
-//! columns, for every product of two rows or more; the packed copy doubles the layer's memory
-//! on the CPU. A single row (greedy decoding at batch 1), bound by how fast the weights stream
-//! from memory, streams each weight row once instead, prefetching the next ones, without the
-//! packed copy. Without AVX-512 the streaming kernel (AVX2+FMA or plain code, picked at run
-//! time) takes products of up to 32 rows, split over output rows on rayon's threads. Other
-//! devices and float types, and larger products on CPUs without AVX-512, go through candle's
-//! `matmul` as `candle_nn::Linear` does.
+//! decoding a random bart-base ran at under half of `transformers`' speed. On a CPU with
+//! AVX-512, in `f32`, this module instead multiplies by the weights packed once per layer, on
+//! first use, into the 16-column panels of the parse pipeline's kernel
+//! (`metamorph_parse::spacy::packed`), one rayon task per block of 128 output columns, for
+//! products of any number of rows; the packed copy doubles the layer's memory on the CPU.
+//! Without AVX-512, products of up to 32 rows stream each weight row once and take its dot
+//! products with all input rows (the rows stay in cache), split over output rows on rayon's
+//! threads (AVX2+FMA or plain code, picked at run time). Other devices and float types, and
+//! larger products on CPUs without AVX-512, go through candle's `matmul` as
+//! `candle_nn::Linear` does.
 
 use std::sync::{Arc, OnceLock};
 
@@ -25,13 +24,10 @@ use rayon::prelude::*;
 
 /// Without the packed kernel (no AVX-512), products with at most this many rows take the
 /// streaming path; above it `gemm`'s packing is paid back (measured on bart-base shapes, see
-/// benches/README.md).
+/// benches/README.md). With it, every product multiplies by the packed-once weights: against
+/// them the streaming kernels lost at every row count (greedy decoding at batch 1: 55–56 →
+/// 60–64 tokens/s; at batch 32: 297 → 472; 2026-11-27).
 const STREAMING_MAX_ROWS: usize = 32;
-/// With it, products of at least this many rows multiply by the packed-once weights: from two
-/// rows on they beat the streaming kernel on every BART shape (greedy decoding at batch 32 went
-/// from 297 to 472 tokens/s, 2026-11-27), while one row, bound by memory, streams as fast
-/// without the packed copy of the layer.
-const PACKED_MIN_ROWS: usize = 2;
 /// Output rows per rayon task.
 const OUTPUTS_PER_TASK: usize = 64;
 /// Lanes per accumulator: one AVX-512 register, two AVX2 registers.
@@ -113,7 +109,7 @@ impl Module for Linear {
             && x.dtype() == DType::F32
             && self.weight.dtype() == DType::F32
             && dims.last() == Some(&in_dim);
-        let packed = match cpu_f32 && rows >= PACKED_MIN_ROWS {
+        let packed = match cpu_f32 {
             true => self.packed()?,
             false => None,
         };
@@ -243,15 +239,11 @@ impl SharedOut {
     }
 }
 
-/// `out[o * rows + r] = x[r]·w[o]` for the weight rows `w` (`[outputs, k]`), with the widest
-/// vector unit the CPU has.
+/// `out[o * rows + r] = x[r]·w[o]` for the weight rows `w` (`[outputs, k]`), with AVX2+FMA
+/// where the CPU has them (a CPU with AVX-512 takes the packed path instead).
 fn dot_rows(x: &[f32], rows: usize, k: usize, w: &[f32], out: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            // SAFETY: the CPU supports AVX-512F, checked just above.
-            return unsafe { dot_rows_avx512(x, rows, k, w, out) };
-        }
         if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
         {
             // SAFETY: the CPU supports AVX2 and FMA, checked just above.
@@ -259,149 +251,6 @@ fn dot_rows(x: &[f32], rows: usize, k: usize, w: &[f32], out: &mut [f32]) {
         }
     }
     dot_rows_generic::<false>(x, rows, k, w, out)
-}
-
-/// AVX-512: tiles of up to 4 input rows × 4 weight rows with explicit intrinsics, sixteen
-/// accumulators in registers, so that every 16-float chunk loaded feeds four multiply-adds and
-/// sixteen independent chains hide their latency (compute-bound once there are many rows).
-///
-/// # Safety
-/// The CPU must support AVX-512F.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-unsafe fn dot_rows_avx512(x: &[f32], rows: usize, k: usize, w: &[f32], out: &mut [f32]) {
-    let outputs = w.len() / k.max(1);
-    if rows == 1 && k.is_multiple_of(32) {
-        // SAFETY: AVX-512F is enabled for this function.
-        return unsafe { dot_one_row_avx512(x, k, w, out) };
-    }
-    let mut o = 0;
-    while o < outputs {
-        let o_take = (outputs - o).min(4);
-        let mut r = 0;
-        while r < rows {
-            let r_take = (rows - r).min(4);
-            // SAFETY: AVX-512F is enabled for this function; the tile stays inside x and w.
-            unsafe {
-                match r_take {
-                    1 => tile_avx512::<1>(x, rows, k, w, out, r, o, o_take),
-                    2 => tile_avx512::<2>(x, rows, k, w, out, r, o, o_take),
-                    3 => tile_avx512::<3>(x, rows, k, w, out, r, o, o_take),
-                    _ => tile_avx512::<4>(x, rows, k, w, out, r, o, o_take),
-                }
-            }
-            r += r_take;
-        }
-        o += o_take;
-    }
-}
-
-/// One input row against every weight row, eight weight rows at a time, two 16-float chunks
-/// of each per step (sixteen independent accumulators), fetching the next eight rows into the
-/// cache while these are summed: greedy decoding at batch 1 is bound by how fast the weights
-/// stream from memory. On BART-base's LM head (50,265 × 768) this runs at 36 GB/s on two
-/// threads of the development VM, as `torch`'s matrix-vector product does, against 22 GB/s for
-/// the 4 × 4 tiles and 27 GB/s without the prefetch (2026-11-27).
-///
-/// # Safety
-/// The CPU must support AVX-512F; `k` is a multiple of 32 and `x` holds `k` values.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-unsafe fn dot_one_row_avx512(x: &[f32], k: usize, w: &[f32], out: &mut [f32]) {
-    use std::arch::x86_64::*;
-    const G: usize = 8;
-    let outputs = w.len() / k;
-    let mut o = 0;
-    while o < outputs {
-        let take = (outputs - o).min(G);
-        let base: [usize; G] = std::array::from_fn(|u| (o + u.min(take - 1)) * k);
-        let mut even = [_mm512_setzero_ps(); G];
-        let mut odd = [_mm512_setzero_ps(); G];
-        let mut c = 0;
-        while c < k {
-            // SAFETY: c + 32 ≤ k; every base row lies inside w, and so does every row of the
-            // next group when it is prefetched.
-            unsafe {
-                let x0 = _mm512_loadu_ps(x.as_ptr().add(c));
-                let x1 = _mm512_loadu_ps(x.as_ptr().add(c + 16));
-                // The next group's rows, when it is a whole group.
-                if o + 2 * G <= outputs {
-                    for &row in &base {
-                        let ahead = w.as_ptr().add(row + G * k + c).cast::<i8>();
-                        _mm_prefetch::<_MM_HINT_T0>(ahead);
-                        _mm_prefetch::<_MM_HINT_T0>(ahead.add(64));
-                    }
-                }
-                for u in 0..G {
-                    let p = w.as_ptr().add(base[u] + c);
-                    even[u] = _mm512_fmadd_ps(x0, _mm512_loadu_ps(p), even[u]);
-                    odd[u] = _mm512_fmadd_ps(x1, _mm512_loadu_ps(p.add(16)), odd[u]);
-                }
-            }
-            c += 32;
-        }
-        for u in 0..take {
-            out[o + u] = _mm512_reduce_add_ps(_mm512_add_ps(even[u], odd[u]));
-        }
-        o += take;
-    }
-}
-
-/// Input rows `r..r + R` against weight rows `o..o + o_take` (`o_take` ≤ 4; a short group
-/// repeats its last weight row and drops the copies' results, keeping the loop branch-free).
-///
-/// # Safety
-/// The CPU must support AVX-512F; `r + R ≤ rows` and `o + o_take` weight rows exist.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-#[allow(clippy::too_many_arguments)]
-unsafe fn tile_avx512<const R: usize>(
-    x: &[f32],
-    rows: usize,
-    k: usize,
-    w: &[f32],
-    out: &mut [f32],
-    r: usize,
-    o: usize,
-    o_take: usize,
-) {
-    use std::arch::x86_64::*;
-    let full = k / 16 * 16;
-    let xs: [&[f32]; R] = std::array::from_fn(|t| &x[(r + t) * k..(r + t + 1) * k]);
-    let ws: [&[f32]; 4] = std::array::from_fn(|u| {
-        let u = (o + u.min(o_take - 1)) * k;
-        &w[u..u + k]
-    });
-    let mut acc = [[_mm512_setzero_ps(); 4]; R];
-    // The first row tile fetches the next four weight rows into the cache as it goes (few
-    // input rows, as in beam search at batch 1, make the product bound by memory).
-    let prefetch = r == 0 && o + 8 <= w.len() / k;
-    let mut c = 0;
-    while c < full {
-        // SAFETY: c + 16 ≤ full ≤ k, the length of every row slice; weight rows o + 4..o + 8
-        // exist when `prefetch`.
-        unsafe {
-            if prefetch {
-                for u in 4..8 {
-                    _mm_prefetch::<_MM_HINT_T0>(w.as_ptr().add((o + u) * k + c).cast::<i8>());
-                }
-            }
-            let wv: [__m512; 4] = std::array::from_fn(|u| _mm512_loadu_ps(ws[u].as_ptr().add(c)));
-            for t in 0..R {
-                let xv = _mm512_loadu_ps(xs[t].as_ptr().add(c));
-                for u in 0..4 {
-                    acc[t][u] = _mm512_fmadd_ps(xv, wv[u], acc[t][u]);
-                }
-            }
-        }
-        c += 16;
-    }
-    for t in 0..R {
-        for u in 0..o_take {
-            let tail: f32 = (full..k).map(|i| xs[t][i] * ws[u][i]).sum();
-            out[(o + u) * rows + r + t] = _mm512_reduce_add_ps(acc[t][u]) + tail;
-        }
-    }
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -486,11 +335,7 @@ mod tests {
             (4, 33, 64),
             (7, 100, 129),
             (32, 48, 65),
-            // One row with a depth of whole 32-float steps: the one-row kernel, groups of 8
-            // weight rows and a short last group, across tasks.
-            (1, 32, 3),
             (1, 64, 70),
-            (1, 96, 131),
         ] {
             let (x, w, b) = (values(rows * k, 1), values(n * k, 2), values(n, 3));
             let fast = streaming_product(&x, rows, k, &w, n, Some(&b));
@@ -535,8 +380,8 @@ mod tests {
         let bias = Tensor::from_vec(values(n, 6), n, &Device::Cpu)?;
         let layer = Linear::new(weight.clone(), Some(bias.clone()));
         let reference = candle_nn::Linear::new(weight, Some(bias));
-        // One row streams; 2×3 rows take the packed kernel (AVX-512) or stream; 4×20 rows
-        // take the packed kernel or candle.
+        // 1 and 2×3 rows take the packed kernel (AVX-512) or stream; 4×20 rows take the packed
+        // kernel or candle.
         for (b, t) in [(1, 1), (2, 3), (4, 20)] {
             let x = Tensor::from_vec(values(b * t * k, 7), (b, t, k), &Device::Cpu)?;
             let ours = layer.forward(&x)?;
