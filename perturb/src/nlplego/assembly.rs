@@ -83,6 +83,16 @@ impl TreeBuilder {
         })
     }
 
+    /// The builder of NLPLego-SA and -SSM, whose cases pair a parent with its child: the
+    /// configured masked LM when there is one, `max_nodes_per_level`, every level read.
+    ///
+    /// # Errors
+    /// As [`TreeBuilder::new`].
+    pub fn for_parent_child_pairs(resources: &Resources) -> Result<Self> {
+        let max_nodes_per_level = resources.nlplego_config().max_nodes_per_level;
+        TreeBuilder::new(resources, true, max_nodes_per_level, LevelsRead::Every)
+    }
+
     /// `[perturb.nlplego]`.
     pub fn config(&self) -> &NlpLegoConfig {
         &self.config

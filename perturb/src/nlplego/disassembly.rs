@@ -825,18 +825,22 @@ fn ends_cut_short(tokens: &[Token], included: &[bool]) -> Option<usize> {
     let n = tokens.len();
     (0..n).find_map(|h| {
         let t = &tokens[h];
-        let determined = (0..h).any(|j| {
-            tokens[j].head as usize == h
-                && matches!(tokens[j].dep.as_str(), "det" | "poss" | "nummod")
-        });
-        let object = matches!(t.pos.as_str(), "NOUN" | "PRON")
-            && (t.dep == "dobj" || (t.dep != "attr" && determined));
         if !included[h]
-            || object
             || matches!(
                 t.pos.as_str(),
                 "PROPN" | "PUNCT" | "CCONJ" | "SCONJ" | "DET"
             )
+        {
+            return None;
+        }
+        let determined = || {
+            (0..h).any(|j| {
+                tokens[j].head as usize == h
+                    && matches!(tokens[j].dep.as_str(), "det" | "poss" | "nummod")
+            })
+        };
+        if matches!(t.pos.as_str(), "NOUN" | "PRON")
+            && (t.dep == "dobj" || (t.dep != "attr" && determined()))
         {
             return None;
         }
@@ -1248,8 +1252,7 @@ const QUANTIFYING_ADJECTIVES: &[&str] = &[
 /// picks out its noun as an ordinal does ("on the hunt for the **best** biscuits … would have
 /// won that competition"), or the adjective of a noun exclaimed over with "such a"/"what a"
 /// ("such a **great** feeling"), without which nothing is exclaimed (seeds 20270102–04).
-fn needed_in_a_parent(parsed: &ParsedText, adjunct: &Adjunct) -> bool {
-    let tokens = &parsed.tokens;
+fn needed_in_a_parent(tokens: &[Token], adjunct: &Adjunct) -> bool {
     // "the **most** developed": a superlative made with an adverb (round AB, seed 20270106).
     let superlative_adverb = |i: usize| {
         matches!(tokens[i].text.to_lowercase().as_str(), "most" | "least")
@@ -1879,7 +1882,7 @@ impl Disassembler {
             .collect();
         candidates.retain(|c| !gapped.iter().any(|s| s.contains(&c.core.start)));
         if self.inner_levels_read {
-            candidates.retain(|c| !needed_in_a_parent(&parsed, c));
+            candidates.retain(|c| !needed_in_a_parent(&parsed.tokens, c));
         }
         let mut accepted: Vec<Adjunct> = Vec::new();
         for candidate in &candidates {
@@ -2047,6 +2050,13 @@ mod tests {
     /// Whether removing the words `removed` (token texts, first occurrences, in order) from
     /// `text` leaves a seam.
     fn seam_after_removing(text: &str, removed: &[&str]) -> bool {
+        let (parsed, included) = removing(text, removed);
+        seam(&parsed.tokens, &included).is_some()
+    }
+
+    /// `text` parsed, and which of its tokens are left after removing the words `removed`
+    /// (token texts, first occurrences, in order).
+    fn removing(text: &str, removed: &[&str]) -> (ParsedText, Vec<bool>) {
         let parsed = disassembler().parse(&[text]).unwrap().remove(0);
         let tokens = &parsed.tokens;
         let mut included = vec![true; tokens.len()];
@@ -2061,7 +2071,7 @@ mod tests {
             included[i] = false;
             from = i + 1;
         }
-        seam(tokens, &included).is_some()
+        (parsed, included)
     }
 
     #[test]
@@ -2108,26 +2118,15 @@ mod tests {
         let found = adjuncts(&leaves_only, text);
         assert!(found.iter().any(|a| a == "in pairs"), "{found:?}");
         // Directly: "members ." without its "of" phrase; a name closes its phrase anyway.
-        let parsed = every_level
-            .parse(&["The species are members of the family Muricidae."])
-            .unwrap()
-            .remove(0);
-        let tokens = &parsed.tokens;
-        let of = tokens.iter().position(|t| t.text == "of").unwrap();
-        let included: Vec<bool> = (0..tokens.len())
-            .map(|i| !(of..of + 4).contains(&i))
-            .collect();
-        assert_eq!(ends_cut_short(tokens, &included), Some(of));
-        let parsed = every_level
-            .parse(&["Mahaut married Otto IV of Burgundy."])
-            .unwrap()
-            .remove(0);
-        let tokens = &parsed.tokens;
-        let of = tokens.iter().position(|t| t.text == "of").unwrap();
-        let included: Vec<bool> = (0..tokens.len())
-            .map(|i| !(of..of + 2).contains(&i))
-            .collect();
-        assert_eq!(ends_cut_short(tokens, &included), None);
+        let (parsed, included) = removing(
+            "The species are members of the family Muricidae.",
+            &["of", "the", "family", "Muricidae"],
+        );
+        let of = parsed.tokens.iter().position(|t| t.text == "of");
+        assert_eq!(ends_cut_short(&parsed.tokens, &included), of);
+        let (parsed, included) =
+            removing("Mahaut married Otto IV of Burgundy.", &["of", "Burgundy"]);
+        assert_eq!(ends_cut_short(&parsed.tokens, &included), None);
         // Superlatives and exclaimed-over adjectives stay in a parent, not in a leaf's edits.
         for (text, adjective) in [
             ("We were on the hunt for the best biscuits in town.", "best"),

@@ -29,7 +29,7 @@
 
 use metamorph_data::{Case, Example, Expectation, Result, Task};
 
-use super::assembly::{LevelsRead, TreeBuilder};
+use super::assembly::TreeBuilder;
 use super::disassembly::{Adjunct, AdjunctKind};
 use super::FAMILY;
 use crate::edit::difference;
@@ -53,14 +53,8 @@ impl DerivationPairs {
     /// # Errors
     /// When a resource cannot be loaded or a setting is out of range.
     pub fn new(resources: &Resources) -> Result<Self> {
-        let config = resources.nlplego_config();
         Ok(DerivationPairs {
-            builder: TreeBuilder::new(
-                resources,
-                true,
-                config.max_nodes_per_level,
-                LevelsRead::Every,
-            )?,
+            builder: TreeBuilder::for_parent_child_pairs(resources)?,
         })
     }
 }

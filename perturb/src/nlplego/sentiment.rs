@@ -14,7 +14,7 @@
 
 use metamorph_data::{Case, Example, Expectation, Precondition, Result, Task};
 
-use super::assembly::{LevelsRead, TreeBuilder};
+use super::assembly::TreeBuilder;
 use super::FAMILY;
 use crate::edit::difference;
 use crate::{case_id, MetamorphicRelation, Resources, Source};
@@ -34,14 +34,8 @@ impl DirectionalAdjunct {
     /// # Errors
     /// When a resource cannot be loaded or a setting is out of range.
     pub fn new(resources: &Resources) -> Result<Self> {
-        let config = resources.nlplego_config();
         Ok(DirectionalAdjunct {
-            builder: TreeBuilder::new(
-                resources,
-                true,
-                config.max_nodes_per_level,
-                LevelsRead::Every,
-            )?,
+            builder: TreeBuilder::for_parent_child_pairs(resources)?,
         })
     }
 }
