@@ -4,16 +4,15 @@
 //! Why: each decoding step multiplies only `rows = inputs × beams` vectors by every weight
 //! matrix. candle hands that to `gemm`, which first packs the whole weight matrix into panels
 //! for its micro-kernel — for a handful of rows the packing costs more than the product, and
-//! decoding a random bart-base ran at under half of `transformers`' speed. On a CPU with
-//! AVX-512, in `f32`, this module instead multiplies by the weights packed once per layer, on
-//! first use, into the 16-column panels of the parse pipeline's kernel
-//! (`metamorph_parse::spacy::packed`), one rayon task per block of 128 output columns, for
-//! products of any number of rows; the packed copy doubles the layer's memory on the CPU.
-//! Without AVX-512, products of up to 32 rows stream each weight row once and take its dot
-//! products with all input rows (the rows stay in cache), split over output rows on rayon's
-//! threads (AVX2+FMA or plain code, picked at run time). Other devices and float types, and
-//! larger products on CPUs without AVX-512, go through candle's `matmul` as
-//! `candle_nn::Linear` does.
+//! decoding a random bart-base ran at under half of `transformers`' speed. On an x86-64 CPU
+//! with AVX-512 or with AVX2 and FMA, in `f32`, this module instead multiplies by the weights
+//! packed once per layer, on first use, into the 16-column panels of the parse pipeline's
+//! kernel (`metamorph_parse::spacy::packed`), one rayon task per block of 128 output columns,
+//! for products of any number of rows; the packed copy doubles the layer's memory on the CPU.
+//! Other CPUs stream products of up to 32 rows: each weight row is read once and its dot
+//! products taken with all input rows (the rows stay in cache), split over output rows on
+//! rayon's threads. Other devices and float types, and larger products on CPUs without a
+//! packed kernel, go through candle's `matmul` as `candle_nn::Linear` does.
 
 use std::sync::{Arc, OnceLock};
 
@@ -22,11 +21,12 @@ use candle_nn::VarBuilder;
 use metamorph_parse::spacy::packed::Panels;
 use rayon::prelude::*;
 
-/// Without the packed kernel (no AVX-512), products with at most this many rows take the
-/// streaming path; above it `gemm`'s packing is paid back (measured on bart-base shapes, see
-/// benches/README.md). With it, every product multiplies by the packed-once weights: against
-/// them the streaming kernels lost at every row count (greedy decoding at batch 1: 55–56 →
-/// 60–64 tokens/s; at batch 32: 297 → 472; 2026-11-27).
+/// Without a packed kernel (neither AVX-512 nor AVX2 with FMA), products with at most this
+/// many rows take the streaming path; above it `gemm`'s packing is paid back (measured on
+/// bart-base shapes, see benches/README.md). With one, every product multiplies by the
+/// packed-once weights: against them the streaming kernels lost at every row count, with
+/// AVX-512 (greedy decoding at batch 1: 55–56 → 60–64 tokens/s; at batch 32: 297 → 472;
+/// 2026-11-27) and with AVX2 (batch 1: 41 → 56; batch 32: 148 → 303; 2026-11-27).
 const STREAMING_MAX_ROWS: usize = 32;
 /// Output rows per rayon task.
 const OUTPUTS_PER_TASK: usize = 64;
@@ -45,8 +45,8 @@ pub(crate) struct Linear {
     weight: Tensor,
     /// `[out]`.
     bias: Option<Tensor>,
-    /// The weights packed for the AVX-512 kernel, in blocks of [`PACKED_BLOCK_COLUMNS`] output
-    /// columns (`None` inside: not a CPU `f32` weight, or no AVX-512). Packed on first use,
+    /// The weights packed for the packed kernel, in blocks of [`PACKED_BLOCK_COLUMNS`] output
+    /// columns (`None` inside: not a CPU `f32` weight, or no packed kernel). Packed on first use,
     /// once per layer: a decoding step multiplies `inputs × beams` rows by every matrix, and
     /// `gemm` repacked each matrix on every call (16.8% of a 32 × 4-beam profile).
     packed: Arc<OnceLock<Option<Vec<Panels>>>>,
@@ -240,7 +240,8 @@ impl SharedOut {
 }
 
 /// `out[o * rows + r] = x[r]·w[o]` for the weight rows `w` (`[outputs, k]`), with AVX2+FMA
-/// where the CPU has them (a CPU with AVX-512 takes the packed path instead).
+/// where the CPU has them (x86-64 CPUs with a packed kernel take the packed path instead, so
+/// this runs on CPUs with AVX2 but no FMA, and in the tests).
 fn dot_rows(x: &[f32], rows: usize, k: usize, w: &[f32], out: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
     {
@@ -380,8 +381,8 @@ mod tests {
         let bias = Tensor::from_vec(values(n, 6), n, &Device::Cpu)?;
         let layer = Linear::new(weight.clone(), Some(bias.clone()));
         let reference = candle_nn::Linear::new(weight, Some(bias));
-        // 1 and 2×3 rows take the packed kernel (AVX-512) or stream; 4×20 rows take the packed
-        // kernel or candle.
+        // 1 and 2×3 rows take the packed kernel (AVX-512 or AVX2) or stream; 4×20 rows take the
+        // packed kernel or candle.
         for (b, t) in [(1, 1), (2, 3), (4, 20)] {
             let x = Tensor::from_vec(values(b * t * k, 7), (b, t, k), &Device::Cpu)?;
             let ours = layer.forward(&x)?;
@@ -415,7 +416,9 @@ mod tests {
             assert!(diff < 1e-4, "{rows}x{k}x{n}: {diff}");
             // The blocks are packed once and reused.
             #[cfg(target_arch = "x86_64")]
-            if std::is_x86_feature_detected!("avx512f") {
+            if std::is_x86_feature_detected!("avx512f")
+                || (std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma"))
+            {
                 assert!(layer.packed.get().is_some_and(|b| b.is_some()));
             }
             let again = layer.forward(&x)?;

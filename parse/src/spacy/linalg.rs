@@ -1,7 +1,7 @@
 //! The dense layers of thinc models (Linear, Maxout, LayerNorm) over row-major `f32` matrices.
 //!
-//! Matrix products multiply by weights packed once at load ([`PackedWeights`]: an AVX-512
-//! kernel where the CPU has it, `matrixmultiply`'s SGEMM otherwise; no BLAS to install);
+//! Matrix products multiply by weights packed once at load ([`PackedWeights`]: an AVX-512 or
+//! AVX2 kernel where the CPU has one, `matrixmultiply`'s SGEMM otherwise; no BLAS to install);
 //! everything else is a plain loop. Rows are tokens (or parser states), so a whole batch of
 //! documents is one product.
 
