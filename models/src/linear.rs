@@ -415,10 +415,7 @@ mod tests {
             let diff = (ours - theirs)?.abs()?.max_all()?.to_scalar::<f32>()?;
             assert!(diff < 1e-4, "{rows}x{k}x{n}: {diff}");
             // The blocks are packed once and reused.
-            #[cfg(target_arch = "x86_64")]
-            if std::is_x86_feature_detected!("avx512f")
-                || (std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma"))
-            {
+            if Panels::available() {
                 assert!(layer.packed.get().is_some_and(|b| b.is_some()));
             }
             let again = layer.forward(&x)?;

@@ -17,7 +17,7 @@
 
 /// Columns per panel: one AVX-512 register of `f32`, two AVX2 ones.
 const PANEL: usize = 16;
-/// Rows of `x` per kernel call (with two panels: 12 accumulators).
+/// Rows of `x` per kernel call (12 accumulators: two AVX-512 panels, or one AVX2 panel).
 const ROWS: usize = 6;
 /// Rows of `x` per cache block: their activations stay in L2 while every panel pair passes.
 const ROW_BLOCK: usize = 96;
@@ -69,6 +69,11 @@ impl Panels {
             k,
             kernel,
         }
+    }
+
+    /// Whether this CPU runs a packed kernel, so that [`Panels::pack`] gives `Some`.
+    pub fn available() -> bool {
+        Kernel::detect().is_some()
     }
 
     /// Output width `m`.
@@ -219,30 +224,24 @@ enum Kernel {
 }
 
 impl Kernel {
-    /// The widest kernel this CPU runs: AVX-512F, else AVX2 with FMA; `None` elsewhere.
-    fn detect() -> Option<Kernel> {
+    /// Every kernel this CPU runs, widest first (AVX-512F; AVX2 with FMA); empty off x86-64.
+    fn every_available() -> Vec<Kernel> {
+        let mut kernels = Vec::new();
         #[cfg(target_arch = "x86_64")]
         {
             if std::is_x86_feature_detected!("avx512f") {
-                return Some(Kernel::Avx512);
+                kernels.push(Kernel::Avx512);
             }
             if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
-                return Some(Kernel::Avx2);
+                kernels.push(Kernel::Avx2);
             }
         }
-        None
+        kernels
     }
 
-    /// Every kernel this CPU runs, widest first (the tests run each one).
-    #[cfg(test)]
-    fn every_available() -> Vec<Kernel> {
-        match Kernel::detect() {
-            Some(Kernel::Avx512) if std::is_x86_feature_detected!("fma") => {
-                vec![Kernel::Avx512, Kernel::Avx2]
-            }
-            Some(kernel) => vec![kernel],
-            None => Vec::new(),
-        }
+    /// The widest kernel this CPU runs.
+    fn detect() -> Option<Kernel> {
+        Kernel::every_available().first().copied()
     }
 
     /// Panels per tile for a cache block of `block_rows` rows: as many as the registers hold.
