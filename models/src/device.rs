@@ -1,7 +1,7 @@
 //! The device and dtype a candle model runs on, read from config text (`cpu`, `cuda:0`, `bf16`);
 //! shared by the generate stage and `metamorph-execute`'s candle models.
 
-use candle_core::{DType, Device};
+use candle_core::{DType, Device, Storage, Tensor};
 use metamorph_data::{Error, Result};
 
 /// The device named by `spec`: `cpu`, `cuda` / `cuda:N` (feature `cuda`) or `metal` /
@@ -89,6 +89,23 @@ pub fn parse_dtype(name: &str) -> Result<DType> {
             "unknown dtype `{other}` (expected f32, f16 or bf16)"
         ))),
     }
+}
+
+/// Runs `f` on the `f32` values of the contiguous CPU tensor `t`, in place (no copy).
+///
+/// # Errors
+/// When `t` is not contiguous, not on the CPU, or not `f32`.
+pub fn with_cpu_f32<R>(t: &Tensor, f: impl FnOnce(&[f32]) -> R) -> candle_core::Result<R> {
+    if !t.is_contiguous() {
+        candle_core::bail!("expected a contiguous tensor");
+    }
+    let (storage, layout) = t.storage_and_layout();
+    let Storage::Cpu(cpu) = &*storage else {
+        candle_core::bail!("expected a CPU tensor");
+    };
+    let values = cpu.as_slice::<f32>()?;
+    let start = layout.start_offset();
+    Ok(f(&values[start..start + t.elem_count()]))
 }
 
 #[cfg(test)]
