@@ -157,6 +157,16 @@ fn bad_inputs_are_model_errors() {
         model.generate(&[], &DecodingOptions::default()).unwrap(),
         Vec::<String>::new()
     );
+    // A session's rows are its inputs × beams: any other count is an error, not a silent
+    // mix-up of which encoder output a row attends to.
+    let encoded = model.encode(&[vec![100, 1], vec![200, 1]]).unwrap();
+    assert!(model.session(&encoded, 0).is_err());
+    let mut session = model.session(&encoded, 2).unwrap();
+    let three_rows = Tensor::new(&[[0u32], [0], [0]], &candle_core::Device::Cpu).unwrap();
+    let err = session.forward(&three_rows).unwrap_err();
+    assert!(err.to_string().contains("2 inputs × 2 beams"), "{err}");
+    let four_rows = Tensor::new(&[[0u32], [0], [0], [0]], &candle_core::Device::Cpu).unwrap();
+    assert_eq!(session.forward(&four_rows).unwrap().dims(), &[4, 1, 384]);
 }
 
 /// Half-precision weights run on CPU; their logits stay near the `f32` reference (loose bounds:

@@ -633,7 +633,8 @@ impl Bart {
     }
 }
 
-/// Decoder state over a batch: per-layer caches and the encoder mask, one row per beam.
+/// Decoder state over a batch: per-layer caches (self-attention one row per beam, cross-attention
+/// one row per input) and the encoder mask (one row per input).
 pub struct BartSession<'a> {
     model: &'a Bart,
     caches: Vec<LayerCache>,

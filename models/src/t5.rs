@@ -173,12 +173,36 @@ impl Attention {
         v: &Tensor,
         bias: &Tensor,
     ) -> candle_core::Result<Tensor> {
-        let (b, t, _) = x.dims3()?;
-        let q = self.split(&self.q.forward(x)?)?;
+        self.attend_grouped(x, k, v, bias, 1)
+    }
+
+    /// [`Attention::attend`] where each `group` consecutive rows of `x` (`(b·group, t, d)`)
+    /// attend to one row of `(k, v)` (`(b, heads, t_k, d_kv)`) and of `bias` (broadcastable
+    /// to `(b, heads, group·t, t_k)`): cross-attention keeps one row of keys and values per
+    /// input for all its beams (as in BART, `models/src/bart.rs`).
+    fn attend_grouped(
+        &self,
+        x: &Tensor,
+        k: &Tensor,
+        v: &Tensor,
+        bias: &Tensor,
+        group: usize,
+    ) -> candle_core::Result<Tensor> {
+        let (rows, t, _) = x.dims3()?;
+        if group == 0 || rows % group != 0 {
+            candle_core::bail!("{rows} rows are not groups of {group}");
+        }
+        let b = rows / group;
+        let q = self
+            .q
+            .forward(x)?
+            .reshape((b, group * t, self.heads, self.d_kv))?
+            .transpose(1, 2)?
+            .contiguous()?;
         let scores = q.matmul(&k.t()?)?.broadcast_add(bias)?;
         let probs = candle_nn::ops::softmax_last_dim(&scores)?;
         let context = probs.matmul(v)?.transpose(1, 2)?.contiguous()?.reshape((
-            b,
+            rows,
             t,
             self.heads * self.d_kv,
         ))?;
@@ -549,23 +573,19 @@ impl T5 {
         run().map_err(|e| self.model_err(format!("encoder failed: {e}")))
     }
 
-    /// A decoding session over `encoded`, each input's row repeated `beams` times.
+    /// A decoding session over `encoded` with `beams` rows per input (input-major: row
+    /// `i·beams + j` is beam `j` of input `i`).
     ///
     /// # Errors
-    /// [`Error::Model`] when computing the cross-attention keys and values fails.
+    /// [`Error::Model`] when `beams` is 0 or computing the cross-attention keys and values
+    /// fails.
     pub fn session(&self, encoded: &T5Encoded, beams: usize) -> Result<T5Session<'_>> {
         let build = || -> candle_core::Result<T5Session<'_>> {
-            let (b, s, d) = encoded.hidden.dims3()?;
-            let hidden = encoded
-                .hidden
-                .unsqueeze(1)?
-                .broadcast_as((b, beams, s, d))?
-                .reshape((b * beams, s, d))?;
-            let mask = encoded
-                .mask
-                .unsqueeze(1)?
-                .broadcast_as((b, beams, 1, 1, s))?
-                .reshape((b * beams, 1, 1, s))?;
+            if beams == 0 {
+                candle_core::bail!("a session needs at least one beam");
+            }
+            // Cross-attention keys and values once per input: its beams share them.
+            let hidden = &encoded.hidden;
             let caches = self
                 .decoder
                 .iter()
@@ -575,7 +595,7 @@ impl T5 {
                     })?;
                     Ok(LayerCache {
                         self_kv: None,
-                        cross_kv: attn.keys_values(&hidden)?,
+                        cross_kv: attn.keys_values(hidden)?,
                     })
                 })
                 .collect::<candle_core::Result<Vec<_>>>()?;
@@ -583,7 +603,8 @@ impl T5 {
                 model: self,
                 caches,
                 order: PendingOrder::default(),
-                encoder_mask: mask,
+                encoder_mask: encoded.mask.clone(),
+                beams,
                 past: 0,
             })
         };
@@ -591,25 +612,37 @@ impl T5 {
     }
 }
 
-/// Decoder state over a batch: per-block caches and the encoder mask, one row per beam.
+/// Decoder state over a batch: per-block caches (self-attention one row per beam, cross-attention
+/// one row per input) and the encoder mask (one row per input).
 pub struct T5Session<'a> {
     model: &'a T5,
     caches: Vec<LayerCache>,
     /// A beam reorder applied while the next step appends to the self-attention caches, so
     /// they are copied once per step rather than twice.
     order: PendingOrder,
+    /// `(inputs, 1, 1, source_len)`, shared by each input's beams.
     encoder_mask: Tensor,
+    /// Rows per input.
+    beams: usize,
     past: usize,
 }
 
 impl T5Session<'_> {
-    /// Feeds `tokens` (`rows × t`) and returns the logits of every position, `(rows, t, vocab)`
-    /// in `f32`. More than one token per row uses a causal mask.
+    /// Feeds `tokens` (`rows × t`, `rows` = inputs × beams) and returns the logits of every
+    /// position, `(rows, t, vocab)` in `f32`. More than one token per row uses a causal mask.
     ///
     /// # Errors
-    /// [`Error::Model`] when the forward pass fails.
+    /// [`Error::Model`] when the forward pass fails or `rows` is not inputs × beams.
     pub fn forward(&mut self, tokens: &Tensor) -> Result<Tensor> {
         let model = self.model;
+        let rows = tokens.dims().first().copied().unwrap_or(0);
+        let inputs = self.encoder_mask.dims().first().copied().unwrap_or(0);
+        if rows != inputs * self.beams {
+            return Err(model.model_err(format!(
+                "decoder input has {rows} rows; the session has {inputs} inputs × {} beams",
+                self.beams
+            )));
+        }
         let run = |s: &mut Self| -> candle_core::Result<Tensor> {
             let (_, t) = tokens.dims2()?;
             let past = s.past;
@@ -647,7 +680,7 @@ impl T5Session<'_> {
                 if let Some((attn, norm)) = &block.cross {
                     let n = norm.forward(&h)?;
                     let (ck, cv) = &cache.cross_kv;
-                    h = (&h + attn.attend(&n, ck, cv, &s.encoder_mask)?)?;
+                    h = (&h + attn.attend_grouped(&n, ck, cv, &s.encoder_mask, s.beams)?)?;
                 }
                 let n = block.ffn_norm.forward(&h)?;
                 h = (&h + block.ffn.forward(&n)?)?;
