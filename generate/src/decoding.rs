@@ -49,6 +49,7 @@ use metamorph_data::{Error, Result};
 use rayon::prelude::*;
 
 use metamorph_models::device::with_cpu_f32;
+use metamorph_models::encoders::log_softmax_in_place as log_softmax;
 use metamorph_models::seq2seq::{EncoderDecoder, SpecialTokens, StepDecoder};
 
 use crate::{DecodingOptions, EarlyStopping};
@@ -180,16 +181,6 @@ pub fn ban_repeated_ngrams(seq: &[u32], scores: &mut [f32], n: usize) {
                 *s = f32::NEG_INFINITY;
             }
         }
-    }
-}
-
-/// `log_softmax` of one row, in `f32`.
-fn log_softmax(row: &mut [f32]) {
-    let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    let sum: f32 = row.iter().map(|&x| (x - max).exp()).sum();
-    let log_sum = sum.ln();
-    for x in row.iter_mut() {
-        *x = *x - max - log_sum;
     }
 }
 

@@ -317,6 +317,30 @@ pub(crate) fn gelu_erf_in_place(xs: &mut [f32]) {
     activate(HiddenAct::Gelu, xs);
 }
 
+/// `log_softmax` of `row` in place (`x − max − ln Σ eˣ⁻ᵐᵃˣ`), vectorised with [`exp`]: beam
+/// search's scores over a vocabulary, where a scalar `expf` per word was 3% of BART's
+/// decoding at 32 inputs × 4 beams.
+pub fn log_softmax_in_place(row: &mut [f32]) {
+    log_softmax_row(row);
+}
+
+simd_kernel! {
+    /// [`log_softmax_in_place`]'s kernel.
+    fn log_softmax_row(row: &mut [f32]) {
+        let m = max(row);
+        let mut lanes = [0.0f32; 16];
+        for block in row.chunks(16) {
+            for (l, v) in lanes.iter_mut().zip(block) {
+                *l += exp(v - m);
+            }
+        }
+        let log_sum = lanes.iter().sum::<f32>().ln();
+        for x in row.iter_mut() {
+            *x = *x - m - log_sum;
+        }
+    }
+}
+
 /// The hidden activation applied in place, in parallel chunks.
 fn activate(act: HiddenAct, xs: &mut [f32]) {
     let chunk = xs.len().div_ceil(rayon::current_num_threads()).max(4096);
@@ -746,6 +770,28 @@ impl FastBert {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn log_softmax_matches_the_definition() {
+        // A vocabulary-sized row (not a multiple of 16) with a wide range, and a short one.
+        for len in [50_265usize, 3] {
+            let row: Vec<f32> = (0..len)
+                .map(|i| ((i * 7919) % 4001) as f32 / 100.0 - 20.0)
+                .collect();
+            let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max) as f64;
+            let log_sum = row
+                .iter()
+                .map(|&x| (x as f64 - max).exp())
+                .sum::<f64>()
+                .ln();
+            let mut got = row.clone();
+            log_softmax_in_place(&mut got);
+            for (g, x) in got.iter().zip(&row) {
+                let want = *x as f64 - max - log_sum;
+                assert!((*g as f64 - want).abs() < 1e-4, "{g} vs {want}");
+            }
+        }
+    }
 
     #[test]
     fn exp_matches_libm() {

@@ -22,5 +22,5 @@ mod modernbert;
 
 pub use activation::Activation;
 pub use checkpoint::{Architecture, Checkpoint};
-pub use fast_bert::FastBert;
+pub use fast_bert::{log_softmax_in_place, FastBert};
 pub use heads::Head;
