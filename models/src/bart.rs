@@ -24,6 +24,7 @@ use metamorph_data::{Error, Result};
 use serde::Deserialize;
 use tokenizers::{Tokenizer, TruncationParams};
 
+use crate::attention::grouped_attention;
 use crate::checkpoint::{self, asset_err, special_tokens, ModelOptions, GENERATION_CONFIG};
 use crate::kv_cache::{append_in_order, PendingOrder};
 use crate::linear::{linear, Linear};
@@ -165,13 +166,8 @@ impl Attention {
 
     /// [`Attention::attend`] where each `group` consecutive rows of `x` (`(b·group, t, d)`)
     /// attend to one row of `(k, v)` (`(b, heads, t_k, head_dim)`) and of `mask`
-    /// (broadcastable to `(b, heads, group·t, t_k)`).
-    ///
-    /// Why: the beams of one input share its encoder output, so cross-attention keeps one
-    /// row of keys and values per input, not per beam, and its queries are the input's
-    /// beams together (`group·t` of them). Against keys and values repeated per beam this
-    /// skips three quarters of their projection at 4 beams (`transformers` repeats them) and
-    /// reads a quarter of the cache every step.
+    /// (broadcastable to `(b, heads, group·t, t_k)`): cross-attention's beams share their
+    /// input's keys and values (see [`grouped_attention`]).
     fn attend_grouped(
         &self,
         x: &Tensor,
@@ -180,28 +176,8 @@ impl Attention {
         mask: Option<&Tensor>,
         group: usize,
     ) -> candle_core::Result<Tensor> {
-        let (rows, t, d) = x.dims3()?;
-        if group == 0 || rows % group != 0 {
-            candle_core::bail!("{rows} rows are not groups of {group}");
-        }
-        let b = rows / group;
-        // `(b·group, t, d)` → `(b, heads, group·t, head_dim)`: rows are input-major.
-        let q = self
-            .q
-            .forward(x)?
-            .reshape((b, group * t, self.heads, self.head_dim))?
-            .transpose(1, 2)?
-            .contiguous()?;
-        let mut scores = (q.matmul(&k.t()?)? * self.scaling)?;
-        if let Some(mask) = mask {
-            scores = scores.broadcast_add(mask)?;
-        }
-        let probs = candle_nn::ops::softmax_last_dim(&scores)?;
-        let context = probs
-            .matmul(v)?
-            .transpose(1, 2)?
-            .contiguous()?
-            .reshape((rows, t, d))?;
+        let q = self.q.forward(x)?;
+        let context = grouped_attention(&q, k, v, mask, Some(self.scaling), group)?;
         self.out.forward(&context)
     }
 }

@@ -33,6 +33,7 @@
 //!   naming the file, bad settings `Config`, run-time failures `Model` naming the model.
 #![deny(missing_docs)]
 
+mod attention;
 pub mod bart;
 mod checkpoint;
 pub mod device;

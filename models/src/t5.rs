@@ -22,6 +22,7 @@ use metamorph_data::{Error, Result};
 use serde::Deserialize;
 use tokenizers::{Tokenizer, TruncationParams};
 
+use crate::attention::grouped_attention;
 use crate::checkpoint::{self, asset_err, special_tokens, ModelOptions, GENERATION_CONFIG};
 use crate::kv_cache::{append_in_order, PendingOrder};
 use crate::linear::{linear_no_bias, Linear};
@@ -178,8 +179,8 @@ impl Attention {
 
     /// [`Attention::attend`] where each `group` consecutive rows of `x` (`(b·group, t, d)`)
     /// attend to one row of `(k, v)` (`(b, heads, t_k, d_kv)`) and of `bias` (broadcastable
-    /// to `(b, heads, group·t, t_k)`): cross-attention keeps one row of keys and values per
-    /// input for all its beams (as in BART, `models/src/bart.rs`).
+    /// to `(b, heads, group·t, t_k)`): cross-attention's beams share their input's keys and
+    /// values (see [`grouped_attention`]). T5 does not scale its scores.
     fn attend_grouped(
         &self,
         x: &Tensor,
@@ -188,24 +189,8 @@ impl Attention {
         bias: &Tensor,
         group: usize,
     ) -> candle_core::Result<Tensor> {
-        let (rows, t, _) = x.dims3()?;
-        if group == 0 || rows % group != 0 {
-            candle_core::bail!("{rows} rows are not groups of {group}");
-        }
-        let b = rows / group;
-        let q = self
-            .q
-            .forward(x)?
-            .reshape((b, group * t, self.heads, self.d_kv))?
-            .transpose(1, 2)?
-            .contiguous()?;
-        let scores = q.matmul(&k.t()?)?.broadcast_add(bias)?;
-        let probs = candle_nn::ops::softmax_last_dim(&scores)?;
-        let context = probs.matmul(v)?.transpose(1, 2)?.contiguous()?.reshape((
-            rows,
-            t,
-            self.heads * self.d_kv,
-        ))?;
+        let q = self.q.forward(x)?;
+        let context = grouped_attention(&q, k, v, Some(bias), None, group)?;
         self.o.forward(&context)
     }
 }
