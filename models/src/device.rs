@@ -1,5 +1,6 @@
 //! The device and dtype a candle model runs on, read from config text (`cpu`, `cuda:0`, `bf16`);
-//! shared by the generate stage and `metamorph-execute`'s candle models.
+//! shared by the generate stage and `metamorph-execute`'s candle models. Also
+//! [`with_cpu_f32`]: a CPU tensor's values read in place, for the kernels that run on the host.
 
 use candle_core::{DType, Device, Storage, Tensor};
 use metamorph_data::{Error, Result};

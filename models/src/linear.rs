@@ -19,9 +19,9 @@ use std::sync::{Arc, OnceLock};
 use candle_core::{DType, Device, Module, Result, Tensor};
 use candle_nn::VarBuilder;
 use metamorph_parse::spacy::packed::Panels;
+use rayon::prelude::*;
 
 use crate::device::with_cpu_f32;
-use rayon::prelude::*;
 
 /// Without a packed kernel (neither AVX-512 nor AVX2 with FMA), products with at most this
 /// many rows take the streaming path; above it `gemm`'s packing is paid back (measured on
