@@ -142,7 +142,10 @@ fn attention_on_host(
         with_cpu_f32(&k, |k| {
             with_cpu_f32(&v, |v| match &bias {
                 Some(m) => with_cpu_f32(m, |m| run(q, k, v, Some(m))),
-                None => Ok(run(q, k, v, None)),
+                None => {
+                    run(q, k, v, None);
+                    Ok(())
+                }
             })
         })
     })????;
