@@ -40,17 +40,13 @@ pub(crate) fn grouped_attention(
         candle_core::bail!("{rows} rows are not groups of {group}");
     }
     let b = rows / group;
+    if heads * head_dim != d {
+        candle_core::bail!("queries of width {d} for {heads} heads of {head_dim}");
+    }
     let on_host = [q, k, v]
         .iter()
         .all(|x| matches!(x.device(), Device::Cpu) && x.dtype() == DType::F32);
-    if on_host
-        && head_dim > 0
-        && k.dims4()? == (b, heads, k.dim(2)?, head_dim)
-        && v.dims() == k.dims()
-    {
-        if heads * head_dim != d {
-            candle_core::bail!("queries of width {d} for {heads} heads of {head_dim}");
-        }
+    if on_host && head_dim > 0 && k.dim(0)? == b && v.dims() == k.dims() {
         return attention_on_host(q, k, v, bias, scale, b, group * t);
     }
     attention_by_ops(q, k, v, bias, scale, b, group * t)
