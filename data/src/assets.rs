@@ -63,17 +63,161 @@ pub enum Registry {
 #[derive(Deserialize)]
 struct Catalogue {
     asset: Vec<AssetSpec>,
+    #[serde(default)]
+    gguf: Vec<GgufSpec>,
 }
 
-/// Every asset in the catalogue.
-pub fn catalogue() -> &'static [AssetSpec] {
-    static CATALOGUE: OnceLock<Vec<AssetSpec>> = OnceLock::new();
+/// A causal language model as one GGUF file, made of packaged assets (one package holding the
+/// file, or chunks concatenated in order).
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct GgufSpec {
+    /// Name a config uses (`[validate] lm = "smollm2-135m"`).
+    pub name: String,
+    /// What it is.
+    pub description: String,
+    /// The assets of the catalogue that hold it, in order.
+    pub parts: Vec<String>,
+    /// The GGUF file's name (inside the one part, or of the assembled file).
+    pub file: String,
+    /// sha256 of the whole GGUF file.
+    pub sha256: String,
+}
+
+fn parsed_catalogue() -> &'static Catalogue {
+    static CATALOGUE: OnceLock<Catalogue> = OnceLock::new();
     CATALOGUE.get_or_init(|| {
         // The catalogue is compiled in; a syntax error is caught by this crate's tests.
         toml::from_str::<Catalogue>(include_str!("../assets.toml"))
             .expect("data/assets.toml is valid")
-            .asset
     })
+}
+
+/// Every causal language model of the catalogue.
+pub fn gguf_catalogue() -> &'static [GgufSpec] {
+    &parsed_catalogue().gguf
+}
+
+/// The GGUF model called `name`.
+///
+/// # Errors
+/// [`Error::Asset`] listing the known names.
+pub fn gguf_spec(name: &str) -> Result<&'static GgufSpec> {
+    gguf_catalogue()
+        .iter()
+        .find(|g| g.name == name)
+        .ok_or_else(|| Error::Asset {
+            name: name.to_string(),
+            message: format!(
+                "not a packaged language model (known: {}); a local `.gguf` path or \
+                 `hf:ORG/NAME/FILE.gguf` also works",
+                gguf_catalogue()
+                    .iter()
+                    .map(|g| g.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        })
+}
+
+/// Where the GGUF file of `spec` is under `home`, if it is complete (assembled and marked).
+pub fn gguf_installed(home: &Path, spec: &GgufSpec) -> Option<PathBuf> {
+    match spec.parts.as_slice() {
+        [one] => {
+            let root = installed(home, self::spec(one).ok()?)?;
+            Some(root.join(&spec.file)).filter(|p| p.is_file())
+        }
+        _ => {
+            let dir = home.join("assets").join(&spec.name);
+            let marker = std::fs::read_to_string(dir.join(".sha256")).ok()?;
+            let file = dir.join(&spec.file);
+            (marker.trim() == spec.sha256 && file.is_file()).then_some(file)
+        }
+    }
+}
+
+/// Makes the GGUF file of `spec` available under `home` and returns its path: fetches its
+/// parts, and for a chunked model concatenates them into `assets/<name>/<file>`, checks the
+/// whole file's sha256 and marks it complete (the chunks' archives stay in `downloads/`, their
+/// unpacked copies are removed). Idempotent; concurrent callers wait on one lock.
+///
+/// # Errors
+/// As [`fetch`] for each part; [`Error::Asset`] when the assembled file's sha256 differs.
+pub fn fetch_gguf(home: &Path, spec: &GgufSpec) -> Result<PathBuf> {
+    if let Some(path) = gguf_installed(home, spec) {
+        return Ok(path);
+    }
+    let err = |message: String| Error::Asset {
+        name: spec.name.clone(),
+        message,
+    };
+    let parts: Vec<PathBuf> = spec
+        .parts
+        .iter()
+        .map(|p| fetch(home, self::spec(p)?).map(|o| o.path().to_path_buf()))
+        .collect::<Result<_>>()?;
+    if let [root] = parts.as_slice() {
+        let file = root.join(&spec.file);
+        if !file.is_file() {
+            return Err(err(format!("{} has no {}", root.display(), spec.file)));
+        }
+        return Ok(file);
+    }
+    let dir = home.join("assets").join(&spec.name);
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    let lock_path = dir.join(".lock");
+    let lock = std::fs::File::create(&lock_path).map_err(|e| Error::io(&lock_path, e))?;
+    lock.lock().map_err(|e| Error::io(&lock_path, e))?;
+    if let Some(path) = gguf_installed(home, spec) {
+        return Ok(path);
+    }
+    let target = dir.join(&spec.file);
+    let staging = dir.join(format!(".{}.tmp-{}", spec.file, std::process::id()));
+    let assembled = (|| -> Result<()> {
+        let mut out = std::fs::File::create(&staging).map_err(|e| Error::io(&staging, e))?;
+        for (root, name) in parts.iter().zip(&spec.parts) {
+            let chunk = self::spec(name)?;
+            let path = root.join(&chunk.check);
+            let mut input = std::fs::File::open(&path).map_err(|e| Error::io(&path, e))?;
+            std::io::copy(&mut input, &mut out).map_err(|e| Error::io(&staging, e))?;
+        }
+        out.sync_all().map_err(|e| Error::io(&staging, e))
+    })();
+    if let Err(e) = assembled {
+        let _ = std::fs::remove_file(&staging);
+        return Err(e);
+    }
+    let actual = sha256_file(&staging)?;
+    if actual != spec.sha256 {
+        let _ = std::fs::remove_file(&staging);
+        return Err(err(format!(
+            "the assembled {} has sha256 {actual}, expected {}",
+            spec.file, spec.sha256
+        )));
+    }
+    std::fs::rename(&staging, &target).map_err(|e| Error::io(&target, e))?;
+    AtomicFile::write_all(dir.join(".sha256"), spec.sha256.as_bytes())?;
+    for name in &spec.parts {
+        let chunk = self::spec(name)?;
+        let _ = std::fs::remove_dir_all(unpack_dir(home, chunk));
+    }
+    Ok(target)
+}
+
+/// [`fetch_gguf`] of the model called `name` into [`home`].
+///
+/// # Errors
+/// As [`fetch_gguf`]; [`Error::Asset`] for an unknown name.
+pub fn ensure_gguf(name: &str) -> Result<PathBuf> {
+    let spec = gguf_spec(name)?;
+    let path = fetch_gguf(&home(), spec)?;
+    tracing::debug!(model = name, path = %path.display(), "language model ready");
+    Ok(path)
+}
+
+/// Every asset in the catalogue.
+pub fn catalogue() -> &'static [AssetSpec] {
+    &parsed_catalogue().asset
 }
 
 /// The catalogue entry called `name`.

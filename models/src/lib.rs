@@ -15,6 +15,10 @@
 //! * [`bart`], [`t5`]: encoder-decoder forward passes with per-layer caches, exposed to the
 //!   search through [`seq2seq::EncoderDecoder`]; greedy and beam search live in
 //!   `metamorph-generate`.
+//! * [`causal_lm`]: decoder-only language models from GGUF files (Llama family, Gemma 3) with
+//!   the tokenizer read from the file: batched per-token log-probabilities (with a shared
+//!   prefix run once) and greedy or sampled generation; the validity step's `lm` check runs on
+//!   it.
 //! * [`device()`] and [`parse_dtype`]: `cpu` / `cuda:N` / `metal` and f32/f16/bf16;
 //!   [`ModelOptions`] carries them to seq2seq and masked-LM models.
 //!
@@ -35,6 +39,7 @@
 
 mod attention;
 pub mod bart;
+pub mod causal_lm;
 mod checkpoint;
 pub mod device;
 pub mod encoders;
@@ -46,6 +51,7 @@ pub mod seq2seq;
 pub mod t5;
 mod task_encoder;
 
+pub use causal_lm::{CausalLm, GenerateOptions, LmOptions};
 pub use checkpoint::ModelOptions;
 pub use device::{device, parse_dtype};
 pub use encoders::{Architecture, Checkpoint, FastBert, Head};

@@ -2,6 +2,7 @@
 //! (see `metamorph_data::test_layout`). Run one file's tests with
 //! `cargo test -p metamorph-models --test integration <file>::`.
 
+mod causal_lm;
 mod common;
 mod encoder_parity;
 mod fast_bert;
