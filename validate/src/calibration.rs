@@ -2,7 +2,10 @@
 //! labelled set, report how well they separate good from bad follow-ups on the other half.
 //!
 //! A labelled item is a row of `metamorph-perturb preview --validate --tsv` (the scores of each
-//! check) with a reader's `natural` and `valid` (`yes`/`no`). An item is **bad** when it is not
+//! check) with a reader's `natural` and `valid` (`yes`/`no`), or any judged row of
+//! `docs/validity/` (`case_id`, `source`, `follow_up`, `natural`, `valid`; the relation from a
+//! `relation` column or the case id): score columns a file lacks are missing for its rows,
+//! and [`score_with_lm`] computes the `lm` checks from the `source` and `follow_up` text. An item is **bad** when it is not
 //! natural or not valid. Items are split into halves by a hash of their case id, so the split
 //! does not depend on file order. On the tuning half, the thresholds of each group of relations
 //! and check are chosen by coordinate ascent to reject as many bad items as possible while
@@ -15,13 +18,21 @@ use std::path::Path;
 
 use metamorph_data::{Error, Result};
 
-use crate::config::{relation_kind, replaces_entities};
+use crate::config::{edit_kind, relation_kind, replaces_entities, WORD_SUBSTITUTIONS};
 
 /// Share of the good follow-ups the thresholds must keep (on the tuning half).
 pub const KEEP_GOAL: f64 = 0.95;
 
 /// The checks a threshold is chosen for, in TSV column order (`spans` is pass/fail and kept).
-pub const CHECKS: [&str; 5] = ["meaning", "structure", "fluency", "sense", "spans"];
+pub const CHECKS: [&str; 7] = [
+    "meaning",
+    "structure",
+    "fluency",
+    "sense",
+    "spans",
+    "lm",
+    "lm_sentence",
+];
 
 /// One labelled follow-up.
 #[derive(Clone, Debug, PartialEq)]
@@ -31,7 +42,11 @@ pub struct Item {
     /// The relation.
     pub relation: String,
     /// Scores in [`CHECKS`] order (`None`: the check did not apply).
-    pub scores: [Option<f32>; 5],
+    pub scores: [Option<f32>; 7],
+    /// The source text as the row shows it (`field: text`), if the file has it.
+    pub source: String,
+    /// The follow-up text as the row shows it.
+    pub follow_up: String,
     /// The reader's `natural`.
     pub natural: bool,
     /// The reader's `valid`.
@@ -63,6 +78,7 @@ impl Item {
         match CHECKS[c] {
             check @ ("meaning" | "sense") => format!("{check}/{}", relation_kind(&self.relation)),
             "fluency" if replaces_entities(&self.relation) => "fluency/entities".to_string(),
+            check @ ("lm" | "lm_sentence") => format!("{check}/{}", edit_kind(&self.relation)),
             check => check.to_string(),
         }
     }
@@ -88,10 +104,11 @@ pub fn read_labelled(path: &Path) -> Result<Vec<Item>> {
             .position(|h| *h == name)
             .ok_or_else(|| bad(1, format!("no `{name}` column")))
     };
+    let optional = |name: &str| header.iter().position(|h| *h == name);
     let id = column("case_id")?;
-    let relation = column("relation")?;
-    let checks = CHECKS.map(&column);
-    let checks: Vec<usize> = checks.into_iter().collect::<Result<_>>()?;
+    let relation = optional("relation");
+    let checks: Vec<Option<usize>> = CHECKS.iter().map(|c| optional(c)).collect();
+    let (source, follow_up) = (optional("source"), optional("follow_up"));
     let (natural, valid) = (column("natural")?, column("valid")?);
     let mut items = Vec::new();
     for (i, line) in lines.enumerate() {
@@ -109,8 +126,9 @@ pub fn read_labelled(path: &Path) -> Result<Vec<Item>> {
                 format!("`{name}` is {other:?}, expected yes or no"),
             )),
         };
-        let mut scores = [None; 5];
-        for (k, &c) in checks.iter().enumerate() {
+        let mut scores = [None; 7];
+        for (k, c) in checks.iter().enumerate() {
+            let Some(c) = *c else { continue };
             let v = cell(c);
             if !v.is_empty() {
                 scores[k] =
@@ -119,15 +137,88 @@ pub fn read_labelled(path: &Path) -> Result<Vec<Item>> {
                     })?);
             }
         }
+        let case_id = cell(id).to_string();
+        // `doc:RELATION:n`: the relation is the case id's second-to-last part.
+        let relation = match relation {
+            Some(c) => cell(c).to_string(),
+            None => case_id.rsplit(':').nth(1).unwrap_or_default().to_string(),
+        };
+        if relation.is_empty() {
+            return Err(bad(
+                row,
+                "no relation: no `relation` column and the case id is not `source:RELATION:n`"
+                    .into(),
+            ));
+        }
         items.push(Item {
-            case_id: cell(id).to_string(),
-            relation: cell(relation).to_string(),
+            source: source.map(|c| cell(c).to_string()).unwrap_or_default(),
+            follow_up: follow_up.map(|c| cell(c).to_string()).unwrap_or_default(),
+            case_id,
+            relation,
             scores,
             natural: yes_no(natural, "natural")?,
             valid: yes_no(valid, "valid")?,
         });
     }
     Ok(items)
+}
+
+/// Items judged more than once (the same relation, source and follow-up in several review
+/// rounds) kept once: the first reading, so that the halves hold distinct follow-ups.
+pub fn distinct(items: Vec<Item>) -> Vec<Item> {
+    let mut seen = std::collections::HashSet::new();
+    items
+        .into_iter()
+        .filter(|i| {
+            i.follow_up.is_empty()
+                || seen.insert((i.relation.clone(), i.source.clone(), i.follow_up.clone()))
+        })
+        .collect()
+}
+
+/// The text of a row's cell for the LM: the `field: ` label dropped and the excerpt's `…` ends
+/// removed (a window cut mid-word reads alike before and after, so the difference survives).
+pub fn cell_text(cell: &str) -> String {
+    let text = match cell.split_once(": ") {
+        Some((field, rest))
+            if !field.is_empty() && field.chars().all(|c| c.is_ascii_lowercase() || c == '_') =>
+        {
+            rest
+        }
+        _ => cell,
+    };
+    text.trim_matches('…').trim().to_string()
+}
+
+/// Fills the `lm` and `lm_sentence` scores of items that have `source` and `follow_up` text,
+/// with the same scoring the validity step uses.
+///
+/// # Errors
+/// Model failures naming the model.
+pub fn score_with_lm(items: &mut [Item], lm: &crate::language_model::LmScorer) -> Result<()> {
+    let lm_at = CHECKS
+        .iter()
+        .position(|c| *c == "lm")
+        .expect("lm is a check");
+    let texts: Vec<(String, String)> = items
+        .iter()
+        .map(|i| (cell_text(&i.source), cell_text(&i.follow_up)))
+        .collect();
+    let flat: Vec<&str> = texts
+        .iter()
+        .flat_map(|(a, b)| [a.as_str(), b.as_str()])
+        .collect();
+    let scores = lm.score_texts(&flat)?;
+    for (k, item) in items.iter_mut().enumerate() {
+        if item.source.is_empty() || item.follow_up.is_empty() {
+            continue;
+        }
+        let rebuilt = relation_kind(&item.relation) == "rebuilt";
+        let s = crate::language_model::change_scores(scores[2 * k], scores[2 * k + 1], rebuilt);
+        item.scores[lm_at] = Some(s.lm);
+        item.scores[lm_at + 1] = Some(s.lm_sentence);
+    }
+    Ok(())
 }
 
 /// Thresholds by group (see [`Item::group`]); a group without one rejects nothing.
@@ -162,6 +253,22 @@ impl Outcome {
         let mut o = Outcome::default();
         for item in items {
             let rejected = rejects(item, chosen, only);
+            if item.good() {
+                o.good += 1;
+                o.good_kept += usize::from(!rejected);
+            } else {
+                o.bad += 1;
+                o.bad_rejected += usize::from(rejected);
+            }
+        }
+        o
+    }
+
+    /// Counts `items` under `chosen` with only the checks `checks` (indices in [`CHECKS`]).
+    pub fn of_checks(items: &[&Item], chosen: &Chosen, checks: &[usize]) -> Outcome {
+        let mut o = Outcome::default();
+        for item in items {
+            let rejected = checks.iter().any(|&c| rejects(item, chosen, Some(c)));
             if item.good() {
                 o.good += 1;
                 o.good_kept += usize::from(!rejected);
@@ -215,6 +322,42 @@ pub fn choose(items: &[&Item]) -> Chosen {
     }
     let mut chosen = Chosen::new();
     chosen.insert("spans".into(), 1.0);
+    // The language model's checks: each group on its own, so that every kind of edit keeps
+    // KEEP_GOAL of its own good follow-ups (a shared budget went to whichever group was
+    // cheapest); a threshold is kept only if at least half of what it rejects is bad.
+    // `lm_sentence` reads a sentence whole, which says something of a follow-up only where
+    // the relation built its sentences (elsewhere the source is real text and the
+    // difference, `lm`, is the measure).
+    let own_sentences = |g: &str| !g.starts_with("lm_sentence/") || g.ends_with("/rebuilt");
+    for (group, values) in groups
+        .iter()
+        .filter(|(g, _)| g.starts_with("lm") && own_sentences(g))
+    {
+        let check = CHECKS
+            .iter()
+            .position(|c| Some(*c) == group.split('/').next())
+            .expect("an lm group names its check");
+        let mine: Vec<&Item> = items
+            .iter()
+            .copied()
+            .filter(|i| i.scores[check].is_some() && &i.group(check) == group)
+            .collect();
+        let mut best: Option<(usize, f32)> = None;
+        for t in values.iter().map(|v| v + 1e-4) {
+            let trial = Chosen::from([(group.clone(), t)]);
+            let o = Outcome::of(&mine, &trial, Some(check));
+            let rejected = o.bad_rejected + (o.good - o.good_kept);
+            if o.keep() >= KEEP_GOAL
+                && 2 * o.bad_rejected >= rejected
+                && best.is_none_or(|(b, _)| o.bad_rejected > b)
+            {
+                best = Some((o.bad_rejected, t));
+            }
+        }
+        if let Some((_, t)) = best {
+            chosen.insert(group.clone(), t);
+        }
+    }
     let score = |chosen: &Chosen| {
         let o = Outcome::of(items, chosen, None);
         (o.keep() >= KEEP_GOAL, o.bad_rejected, o.good_kept)
@@ -222,7 +365,7 @@ pub fn choose(items: &[&Item]) -> Chosen {
     for _round in 0..10 {
         let mut moved = false;
         for (group, values) in &groups {
-            if group == "spans" {
+            if group == "spans" || group.starts_with("lm") {
                 continue;
             }
             let mut candidates: Vec<Option<f32>> = vec![None];
@@ -315,6 +458,50 @@ pub fn report(items: &[Item]) -> String {
             o.bad_rejected, o.bad, o.good_kept, o.good
         );
     }
+    // The language model's checks alone, per relation and for the word substitutions.
+    let lm_checks: Vec<usize> = CHECKS
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.starts_with("lm"))
+        .map(|(i, _)| i)
+        .collect();
+    let scored: Vec<&Item> = held_out
+        .iter()
+        .copied()
+        .filter(|i| lm_checks.iter().any(|&c| i.scores[c].is_some()))
+        .collect();
+    if !scored.is_empty() {
+        out.push_str("\nHeld-out half, the `lm` checks alone:\n\n| relations | bad rejected (recall) | good kept |\n|---|---|---|\n");
+        let lm_line = |name: &str, items: &[&Item]| {
+            let o = Outcome::of_checks(items, &chosen, &lm_checks);
+            format!(
+                "| {name} | {}/{} ({}) | {}/{} ({}) |\n",
+                o.bad_rejected,
+                o.bad,
+                pct(o.recall()),
+                o.good_kept,
+                o.good,
+                pct(o.keep())
+            )
+        };
+        let subs: Vec<&Item> = scored
+            .iter()
+            .copied()
+            .filter(|i| WORD_SUBSTITUTIONS.contains(&i.relation.as_str()))
+            .collect();
+        out.push_str(&lm_line(
+            "**word substitutions** (MR1-1, MR2-1, CREST, NLPLego-MRC)",
+            &subs,
+        ));
+        out.push_str(&lm_line("**all relations**", &scored));
+        let mut relations: Vec<&str> = scored.iter().map(|i| i.relation.as_str()).collect();
+        relations.sort_unstable();
+        relations.dedup();
+        for r in relations {
+            let mine: Vec<&Item> = scored.iter().copied().filter(|i| i.relation == r).collect();
+            out.push_str(&lm_line(r, &mine));
+        }
+    }
     out
 }
 
@@ -334,7 +521,9 @@ mod tests {
         Item {
             case_id: id.into(),
             relation: "CREST".into(),
-            scores: [Some(meaning), None, None, None, Some(1.0)],
+            scores: [Some(meaning), None, None, None, Some(1.0), None, None],
+            source: String::new(),
+            follow_up: String::new(),
             natural: good,
             valid: true,
         }

@@ -40,6 +40,12 @@ pub struct Thresholds {
     /// 1 when every answer, argument and mention span of the follow-up covers whole words and
     /// is a noun phrase where it must be, else 0 (so any threshold in (0, 1] is the same).
     pub spans: Option<f32>,
+    /// The causal LM's log-probability (nats) of the follow-up's changed window minus the
+    /// source's ([`crate::language_model`]).
+    pub lm: Option<f32>,
+    /// The lowest mean log-probability per token of a changed window read whole (follow-up;
+    /// and source, where the relation built it).
+    pub lm_sentence: Option<f32>,
 }
 
 impl Thresholds {
@@ -51,6 +57,8 @@ impl Thresholds {
             fluency: other.fluency.or(self.fluency),
             sense: other.sense.or(self.sense),
             spans: other.spans.or(self.spans),
+            lm: other.lm.or(self.lm),
+            lm_sentence: other.lm_sentence.or(self.lm_sentence),
         }
     }
 }
@@ -72,6 +80,10 @@ pub struct ValidateConfig {
     /// ([`MASKED_LM_FLUENCY`]); unset (the default), by the word-vector fit of the encoder's
     /// own embedding table.
     pub masked_lm: Option<String>,
+    /// The causal LM of the `lm` checks: a packaged model (`smollm2-135m`, the default;
+    /// `gemma3-270m`), a `.gguf` path or `hf:ORG/NAME/FILE.gguf`; `"none"` switches the checks
+    /// off.
+    pub lm: String,
     /// Device of the encoder and the masked LM: `cpu` (default), `cuda:N`, `metal`.
     pub device: String,
     /// Texts per encoder batch.
@@ -91,6 +103,7 @@ impl Default for ValidateConfig {
             mode: Mode::Reject,
             encoder: "asset:all-MiniLM-L6-v2".into(),
             masked_lm: None,
+            lm: "smollm2-135m".into(),
             device: "cpu".into(),
             batch_size: 64,
             context_sentences: 0,
@@ -101,13 +114,23 @@ impl Default for ValidateConfig {
 }
 
 impl ValidateConfig {
+    /// The causal LM of the `lm` checks, unless they are switched off.
+    pub fn lm_model(&self) -> Option<&str> {
+        Some(self.lm.as_str()).filter(|m| !m.is_empty() && *m != "none")
+    }
+
     /// The thresholds that apply to relation `mr` of `family`: built-in, then
     /// `[validate.thresholds]`, then `[validate.relations.<mr>]`.
     pub fn thresholds_for(&self, family: &str, mr: &str) -> Thresholds {
         let mut builtin = builtin_thresholds(family, mr);
-        if self.masked_lm.is_some() {
-            // The masked LM's score is on its own scale (see `MASKED_LM_FLUENCY`).
-            builtin.fluency = builtin.fluency.map(|_| MASKED_LM_FLUENCY);
+        if self.lm_model().is_none() {
+            builtin.lm = None;
+            builtin.lm_sentence = None;
+        }
+        if self.masked_lm.is_some() && family != "bpb" && !replaces_entities(mr) {
+            // A configured masked LM scores the word substitutions, on its own scale (see
+            // `MASKED_LM_FLUENCY`).
+            builtin.fluency = Some(MASKED_LM_FLUENCY);
         }
         let mut t = builtin.overridden_by(&self.thresholds);
         if let Some(own) = self.relations.get(mr) {
@@ -147,6 +170,15 @@ impl ValidateConfig {
                     }
                 }
             }
+            for (check, value) in [("lm", t.lm), ("lm_sentence", t.lm_sentence)] {
+                if let Some(v) = value {
+                    if !v.is_finite() || !(-100.0..=100.0).contains(&v) {
+                        return Err(Error::Config(format!(
+                            "[validate.{table}] {check} = {v}: a threshold in nats lies in [-100, 100]"
+                        )));
+                    }
+                }
+            }
         }
         Ok(())
     }
@@ -180,32 +212,71 @@ pub fn relation_kind(relation: &str) -> &'static str {
     }
 }
 
+/// The relations whose follow-up substitutes a word for a word, reported together.
+pub const WORD_SUBSTITUTIONS: [&str; 4] = ["MR1-1", "MR2-1", "CREST", "NLPLego-MRC"];
+
+/// What a relation's edit does to the text, for the `lm` checks' thresholds: `substitution`
+/// (a word for a word: [`WORD_SUBSTITUTIONS`]), `entities` (a name for a name: MR-R1 to
+/// MR-R4), `rewritten` (a sentence re-phrased: tense, order, negation, voice, a question made
+/// a statement) or `rebuilt` (sentences assembled from parts: NLPLego-SA/SSM, SIT4RE's pairs).
+/// A log-probability difference means something else in each: a substitution should cost
+/// almost nothing, a rewrite some nats, an added phrase many.
+pub fn edit_kind(relation: &str) -> &'static str {
+    if WORD_SUBSTITUTIONS.contains(&relation) {
+        "substitution"
+    } else if replaces_entities(relation) {
+        "entities"
+    } else if relation.starts_with("MR1-") || relation.starts_with("MR2-") {
+        "rewritten"
+    } else {
+        "rebuilt"
+    }
+}
+
 /// Whether relation `mr` replaces entities (names) rather than words: SIT4RE's MR-R1 to
 /// MR-R4.
 pub fn replaces_entities(mr: &str) -> bool {
     mr.starts_with("MR-R")
 }
 
-/// The built-in thresholds of relation `mr` of `family`: those chosen on the tuning half of the
-/// labelled set in `docs/validity/calibration/` (389 follow-ups of every relation with a
-/// packaged model, drawn from the shared samples; see its README) to reject the most bad
-/// follow-ups while keeping 95% of the good ones: the meaning checks per [`relation_kind`],
-/// `fluency` one for word substitutions and one for entity replacements, the other form checks
-/// one for all. Three checks earned a threshold: `meaning` (0.934) and `sense` (0.569) for
-/// relations that keep the meaning, `fluency` (−0.039) for word substitutions; `spans` is
-/// always on (a broken span is never right). `structure` rejected no bad follow-up that the
-/// others kept, at any threshold, and `fluency` none of the entity replacements': both are off
-/// unless `[validate]` sets them. Break-Perturb-Build (family `bpb`) rewrites its question from
-/// a decomposition and had no labelled follow-ups (they need a generation model): only `spans`
-/// applies to it by default.
+/// The built-in thresholds of relation `mr` of `family`.
+///
+/// * `lm`, per [`edit_kind`], chosen by `metamorph-validate calibrate --lm smollm2-135m` on the
+///   tuning half of the 3,610 distinct follow-ups fresh readers judged (`docs/validity/`), each
+///   kind keeping 95% of its own good follow-ups: a word substitution may cost the changed
+///   sentence at most 7.95 nats, a name 24.4, a rewritten sentence 24.0, an assembled one
+///   132.9 (adding a phrase always costs nats; that threshold catches only garbled
+///   assemblies). On the held-out half it rejects 41% of the bad word substitutions while
+///   keeping 94% of the good ones (see `docs/validity/calibration/`).
+/// * `meaning` (0.934) and `sense` (0.569) for relations that keep the meaning, and `spans`
+///   (always: a broken span is never right), as chosen on the 389 follow-ups of
+///   `docs/validity/calibration/labelled.tsv`, the only judged rows that carry the encoder's
+///   scores.
+/// * Off unless `[validate]` sets them: `fluency` (the word-vector fit: on the judged rows it
+///   rejected 1–2% of the bad follow-ups and cost MR1-1 a third of its good antonyms; `lm`
+///   reads the same substitutions far better), `structure` (it rejected no bad follow-up the
+///   others kept) and `lm_sentence` (a constructed sentence's mean log-probability per token:
+///   no threshold kept half of what it rejected bad).
+///
+/// Break-Perturb-Build (family `bpb`) rewrites its question from a decomposition and had no
+/// judged follow-ups: only `spans` applies to it by default.
 pub fn builtin_thresholds(family: &str, mr: &str) -> Thresholds {
     let bpb = family == "bpb";
     let keeping = !bpb && relation_kind(mr) == "keeping";
+    let lm = match edit_kind(mr) {
+        _ if bpb => None,
+        "substitution" => Some(-7.95),
+        "entities" => Some(-24.4),
+        "rewritten" => Some(-24.0),
+        _ => Some(-132.9),
+    };
     Thresholds {
         meaning: keeping.then_some(0.934),
         structure: None,
-        fluency: (!bpb && !replaces_entities(mr)).then_some(-0.039),
+        fluency: None,
         sense: keeping.then_some(0.569),
         spans: Some(1.0),
+        lm,
+        lm_sentence: None,
     }
 }

