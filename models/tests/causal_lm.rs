@@ -329,9 +329,10 @@ fn check_real(name: &str, key: &str, tokenizer_key: &str) {
     let got = quantized.score(&inputs).unwrap();
     let mean = mean_diff(&got, &expected);
     eprintln!("{name}: quantized path {mean:.4} nats per token from transformers (f32)");
-    // Measured: 0.083 (SmolLM2-135M), 0.078 (Gemma 3 270M).
+    // Measured: 0.139 (SmolLM2-135M: its Q4_1 blocks re-quantized to Q8_0, which candle has
+    // SIMD kernels for, and the tied head multiplied in Q8_0), 0.079 (Gemma 3 270M).
     assert!(
-        mean < 0.15,
+        mean < 0.2,
         "{name}: quantized path {mean:.4} nats per token from f32"
     );
 }

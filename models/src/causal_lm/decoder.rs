@@ -10,7 +10,7 @@
 //! and left-padded generation: a query at position `p` attends to the cached keys whose
 //! position is `0 ≤ k ≤ p` (and `p − k < window` on sliding layers); padding has position −1.
 
-use candle_core::quantized::{gguf_file, QMatMul, QTensor};
+use candle_core::quantized::{gguf_file, GgmlDType, QMatMul, QTensor};
 use candle_core::{DType, Device, Module, Tensor, D};
 use metamorph_data::{Error, Result};
 
@@ -359,6 +359,10 @@ impl Decoder {
         let norm = files.dense("output_norm.weight")?;
         let output = if content.tensor_infos.contains_key("output.weight") {
             Some(files.linear("output.weight")?)
+        } else if format == WeightFormat::Quantized {
+            // Tied: the quantized copy for the head (an f32 copy of the vocabulary's rows is
+            // most of what a generated token reads from memory), the f32 one for lookups.
+            Some(files.linear("token_embd.weight")?)
         } else {
             None
         };
@@ -647,10 +651,31 @@ impl<R: std::io::Read + std::io::Seek> Tensors<'_, R> {
     fn linear(&mut self, name: &str) -> Result<Linear> {
         Ok(Linear(match self.format {
             WeightFormat::F32 => QMatMul::Tensor(self.dense(name)?),
-            WeightFormat::Quantized => QMatMul::from_qtensor(self.raw(name)?)
-                .map_err(|e| bad_file(self.file, format!("tensor `{name}`: {e}")))?,
+            WeightFormat::Quantized => {
+                let q = self.raw(name)?;
+                let q = if self.device.is_cpu() && !has_cpu_kernel(q.dtype()) {
+                    // candle multiplies these block types with scalar code on the CPU;
+                    // Q8_0 has SIMD kernels and holds their values to within 1/254 of each
+                    // 32-weight block's largest.
+                    let dense = q
+                        .dequantize(self.device)
+                        .map_err(|e| bad_file(self.file, format!("tensor `{name}`: {e}")))?;
+                    QTensor::quantize(&dense, GgmlDType::Q8_0)
+                        .map_err(|e| bad_file(self.file, format!("tensor `{name}`: {e}")))?
+                } else {
+                    q
+                };
+                QMatMul::from_qtensor(q)
+                    .map_err(|e| bad_file(self.file, format!("tensor `{name}`: {e}")))?
+            }
         }))
     }
+}
+
+/// Whether candle has SIMD CPU kernels for a block type (Q4_0, Q8_0 and the k-quants); Q4_1
+/// and Q5_0/Q5_1 fall back to scalar loops.
+fn has_cpu_kernel(dtype: GgmlDType) -> bool {
+    !matches!(dtype, GgmlDType::Q4_1 | GgmlDType::Q5_0 | GgmlDType::Q5_1)
 }
 
 fn rms_norm(x: &Tensor, weight: &Tensor, eps: f64) -> candle_core::Result<Tensor> {
