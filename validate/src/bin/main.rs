@@ -14,7 +14,8 @@ use metamorph_validate::calibration::{distinct, read_labelled, report, score_wit
 use metamorph_validate::language_model::LmScorer;
 use metamorph_validate::{ValidateConfig, ValidateStage, Validator};
 
-/// Score every follow-up (meaning, structure, fluency, spans) and set the failing ones aside
+/// Score every follow-up (language model, meaning, sense, structure, fluency, spans) and set
+/// the failing ones aside
 /// (reads `case`, writes `case` and `rejected`).
 #[derive(Parser)]
 #[command(version, args_conflicts_with_subcommands = true)]
