@@ -15,8 +15,7 @@ use metamorph_validate::language_model::LmScorer;
 use metamorph_validate::{ValidateConfig, ValidateStage, Validator};
 
 /// Score every follow-up (language model, meaning, sense, structure, fluency, spans) and set
-/// the failing ones aside
-/// (reads `case`, writes `case` and `rejected`).
+/// the failing ones aside (reads `case`, writes `case` and `rejected`).
 #[derive(Parser)]
 #[command(version, args_conflicts_with_subcommands = true)]
 struct Cli {
