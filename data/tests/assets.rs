@@ -159,7 +159,9 @@ fn a_chunked_language_model_is_assembled_checked_and_marked() {
         sha256: "0".repeat(64),
     };
     // A wrong recorded hash: refused, naming both hashes, and nothing left behind.
-    let e = assets::fetch_gguf(home.path(), &spec).unwrap_err().to_string();
+    let e = assets::fetch_gguf(home.path(), &spec)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains(&expected) && e.contains(&spec.sha256), "{e}");
     let dir = home.path().join("assets").join("chunked-test");
     let leftovers: Vec<_> = std::fs::read_dir(&dir)
@@ -174,7 +176,10 @@ fn a_chunked_language_model_is_assembled_checked_and_marked() {
     spec.sha256 = expected;
     let path = assets::fetch_gguf(home.path(), &spec).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(std::fs::read(&path).unwrap(), whole);
-    assert_eq!(assets::gguf_installed(home.path(), &spec), Some(path.clone()));
+    assert_eq!(
+        assets::gguf_installed(home.path(), &spec),
+        Some(path.clone())
+    );
     assert_eq!(assets::fetch_gguf(home.path(), &spec).unwrap(), path);
     // The chunks' unpacked copies are removed once the model is assembled.
     for p in parts {
@@ -191,8 +196,14 @@ fn every_language_model_names_catalogue_parts() {
         }
         assert_eq!(g.sha256.len(), 64, "{}", g.name);
     }
-    let names: Vec<&str> = assets::gguf_catalogue().iter().map(|g| g.name.as_str()).collect();
-    assert!(names.contains(&"smollm2-135m") && names.contains(&"gemma3-270m"), "{names:?}");
+    let names: Vec<&str> = assets::gguf_catalogue()
+        .iter()
+        .map(|g| g.name.as_str())
+        .collect();
+    assert!(
+        names.contains(&"smollm2-135m") && names.contains(&"gemma3-270m"),
+        "{names:?}"
+    );
     let e = assets::gguf_spec("nope").unwrap_err().to_string();
     assert!(e.contains("smollm2-135m") && e.contains(".gguf"), "{e}");
 }

@@ -228,11 +228,19 @@ pub type Chosen = BTreeMap<String, f32>;
 pub fn rejects(item: &Item, chosen: &Chosen, only: Option<usize>) -> bool {
     (0..CHECKS.len())
         .filter(|&c| only.is_none_or(|o| o == c))
-        .any(|c| match (item.scores[c], chosen.get(&item.group(c))) {
-            (Some(score), Some(&t)) => score < t,
-            _ => false,
+        .any(|c| {
+            // A relation's own threshold (`lm/MR1-4`) over its group's.
+            let own = chosen.get(&format!("{}/{}", CHECKS[c], item.relation));
+            match (item.scores[c], own.or_else(|| chosen.get(&item.group(c)))) {
+                (Some(score), Some(&t)) => score < t,
+                _ => false,
+            }
         })
 }
+
+/// Most rejections of a relation on the tuning half before the rule that half of them must be
+/// bad is applied to that relation alone.
+pub const RELATION_SUPPORT: usize = 5;
 
 /// How a set of thresholds does on some items.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -342,20 +350,45 @@ pub fn choose(items: &[&Item]) -> Chosen {
             .copied()
             .filter(|i| i.scores[check].is_some() && &i.group(check) == group)
             .collect();
-        let mut best: Option<(usize, f32)> = None;
+        // The most bad items rejected; among equals, the fewest good ones.
+        let mut best: Option<((usize, usize), f32)> = None;
         for t in values.iter().map(|v| v + 1e-4) {
             let trial = Chosen::from([(group.clone(), t)]);
             let o = Outcome::of(&mine, &trial, Some(check));
             let rejected = o.bad_rejected + (o.good - o.good_kept);
+            let key = (o.bad_rejected, o.good_kept);
             if o.keep() >= KEEP_GOAL
                 && 2 * o.bad_rejected >= rejected
-                && best.is_none_or(|(b, _)| o.bad_rejected > b)
+                && best.is_none_or(|(b, _)| key > b)
             {
-                best = Some((o.bad_rejected, t));
+                best = Some((key, t));
             }
         }
         if let Some((_, t)) = best {
             chosen.insert(group.clone(), t);
+        }
+    }
+    // Then per relation: where the kind's threshold rejects at least RELATION_SUPPORT of a
+    // relation's tuning items and less than half of them are bad, the relation is exempt
+    // (its own threshold at −∞): a kind's threshold must not cost one relation mostly good
+    // follow-ups (MR1-4's statements with a tag, which the LM finds improbable whether or not
+    // a reader does).
+    let mut relations: Vec<&str> = items.iter().map(|i| i.relation.as_str()).collect();
+    relations.sort_unstable();
+    relations.dedup();
+    for check in CHECKS.iter().filter(|c| c.starts_with("lm")) {
+        let c = CHECKS.iter().position(|x| x == check).expect("a check");
+        for relation in &relations {
+            let mine: Vec<&Item> = items
+                .iter()
+                .copied()
+                .filter(|i| i.relation == *relation)
+                .collect();
+            let o = Outcome::of(&mine, &chosen, Some(c));
+            let rejected = o.bad_rejected + (o.good - o.good_kept);
+            if rejected >= RELATION_SUPPORT && 2 * o.bad_rejected < rejected {
+                chosen.insert(format!("{check}/{relation}"), f32::NEG_INFINITY);
+            }
         }
     }
     let score = |chosen: &Chosen| {
@@ -417,7 +450,11 @@ pub fn report(items: &[Item]) -> String {
     );
     out.push_str("| threshold | value |\n|---|---|\n");
     for (group, t) in &chosen {
-        let _ = writeln!(out, "| {group} | {t:.3} |");
+        if t.is_finite() {
+            let _ = writeln!(out, "| {group} | {t:.3} |");
+        } else {
+            let _ = writeln!(out, "| {group} | off |");
+        }
     }
     out.push_str("\nHeld-out half:\n\n| check | bad rejected (recall) | good kept | precision |\n|---|---|---|---|\n");
     let line = |name: &str, o: Outcome| {
@@ -541,6 +578,56 @@ mod tests {
         assert!(t > 0.59 && t <= 0.9, "{t}");
         let o = Outcome::of(&refs, &chosen, None);
         assert_eq!((o.bad_rejected, o.good_kept), (10, 40));
+    }
+
+    fn lm_item(id: &str, relation: &str, lm: f32, good: bool) -> Item {
+        Item {
+            case_id: id.into(),
+            relation: relation.into(),
+            scores: [None, None, None, None, None, Some(lm), None],
+            source: String::new(),
+            follow_up: String::new(),
+            natural: good,
+            valid: true,
+        }
+    }
+
+    #[test]
+    fn the_lm_threshold_is_per_kind_and_spares_a_relation_it_costs_mostly_good_items() {
+        // CREST (a substitution): bad items cost many nats, good ones few.
+        let mut items: Vec<Item> = (0..40)
+            .map(|i| lm_item(&format!("g{i}"), "CREST", -(i as f32) * 0.1, true))
+            .collect();
+        items.extend((0..10).map(|i| lm_item(&format!("b{i}"), "CREST", -20.0 - i as f32, false)));
+        // MR2-3 and MR1-4 share a kind (rewritten); MR1-4's low scores are mostly good items.
+        items.extend((0..40).map(|i| lm_item(&format!("r{i}"), "MR2-3", -(i as f32) * 0.1, true)));
+        items.extend((0..10).map(|i| lm_item(&format!("s{i}"), "MR2-3", -40.0 - i as f32, false)));
+        items.extend((0..3).map(|i| lm_item(&format!("t{i}"), "MR1-4", -45.0 - i as f32, true)));
+        items.extend((0..2).map(|i| lm_item(&format!("u{i}"), "MR1-4", -45.0 - i as f32, false)));
+        items.extend((0..30).map(|i| lm_item(&format!("v{i}"), "MR1-4", -(i as f32) * 0.1, true)));
+        let refs: Vec<&Item> = items.iter().collect();
+        let chosen = choose(&refs);
+        // Just above the worst bad item's neighbour: every bad CREST item, no good one.
+        let crest = chosen["lm/substitution"];
+        assert!(crest > -20.0 && crest <= -19.9, "{chosen:?}");
+        assert!(chosen.contains_key("lm/rewritten"), "{chosen:?}");
+        assert_eq!(
+            chosen.get("lm/MR1-4"),
+            Some(&f32::NEG_INFINITY),
+            "{chosen:?}"
+        );
+        let mr14: Vec<&Item> = refs
+            .iter()
+            .copied()
+            .filter(|i| i.relation == "MR1-4")
+            .collect();
+        assert_eq!(Outcome::of(&mr14, &chosen, None).bad_rejected, 0);
+        let crest_items: Vec<&Item> = refs
+            .iter()
+            .copied()
+            .filter(|i| i.relation == "CREST")
+            .collect();
+        assert_eq!(Outcome::of(&crest_items, &chosen, None).bad_rejected, 10);
     }
 
     #[test]

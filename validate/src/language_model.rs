@@ -128,7 +128,16 @@ impl LmScorer {
                 start.iter().chain(tail).copied().collect()
             })
             .collect();
+        let started = std::time::Instant::now();
         let log_probs = self.lm.score(&sequences)?;
+        tracing::debug!(
+            texts = texts.len(),
+            distinct = sequences.len(),
+            tokens = sequences.iter().map(Vec::len).sum::<usize>(),
+            longest = sequences.iter().map(Vec::len).max().unwrap_or(0),
+            ms = started.elapsed().as_millis() as u64,
+            "lm scored"
+        );
         let scores: Vec<TextScore> = log_probs
             .iter()
             .map(|lp| TextScore {
