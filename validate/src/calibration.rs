@@ -258,9 +258,20 @@ pub struct Outcome {
 impl Outcome {
     /// Counts `items` under `chosen` (all checks, or `only` one).
     pub fn of(items: &[&Item], chosen: &Chosen, only: Option<usize>) -> Outcome {
+        Self::counted(items, |item| rejects(item, chosen, only))
+    }
+
+    /// Counts `items` under `chosen` with only the checks `checks` (indices in [`CHECKS`]).
+    pub fn of_checks(items: &[&Item], chosen: &Chosen, checks: &[usize]) -> Outcome {
+        Self::counted(items, |item| {
+            checks.iter().any(|&c| rejects(item, chosen, Some(c)))
+        })
+    }
+
+    fn counted(items: &[&Item], rejected: impl Fn(&Item) -> bool) -> Outcome {
         let mut o = Outcome::default();
         for item in items {
-            let rejected = rejects(item, chosen, only);
+            let rejected = rejected(item);
             if item.good() {
                 o.good += 1;
                 o.good_kept += usize::from(!rejected);
@@ -272,20 +283,9 @@ impl Outcome {
         o
     }
 
-    /// Counts `items` under `chosen` with only the checks `checks` (indices in [`CHECKS`]).
-    pub fn of_checks(items: &[&Item], chosen: &Chosen, checks: &[usize]) -> Outcome {
-        let mut o = Outcome::default();
-        for item in items {
-            let rejected = checks.iter().any(|&c| rejects(item, chosen, Some(c)));
-            if item.good() {
-                o.good += 1;
-                o.good_kept += usize::from(!rejected);
-            } else {
-                o.bad += 1;
-                o.bad_rejected += usize::from(rejected);
-            }
-        }
-        o
+    /// Items rejected, good or bad.
+    pub fn rejected(&self) -> usize {
+        self.bad_rejected + (self.good - self.good_kept)
     }
 
     /// Share of bad items rejected (recall).
@@ -300,10 +300,7 @@ impl Outcome {
 
     /// Share of rejected items that are bad (precision).
     pub fn precision(&self) -> f64 {
-        ratio(
-            self.bad_rejected,
-            self.bad_rejected + self.good - self.good_kept,
-        )
+        ratio(self.bad_rejected, self.rejected())
     }
 }
 
@@ -355,7 +352,7 @@ pub fn choose(items: &[&Item]) -> Chosen {
         for t in values.iter().map(|v| v + 1e-4) {
             let trial = Chosen::from([(group.clone(), t)]);
             let o = Outcome::of(&mine, &trial, Some(check));
-            let rejected = o.bad_rejected + (o.good - o.good_kept);
+            let rejected = o.rejected();
             let key = (o.bad_rejected, o.good_kept);
             if o.keep() >= KEEP_GOAL
                 && 2 * o.bad_rejected >= rejected
@@ -385,7 +382,7 @@ pub fn choose(items: &[&Item]) -> Chosen {
                 .filter(|i| i.relation == *relation)
                 .collect();
             let o = Outcome::of(&mine, &chosen, Some(c));
-            let rejected = o.bad_rejected + (o.good - o.good_kept);
+            let rejected = o.rejected();
             if rejected >= RELATION_SUPPORT && 2 * o.bad_rejected < rejected {
                 chosen.insert(format!("{check}/{relation}"), f32::NEG_INFINITY);
             }

@@ -484,7 +484,7 @@ impl CausalLm {
     }
 
     /// Log-probabilities `(vocab)` of the next token after each prompt, prompts left-padded
-    /// and run together; `None` for an empty prompt.
+    /// and run together; empty for an empty prompt.
     ///
     /// # Errors
     /// As [`CausalLm::score`].
@@ -495,11 +495,7 @@ impl CausalLm {
             .filter(|&i| !prompts[i].is_empty())
             .collect();
         for chunk in self.row_chunks(&live, prompts) {
-            let rows: Vec<&[u32]> = chunk.iter().map(|&i| prompts[i].as_slice()).collect();
-            let (ids, positions) = self.left_padded(&rows);
-            let mut cache = Cache::new(self.decoder.config.layers, rows.len());
-            let hidden = self.decoder.forward(&ids, &positions, &mut cache)?;
-            let last = self.last_states(&hidden)?;
+            let (_, last) = self.prefill(&chunk, prompts)?;
             let lp = self.decoder.log_softmax(&last)?;
             let lp: Vec<Vec<f32>> = lp.to_vec2().map_err(|e| self.err(e.to_string()))?;
             for (&i, v) in chunk.iter().zip(lp) {
@@ -531,12 +527,8 @@ impl CausalLm {
             .filter(|&i| !prompts[i].is_empty())
             .collect();
         for chunk in self.row_chunks(&live, prompts) {
-            let rows: Vec<&[u32]> = chunk.iter().map(|&i| prompts[i].as_slice()).collect();
-            let (ids, positions) = self.left_padded(&rows);
-            let mut next_pos: Vec<i64> = rows.iter().map(|r| r.len() as i64).collect();
-            let mut cache = Cache::new(self.decoder.config.layers, rows.len());
-            let hidden = self.decoder.forward(&ids, &positions, &mut cache)?;
-            let mut last = self.last_states(&hidden)?;
+            let mut next_pos: Vec<i64> = chunk.iter().map(|&i| prompts[i].len() as i64).collect();
+            let (mut cache, mut last) = self.prefill(&chunk, prompts)?;
             // Rows still generating, as indices into `chunk`.
             let mut active: Vec<usize> = (0..chunk.len()).collect();
             for _ in 0..options.max_new_tokens {
@@ -586,6 +578,16 @@ impl CausalLm {
                 _ => argmax(&row),
             })
             .collect())
+    }
+
+    /// Runs the prompts `chunk` indexes, left-padded together: their cache and the final
+    /// hidden state of each `(rows, hidden)`.
+    fn prefill(&self, chunk: &[usize], prompts: &[Vec<u32>]) -> Result<(Cache, Tensor)> {
+        let rows: Vec<&[u32]> = chunk.iter().map(|&i| prompts[i].as_slice()).collect();
+        let (ids, positions) = self.left_padded(&rows);
+        let mut cache = Cache::new(self.decoder.config.layers, rows.len());
+        let hidden = self.decoder.forward(&ids, &positions, &mut cache)?;
+        Ok((cache, self.last_states(&hidden)?))
     }
 
     fn last_states(&self, hidden: &Tensor) -> Result<Tensor> {
