@@ -3,7 +3,7 @@
 
 Usage: scripts/validity_on_reviews.py PREVIEW_TSV... [--reviews DIR] [--out FILE]
 
-Each PREVIEW_TSV is what `metamorph-perturb preview --validate --sample N --tsv FILE` wrote at
+Each PREVIEW_TSV is what `metamorph preview --validate --sample N --tsv FILE` wrote at
 the commit being measured, over every case of a shared sample (N larger than any relation's
 case count). The judged rows are the review rounds' files (`docs/validity/second-review/*.tsv`
 and `docs/validity/*.tsv`): a judged row counts when the commit still emits it, that is when

@@ -12,9 +12,7 @@ use std::path::Path;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use metamorph_data::{DatasetFormat, DatasetReader, Example, ReadOptions};
-use metamorph_perturb::break_perturb_build::{
-    identify, perturb, BpbConfig, Dataset, PerturbInput, Qdmr, Variant,
-};
+use metamorph_perturb::bpb::{identify, perturb, BpbConfig, Dataset, PerturbInput, Qdmr, Variant};
 
 fn read_first(candidates: &[&str]) -> (Vec<Example>, String) {
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");

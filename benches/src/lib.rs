@@ -4,6 +4,7 @@
 pub mod bart;
 pub mod cli;
 pub mod encoder;
+pub mod gpu_kit;
 pub mod parse_corpus;
 
 use metamorph_data::{Example, Task};

@@ -17,20 +17,20 @@ fn workspace() -> PathBuf {
 #[test]
 fn the_kit_runs_on_the_cpu_and_its_parity_checks_pass() {
     let dir = tempfile::tempdir().unwrap();
-    let cases = xtask::gpu_kit::perturb_cases(
+    let cases = metamorph_benches::gpu_kit::perturb_cases(
         &workspace().join("data/samples/boolq.jsonl"),
         2,
         &dir.path().join("cases"),
     )
     .unwrap();
-    let sources = xtask::gpu_kit::KitSources {
+    let sources = metamorph_benches::gpu_kit::KitSources {
         workspace: workspace(),
         cases,
         tokenizer: metamorph_data::assets::ensure("all-MiniLM-L6-v2").expect("fetch MiniLM"),
     };
     let kit = dir.path().join("kit");
     let binary = Path::new(env!("CARGO_BIN_EXE_gpu-kit"));
-    let bytes = xtask::gpu_kit::assemble(binary, &sources, &kit, false).unwrap();
+    let bytes = metamorph_benches::gpu_kit::assemble(binary, &sources, &kit, false).unwrap();
     assert!(bytes > 1 << 20, "kit of {bytes} bytes");
     for file in [
         "run.py",

@@ -23,6 +23,7 @@
 //! [`Precondition`]: metamorph_data::Precondition
 #![deny(missing_docs)]
 
+pub mod commands;
 mod consistency;
 mod coref_links;
 mod diff;

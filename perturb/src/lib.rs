@@ -3,10 +3,10 @@
 //! says so, a [`Precondition`] on the source output) that the judge checks.
 //!
 //! One module per MR family, one file per relation, named after the paper's relation so that
-//! `MR1-3` is found in `mrc_boolq/mr1_3_order_change.rs`:
-//! * [`mrc_boolq`]: MT4MRC (seed-000) on BoolQ yes/no reading comprehension.
-//! * [`relation_extraction`]: SIT4RE (seed-001) on TACRED-style and FewRel relation extraction.
-//! * [`break_perturb_build`]: Break-Perturb-Build (seed-002): QDMR operators, the six
+//! `MR1-3` is found in `mt4mrc/mr1_3_order_change.rs`:
+//! * [`mt4mrc`]: MT4MRC (seed-000) on BoolQ yes/no reading comprehension.
+//! * [`sit4re`]: SIT4RE (seed-001) on TACRED-style and FewRel relation extraction.
+//! * [`bpb`]: Break-Perturb-Build (seed-002): QDMR operators, the six
 //!   perturbations, answer rules and constraints, and contrast-set relations whose follow-up
 //!   questions the `generate` stage writes.
 //! * [`coreference`]: CREST (seed-004) coreference-preserving one-word mutations.
@@ -24,15 +24,14 @@
 //! [`Case`]: metamorph_data::Case
 #![deny(missing_docs)]
 
-pub mod break_perturb_build;
-pub mod coreference;
+pub mod bpb;
+pub mod crest;
 pub mod edit;
 pub mod lexicon;
-pub mod mrc_boolq;
+pub mod mt4mrc;
 pub mod nlplego;
-pub mod preview;
-pub mod relation_extraction;
 mod resources;
+pub mod sit4re;
 mod source;
 mod stage;
 pub mod syntax;
@@ -43,7 +42,7 @@ pub use resources::Resources;
 pub use source::{parse_alone, parse_examples, Source};
 pub use stage::{PerturbConfig, PerturbStage, RelationCounts};
 
-use break_perturb_build::{ContrastSetRelation, PerturbationKind};
+use bpb::{ContrastSetRelation, PerturbationKind};
 use metamorph_data::{fnv1a, Case, Result, Task};
 
 /// A metamorphic relation: a transformation of a source input and the relation its output must
@@ -77,99 +76,117 @@ type Constructor = fn(&Resources) -> Result<Box<dyn MetamorphicRelation>>;
 
 /// Every relation this build provides: family, name, constructor.
 const REGISTRY: &[(&str, &str, Constructor)] = &[
-    (mrc_boolq::FAMILY, "MR1-1", |r| {
-        Ok(Box::new(mrc_boolq::AntonymousAdjective::new(r)?))
+    (
+        mt4mrc::FAMILY,
+        mt4mrc::mr1_1_antonymous_adjective::NAME,
+        |r| Ok(Box::new(mt4mrc::AntonymousAdjective::new(r)?)),
+    ),
+    (mt4mrc::FAMILY, mt4mrc::mr1_2_tense_change::NAME, |r| {
+        Ok(Box::new(mt4mrc::TenseChange::new(r)?))
     }),
-    (mrc_boolq::FAMILY, "MR1-2", |r| {
-        Ok(Box::new(mrc_boolq::TenseChange::new(r)?))
-    }),
-    (mrc_boolq::FAMILY, "MR1-3", |_| {
-        Ok(Box::new(mrc_boolq::OrderChange))
-    }),
-    (mrc_boolq::FAMILY, "MR1-4", |r| {
-        Ok(Box::new(mrc_boolq::NegationTagQuestion::new(r)?))
-    }),
-    (mrc_boolq::FAMILY, "MR2-1", |r| {
-        Ok(Box::new(mrc_boolq::SynonymousAdjective::new(r)?))
-    }),
-    (mrc_boolq::FAMILY, "MR2-2", |_| {
-        Ok(Box::new(mrc_boolq::AdverbialClauseMovement))
-    }),
-    (mrc_boolq::FAMILY, "MR2-3", |r| {
-        Ok(Box::new(mrc_boolq::VoiceChange::new(r)?))
-    }),
-    (relation_extraction::FAMILY, "MR-R1", |r| {
-        Ok(Box::new(relation_extraction::SameTypeReplacement::new(r)?))
-    }),
-    (relation_extraction::FAMILY, "MR-R2", |_| {
-        Ok(Box::new(relation_extraction::CoarserGranularity))
-    }),
-    (relation_extraction::FAMILY, "MR-R3", |r| {
-        Ok(Box::new(relation_extraction::CorelatedEntity::new(r)?))
-    }),
-    (relation_extraction::FAMILY, "MR-R4", |_| {
-        Ok(Box::new(relation_extraction::CoreferentialMention))
-    }),
-    (relation_extraction::FAMILY, "MR-S1", |_| {
-        Ok(Box::new(relation_extraction::SymmetricSwap))
-    }),
-    (relation_extraction::FAMILY, "MR-S2", |_| {
-        Ok(Box::new(relation_extraction::AntisymmetricSwap))
-    }),
-    (relation_extraction::FAMILY, "MR-C1", |_| {
-        Ok(Box::new(relation_extraction::SharedHeadCombination))
-    }),
-    (relation_extraction::FAMILY, "MR-C2", |_| {
-        Ok(Box::new(relation_extraction::SharedTailCombination))
-    }),
-    (coreference::FAMILY, coreference::mutation::NAME, |r| {
-        Ok(Box::new(coreference::CorefPreservingMutation::new(r)?))
-    }),
-    (nlplego::FAMILY, nlplego::mrc::NAME, |r| {
-        Ok(Box::new(nlplego::ParagraphReconstruction::new(r)?))
-    }),
-    (nlplego::FAMILY, nlplego::sentiment::NAME, |r| {
-        Ok(Box::new(nlplego::DirectionalAdjunct::new(r)?))
-    }),
-    (nlplego::FAMILY, nlplego::paraphrase::NAME, |r| {
-        Ok(Box::new(nlplego::DerivationPairs::new(r)?))
+    (mt4mrc::FAMILY, mt4mrc::mr1_3_order_change::NAME, |_| {
+        Ok(Box::new(mt4mrc::OrderChange))
     }),
     (
-        break_perturb_build::FAMILY,
-        break_perturb_build::relation::ORIG,
-        |r| Ok(Box::new(ContrastSetRelation::new(r, None)?)),
+        mt4mrc::FAMILY,
+        mt4mrc::mr1_4_negation_tag_question::NAME,
+        |r| Ok(Box::new(mt4mrc::NegationTagQuestion::new(r)?)),
     ),
-    (break_perturb_build::FAMILY, "AppendBool", |r| {
+    (
+        mt4mrc::FAMILY,
+        mt4mrc::mr2_1_synonymous_adjective::NAME,
+        |r| Ok(Box::new(mt4mrc::SynonymousAdjective::new(r)?)),
+    ),
+    (
+        mt4mrc::FAMILY,
+        mt4mrc::mr2_2_adverbial_clause_movement::NAME,
+        |_| Ok(Box::new(mt4mrc::AdverbialClauseMovement)),
+    ),
+    (mt4mrc::FAMILY, mt4mrc::mr2_3_voice_change::NAME, |r| {
+        Ok(Box::new(mt4mrc::VoiceChange::new(r)?))
+    }),
+    (
+        sit4re::FAMILY,
+        sit4re::r1_same_type_replacement::NAME,
+        |r| Ok(Box::new(sit4re::SameTypeReplacement::new(r)?)),
+    ),
+    (sit4re::FAMILY, sit4re::r2_coarser_granularity::NAME, |_| {
+        Ok(Box::new(sit4re::CoarserGranularity))
+    }),
+    (sit4re::FAMILY, sit4re::r3_corelated_entity::NAME, |r| {
+        Ok(Box::new(sit4re::CorelatedEntity::new(r)?))
+    }),
+    (
+        sit4re::FAMILY,
+        sit4re::r4_coreferential_mention::NAME,
+        |_| Ok(Box::new(sit4re::CoreferentialMention)),
+    ),
+    (sit4re::FAMILY, sit4re::s1_symmetric_swap::NAME, |_| {
+        Ok(Box::new(sit4re::SymmetricSwap))
+    }),
+    (sit4re::FAMILY, sit4re::s2_antisymmetric_swap::NAME, |_| {
+        Ok(Box::new(sit4re::AntisymmetricSwap))
+    }),
+    (
+        sit4re::FAMILY,
+        sit4re::c1_shared_head_combination::NAME,
+        |_| Ok(Box::new(sit4re::SharedHeadCombination)),
+    ),
+    (
+        sit4re::FAMILY,
+        sit4re::c2_shared_tail_combination::NAME,
+        |_| Ok(Box::new(sit4re::SharedTailCombination)),
+    ),
+    (crest::FAMILY, crest::relation::NAME, |r| {
+        Ok(Box::new(crest::CorefPreservingMutation::new(r)?))
+    }),
+    (
+        nlplego::FAMILY,
+        nlplego::mrc_paragraph_reconstruction::NAME,
+        |r| Ok(Box::new(nlplego::ParagraphReconstruction::new(r)?)),
+    ),
+    (
+        nlplego::FAMILY,
+        nlplego::sa_directional_adjunct::NAME,
+        |r| Ok(Box::new(nlplego::DirectionalAdjunct::new(r)?)),
+    ),
+    (nlplego::FAMILY, nlplego::ssm_derivation_pairs::NAME, |r| {
+        Ok(Box::new(nlplego::DerivationPairs::new(r)?))
+    }),
+    (bpb::FAMILY, bpb::relation::ORIG, |r| {
+        Ok(Box::new(ContrastSetRelation::new(r, None)?))
+    }),
+    (bpb::FAMILY, PerturbationKind::AppendBool.name(), |r| {
         Ok(Box::new(ContrastSetRelation::new(
             r,
             Some(PerturbationKind::AppendBool),
         )?))
     }),
-    (break_perturb_build::FAMILY, "ChangeLast", |r| {
+    (bpb::FAMILY, PerturbationKind::ChangeLast.name(), |r| {
         Ok(Box::new(ContrastSetRelation::new(
             r,
             Some(PerturbationKind::ChangeLast),
         )?))
     }),
-    (break_perturb_build::FAMILY, "ReplaceArith", |r| {
+    (bpb::FAMILY, PerturbationKind::ReplaceArith.name(), |r| {
         Ok(Box::new(ContrastSetRelation::new(
             r,
             Some(PerturbationKind::ReplaceArith),
         )?))
     }),
-    (break_perturb_build::FAMILY, "ReplaceBool", |r| {
+    (bpb::FAMILY, PerturbationKind::ReplaceBool.name(), |r| {
         Ok(Box::new(ContrastSetRelation::new(
             r,
             Some(PerturbationKind::ReplaceBool),
         )?))
     }),
-    (break_perturb_build::FAMILY, "ReplaceComp", |r| {
+    (bpb::FAMILY, PerturbationKind::ReplaceComp.name(), |r| {
         Ok(Box::new(ContrastSetRelation::new(
             r,
             Some(PerturbationKind::ReplaceComp),
         )?))
     }),
-    (break_perturb_build::FAMILY, "PruneStep", |r| {
+    (bpb::FAMILY, PerturbationKind::PruneStep.name(), |r| {
         Ok(Box::new(ContrastSetRelation::new(
             r,
             Some(PerturbationKind::PruneStep),

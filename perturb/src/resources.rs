@@ -12,9 +12,9 @@ use metamorph_models::masked_lm::CandleMaskedLm;
 use metamorph_models::Checkpoint;
 use metamorph_models::{EncoderOptions, SentenceEncoder};
 
-use crate::break_perturb_build::evaluator::ContextQa;
-use crate::break_perturb_build::BpbRelationConfig;
-use crate::coreference::CrestConfig;
+use crate::bpb::evaluator::ContextQa;
+use crate::bpb::BpbRelationConfig;
+use crate::crest::CrestConfig;
 use crate::lexicon::entity_pool::EntityPool;
 use crate::lexicon::first_names::FirstNames;
 use crate::lexicon::geography::Gazetteer;

@@ -18,8 +18,8 @@ use metamorph_data::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::break_perturb_build::BpbRelationConfig;
-use crate::coreference::CrestConfig;
+use crate::bpb::BpbRelationConfig;
+use crate::crest::CrestConfig;
 use crate::nlplego::NlpLegoConfig;
 use crate::{relations_by_name, MetamorphicRelation, Resources, Source};
 
@@ -33,7 +33,7 @@ pub struct PerturbConfig {
     /// Base seed of every relation's randomness (default 0); a case's own seed is derived from
     /// it, the source id and the relation.
     pub seed: u64,
-    /// JSON entity pool for the replacement relations (`metamorph-perturb pool` writes one).
+    /// JSON entity pool for the replacement relations (`metamorph pool` writes one).
     pub entity_pool: Option<PathBuf>,
     /// CREST's settings (`[perturb.crest]`).
     pub crest: CrestConfig,

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use metamorph_data::{shared_data, DatasetFormat, DatasetReader, Example, ReadOptions};
-use metamorph_perturb::break_perturb_build::{
+use metamorph_perturb::bpb::{
     identify_with, perturb, BpbConfig, Dataset, Operator, Part, PerturbInput, Perturbation,
     PerturbationKind, Qdmr, Rules, Step, Variant,
 };

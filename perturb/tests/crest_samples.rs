@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use metamorph_data::{shared_data, Case, DatasetFormat, DatasetReader, Example, ReadOptions};
-use metamorph_perturb::coreference::protected::ProtectedWords;
+use metamorph_perturb::crest::protected::ProtectedWords;
 use metamorph_perturb::{parse_examples, relations_by_name, PerturbConfig, Resources, Source};
 
 fn read(path: &Path, format: DatasetFormat, limit: usize) -> Vec<Example> {

@@ -1,7 +1,7 @@
 //! Calibration of the thresholds on follow-ups a reader labelled: choose them on one half of the
 //! labelled set, report how well they separate good from bad follow-ups on the other half.
 //!
-//! A labelled item is a row of `metamorph-perturb preview --validate --tsv` (the scores of each
+//! A labelled item is a row of `metamorph preview --validate --tsv` (the scores of each
 //! check) with a reader's `natural` and `valid` (`yes`/`no`), or any judged row of
 //! `docs/validity/` (`case_id`, `source`, `follow_up`, `natural`, `valid`; the relation from a
 //! `relation` column or the case id): score columns a file lacks are missing for its rows,

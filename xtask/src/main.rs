@@ -5,8 +5,10 @@ use std::process::{Command, ExitCode};
 
 use anyhow::{bail, Context};
 use clap::{Parser, Subcommand};
-use metamorph_data::assets::{self, FetchOutcome};
-use xtask::{report_check, run_pipeline, PipelineOptions};
+use metamorph::{run_pipeline, PipelineOptions};
+use metamorph_benches::gpu_kit;
+use metamorph_data::assets;
+use xtask::report_check;
 
 #[derive(Parser)]
 #[command(about = "metamorph project automation")]
@@ -17,7 +19,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Task {
-    /// Run the whole pipeline (default: the bundled samples with metamorph.toml).
+    /// Run the whole pipeline (default: the bundled samples with metamorph.toml); the same as
+    /// `metamorph run`.
     Pipeline {
         /// Configuration file.
         #[arg(long)]
@@ -123,7 +126,9 @@ fn main() -> ExitCode {
             force,
             ..
         } => pipeline(config, output, force),
-        Task::Assets { names, list } => fetch_assets(&names, list),
+        Task::Assets { names, list } => {
+            metamorph::assets::fetch_assets(&names, list).map_err(anyhow::Error::from)
+        }
         Task::Stage { name, args } => stage(&name, &args),
         Task::Fixtures { names, list } => fixtures(&names, list),
         Task::ReportCheck { report, screenshot } => report_check(report, &screenshot),
@@ -156,62 +161,7 @@ fn pipeline(config: Option<PathBuf>, output: Option<PathBuf>, force: bool) -> an
         progress: true,
     };
     let report = run_pipeline(&config, &options)?;
-    println!(
-        "\nmetamorph: {} unit(s) run, {} already complete (config {})",
-        report.units_run,
-        report.units_skipped,
-        config.display()
-    );
-    if !report.datasets_unanswered.is_empty() {
-        println!(
-            "skipped:   {} (no configured model answers their task)",
-            report.datasets_unanswered.join(", ")
-        );
-    }
-    println!(
-        "outputs:   {}/<dataset>/{{example,parsed,case,rejected,prediction,verdict}}/*.parquet",
-        report.output.display()
-    );
-    println!("summary:   {}", report.summary_path.display());
-    println!("report:    {}\n", report.report_path.display());
-    if !report.perturb_counts.is_empty() {
-        let counts = &report.perturb_counts;
-        let width = |header: &str, cell: fn(&metamorph_perturb::RelationCounts) -> &str| {
-            counts
-                .iter()
-                .map(|c| cell(c).chars().count())
-                .fold(header.len(), usize::max)
-        };
-        let family = width("family", |c| &c.family);
-        let mr = width("mr", |c| &c.mr);
-        // Rejected by the validity step (over the run's units, resumed ones included).
-        let rejected = |mr: &str| {
-            report
-                .summary
-                .validity
-                .iter()
-                .find(|v| v.mr == mr)
-                .map_or(0, |v| v.rejected)
-        };
-        println!(
-            "{:<family$} {:<mr$} {:>8} {:>9} {:>7} {:>9} {:>9}",
-            "family", "mr", "sources", "eligible", "cases", "rejected", "unparsed"
-        );
-        for c in &report.perturb_counts {
-            println!(
-                "{:<family$} {:<mr$} {:>8} {:>9} {:>7} {:>9} {:>9}",
-                c.family,
-                c.mr,
-                c.sources,
-                c.eligible,
-                c.cases,
-                rejected(&c.mr),
-                c.unparsed
-            );
-        }
-        println!();
-    }
-    print!("{}", report.summary.table());
+    print!("{}", metamorph::render_run(&report, &config));
     Ok(())
 }
 
@@ -286,7 +236,7 @@ const CUDA_BINARIES: [(&str, &str); 3] = [
 
 /// Fetches the toolchain and builds the cuda binaries; returns the gpu-kit binary.
 fn cuda() -> anyhow::Result<PathBuf> {
-    let toolkit = xtask::gpu_kit::CudaToolkit::ensure(&assets::home(), &cudarc_bindings()?)?;
+    let toolkit = gpu_kit::CudaToolkit::ensure(&assets::home(), &cudarc_bindings()?)?;
     let target = root().join("target").join("cuda");
     let mut command = cargo();
     command
@@ -324,13 +274,13 @@ fn gpu_kit(out: &Path, cpu: bool) -> anyhow::Result<()> {
         boolq.display()
     );
     let work = root().join("target").join("gpu-kit-cases");
-    let sources = xtask::gpu_kit::KitSources {
+    let sources = gpu_kit::KitSources {
         workspace: root(),
-        cases: xtask::gpu_kit::perturb_cases(&boolq, copies, &work)?,
+        cases: gpu_kit::perturb_cases(&boolq, copies, &work)?,
         tokenizer: assets::ensure("all-MiniLM-L6-v2")?,
     };
     let out = root().join(out);
-    let bytes = xtask::gpu_kit::assemble(&binary, &sources, &out, !cpu)?;
+    let bytes = gpu_kit::assemble(&binary, &sources, &out, !cpu)?;
     eprintln!(
         "gpu-kit: {} ({:.1} MiB); run it with `python3 {}/run.py --device {}`",
         out.display(),
@@ -338,86 +288,6 @@ fn gpu_kit(out: &Path, cpu: bool) -> anyhow::Result<()> {
         out.display(),
         if cpu { "cpu" } else { "cuda" }
     );
-    Ok(())
-}
-
-fn fetch_assets(names: &[String], list: bool) -> anyhow::Result<()> {
-    let home = assets::home();
-    if list {
-        for spec in assets::catalogue() {
-            let state = assets::installed(&home, spec)
-                .map(|p| format!("installed at {}", p.display()))
-                .unwrap_or_else(|| "not fetched".into());
-            println!(
-                "{:<18} {} {} ({}): {state}",
-                spec.name, spec.package, spec.version, spec.description
-            );
-        }
-        for spec in assets::gguf_catalogue() {
-            let state = assets::gguf_installed(&home, spec)
-                .map(|p| format!("installed at {}", p.display()))
-                .unwrap_or_else(|| "not fetched".into());
-            println!(
-                "{:<18} language model from {} ({}): {state}",
-                spec.name,
-                spec.parts.join(" + "),
-                spec.description
-            );
-        }
-        return Ok(());
-    }
-    let is_gguf = |n: &str| assets::gguf_catalogue().iter().any(|g| g.name == n);
-    // Chunks of a model are fetched through the model (and not unpacked again once it is
-    // assembled).
-    let chunk = |n: &str| {
-        assets::gguf_catalogue()
-            .iter()
-            .any(|g| g.parts.len() > 1 && g.parts.iter().any(|p| p == n))
-    };
-    let specs: Vec<_> = if names.is_empty() {
-        assets::catalogue()
-            .iter()
-            .filter(|a| !chunk(&a.name))
-            .collect()
-    } else {
-        names
-            .iter()
-            .filter(|n| !is_gguf(n))
-            .map(|n| assets::spec(n))
-            .collect::<Result<_, _>>()?
-    };
-    let ggufs: Vec<_> = if names.is_empty() {
-        assets::gguf_catalogue().iter().collect()
-    } else {
-        names
-            .iter()
-            .filter(|n| is_gguf(n))
-            .map(|n| assets::gguf_spec(n))
-            .collect::<Result<_, _>>()?
-    };
-    let mut failures = Vec::new();
-    for spec in ggufs {
-        match assets::fetch_gguf(&home, spec) {
-            Ok(p) => println!("{:<18} ready    {}", spec.name, p.display()),
-            Err(e) => {
-                eprintln!("{:<18} MISSING  {e}", spec.name);
-                failures.push(spec.name.clone());
-            }
-        }
-    }
-    for spec in specs {
-        match assets::fetch(&home, spec) {
-            Ok(FetchOutcome::Present(p)) => println!("{:<18} present  {}", spec.name, p.display()),
-            Ok(FetchOutcome::Fetched(p)) => println!("{:<18} fetched  {}", spec.name, p.display()),
-            Err(e) => {
-                eprintln!("{:<18} MISSING  {e}", spec.name);
-                failures.push(spec.name.clone());
-            }
-        }
-    }
-    if !failures.is_empty() {
-        bail!("could not fetch: {}", failures.join(", "));
-    }
     Ok(())
 }
 

@@ -2,10 +2,7 @@
 //! (see `metamorph_data::test_layout`). Run one file's tests with
 //! `cargo test -p xtask --test integration <file>::`.
 
-mod book_examples;
-mod pipeline;
 mod report_check;
-mod slurm;
 
 /// Each `tests/*.rs` file must be a module above, or its tests would silently never run.
 #[test]

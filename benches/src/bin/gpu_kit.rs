@@ -636,13 +636,13 @@ fn cases(config: &Path, input: &str, output: &Path, batch_size: usize) -> Result
 }
 
 fn pipeline(config: &Path, output: Option<PathBuf>, force: bool) -> Result<()> {
-    let options = xtask::PipelineOptions {
+    let options = metamorph::PipelineOptions {
         output,
         force,
         progress: true,
     };
     let started = Instant::now();
-    let report = xtask::run_pipeline(config, &options)?;
+    let report = metamorph::run_pipeline(config, &options)?;
     println!(
         "{}",
         json!({"bench": "pipeline", "seconds": started.elapsed().as_secs_f64(),

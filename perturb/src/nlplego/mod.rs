@@ -12,24 +12,24 @@
 //!   original, or masked-LM predictions in the parent sentence's context);
 //! * [`assembly`]: the derivation tree (level `i` has adjuncts `1..=i` inserted; every node keeps
 //!   its parent and its edit) and the rendering of a node's sentence;
-//! * [`mrc`], [`sentiment`], [`paraphrase`]: the three relations and their oracles.
+//! * [`mrc_paragraph_reconstruction`], [`sa_directional_adjunct`], [`ssm_derivation_pairs`]: the three relations and their oracles.
 //!
 //! Decisions where the paper and the authors' code differ, or where neither applies here, are
 //! written in each file's docs and in the README's NLPLego section.
 
 pub mod assembly;
 pub mod disassembly;
-pub mod mrc;
+pub mod mrc_paragraph_reconstruction;
 pub mod mutation;
-pub mod paraphrase;
-pub mod sentiment;
+pub mod sa_directional_adjunct;
+pub mod ssm_derivation_pairs;
 
 pub use assembly::{DerivationTree, LevelsRead, Node, NodeEdit, TreeBuilder};
 pub use disassembly::{Adjunct, AdjunctKind, Disassembler, Disassembly};
-pub use mrc::ParagraphReconstruction;
+pub use mrc_paragraph_reconstruction::ParagraphReconstruction;
 pub use mutation::{AdjunctMutator, Substitution};
-pub use paraphrase::DerivationPairs;
-pub use sentiment::DirectionalAdjunct;
+pub use sa_directional_adjunct::DirectionalAdjunct;
+pub use ssm_derivation_pairs::DerivationPairs;
 
 use metamorph_data::AnswerMetric;
 use serde::Deserialize;

@@ -32,7 +32,7 @@ use std::sync::Arc;
 use metamorph_data::{Result, Token};
 use metamorph_models::masked_lm::{CandleMaskedLm, FillOptions};
 
-use crate::coreference::generation::{inflect, mutable_pos};
+use crate::crest::generation::{inflect, mutable_pos};
 use crate::edit::match_case;
 use crate::lexicon::frames::{fixed_by_frame, is_never_a_substitute};
 use crate::lexicon::in_context::{

@@ -1,0 +1,76 @@
+//! What `metamorph run` (and `cargo xtask pipeline`) prints when a run ends: what ran, where
+//! the outputs are, each relation's counts and the violation table.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use metamorph_perturb::RelationCounts;
+
+use crate::PipelineReport;
+
+/// The text printed at the end of a run of the config at `config`.
+pub fn render_run(report: &PipelineReport, config: &Path) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "\nmetamorph: {} unit(s) run, {} already complete (config {})",
+        report.units_run,
+        report.units_skipped,
+        config.display()
+    );
+    if !report.datasets_unanswered.is_empty() {
+        let _ = writeln!(
+            out,
+            "skipped:   {} (no configured model answers their task)",
+            report.datasets_unanswered.join(", ")
+        );
+    }
+    let _ = writeln!(
+        out,
+        "outputs:   {}/<dataset>/{{example,parsed,case,rejected,prediction,verdict}}/*.parquet",
+        report.output.display()
+    );
+    let _ = writeln!(out, "summary:   {}", report.summary_path.display());
+    let _ = writeln!(out, "report:    {}\n", report.report_path.display());
+    if !report.perturb_counts.is_empty() {
+        let counts = &report.perturb_counts;
+        let width = |header: &str, cell: fn(&RelationCounts) -> &str| {
+            counts
+                .iter()
+                .map(|c| cell(c).chars().count())
+                .fold(header.len(), usize::max)
+        };
+        let family = width("family", |c| &c.family);
+        let mr = width("mr", |c| &c.mr);
+        // Rejected by the validity step (over the run's units, resumed ones included).
+        let rejected = |mr: &str| {
+            report
+                .summary
+                .validity
+                .iter()
+                .find(|v| v.mr == mr)
+                .map_or(0, |v| v.rejected)
+        };
+        let _ = writeln!(
+            out,
+            "{:<family$} {:<mr$} {:>8} {:>9} {:>7} {:>9} {:>9}",
+            "family", "mr", "sources", "eligible", "cases", "rejected", "unparsed"
+        );
+        for c in &report.perturb_counts {
+            let _ = writeln!(
+                out,
+                "{:<family$} {:<mr$} {:>8} {:>9} {:>7} {:>9} {:>9}",
+                c.family,
+                c.mr,
+                c.sources,
+                c.eligible,
+                c.cases,
+                rejected(&c.mr),
+                c.unparsed
+            );
+        }
+        let _ = writeln!(out);
+    }
+    out.push_str(&report.summary.table());
+    out
+}

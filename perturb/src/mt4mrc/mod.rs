@@ -1,0 +1,58 @@
+//! MT4MRC (Chen, Jin, Xie, ESEC/FSE 2021; seed-000): metamorphic relations for yes/no machine
+//! reading comprehension on BoolQ. Inversion relations (MR1-x) expect the answer to flip and
+//! apply only when the model under test answered the source with Yes; consistency relations
+//! (MR2-x) expect the same answer.
+
+use metamorph_data::{Case, Example, Expectation, Precondition};
+
+use crate::case_id;
+use crate::edit::{apply, Replacement};
+
+pub mod mr1_1_antonymous_adjective;
+pub mod mr1_2_tense_change;
+pub mod mr1_3_order_change;
+pub mod mr1_4_negation_tag_question;
+pub mod mr2_1_synonymous_adjective;
+pub mod mr2_2_adverbial_clause_movement;
+pub mod mr2_3_voice_change;
+
+pub use mr1_1_antonymous_adjective::AntonymousAdjective;
+pub use mr1_2_tense_change::TenseChange;
+pub use mr1_3_order_change::OrderChange;
+pub use mr1_4_negation_tag_question::NegationTagQuestion;
+pub use mr2_1_synonymous_adjective::SynonymousAdjective;
+pub use mr2_2_adverbial_clause_movement::AdverbialClauseMovement;
+pub use mr2_3_voice_change::VoiceChange;
+
+/// The family name shared by every MT4MRC relation.
+pub const FAMILY: &str = "mt4mrc";
+
+/// The `k`-th case of relation `mr` for `source`: the follow-up is the source with text field
+/// `field` rewritten by `replacements` (character offsets), its gold label dropped (metamorphic
+/// testing needs none) and the edits recorded. Inversion relations pass `yes_only` for the
+/// paper's "the model answered the source with Yes" precondition. `None` when the replacements
+/// overlap or fall outside the field (no case rather than a broken one).
+pub(crate) fn edited_case(
+    source: &Example,
+    mr: &str,
+    k: usize,
+    field: &str,
+    replacements: Vec<Replacement>,
+    expectation: &Expectation,
+    yes_only: bool,
+) -> Option<Case> {
+    let (text, edits) = apply(field, source.field(field)?, replacements)?;
+    let mut followup = source.clone();
+    followup.id = case_id(&source.id, mr, k);
+    *followup.field_mut(field)? = Some(text);
+    followup.label = None;
+    let case = Case::new(FAMILY, mr, vec![source.clone()], followup, expectation).with_edits(edits);
+    Some(if yes_only {
+        case.with_precondition(&Precondition::SourceLabelIs {
+            source: 0,
+            label: "yes".into(),
+        })
+    } else {
+        case
+    })
+}

@@ -1,0 +1,804 @@
+//! MT4MRC MR1-1, "Inversion with Antonymous Adjective": in a question that starts with a form of
+//! *be*, replace an adjective after the subject by its WordNet antonym; the answer must flip
+//! ("is Scott and Sid based on a true story" → "… on a false story"). Precondition: the model
+//! answered the source with Yes.
+//!
+//! Eligibility, as the paper's patterns and the authors' script (`tool/MR1_1.py`) agree: the
+//! question starts with is/are/was/were, its second word is not "there", "any", "anyone" or
+//! "anything", and the adjective (tag JJ, JJR or JJS) lies after the subtree of the root's
+//! subject (the first of nsubj, nsubjpass, csubj, csubjpass).
+//!
+//! Where paper and script differ:
+//! * The paper replaces **the first adjective**; the script emits one follow-up per
+//!   (adjective, antonym) pair for every adjective after the subject. We follow **the paper**:
+//!   one follow-up per source, for the first adjective after the subject that has a usable
+//!   antonym. A second antonym of the same word or of a later adjective would repeat the same
+//!   test with a different surface and weight such sources more in the violation rate.
+//! * The script takes, for every lemma of every synset of the word, that lemma's first antonym,
+//!   so "common" gives "individual" before "uncommon", and a review found wrong-sense opposites
+//!   ("a real realtor" → "an unreal realtor"). We take only the antonyms of the sense the
+//!   question uses ([`crate::lexicon::in_context`]), keep the follow-up only when it stays close
+//!   to the question in a sentence encoder, and prefer an antonym that is the word with a
+//!   negative prefix
+//!   ("uncommon", "illegal", "dishonest"), which keeps the sense of the question's word; otherwise
+//!   the first candidate that SemCor attests at all ("true" → "false", "big" → "small"; not
+//!   "federal" → "unitary", an opposite of another sense than the question's).
+//! * The script substitutes WordNet's raw names (`well_known`); we substitute the display form
+//!   and skip multiword antonyms altogether (an adjective slot takes one word).
+//! * Comparatives and superlatives (JJR/JJS) are looked up by their lemma and the antonym is
+//!   inflected to the same degree ("bigger" → "smaller", "best" → "worst"); the script looks up
+//!   the inflected form and substitutes a bare antonym ("bigger" → "small").
+//! * Words that only look like free adjectives are skipped (the script has no such checks; the
+//!   authors repaired follow-ups by hand): parts of a named entity or a capitalised title ("the
+//!   Good Wife"); lower-cased titles the passage writes with a capital mid-sentence ("dirty
+//!   dancing"); halves of a hyphenated compound or of a WordNet term ("social security", "civil
+//!   war", "high school"); nominalised adjectives after "the" ("the walking dead");
+//!   determiner-like adjectives whose antonym does not fit the slot ("the same" → "the
+//!   different"); and tokens in a noun's role that the tagger calls JJ. Antonyms WordNet marks
+//!   predicative-only are not put before a noun ("a dead ball" → not "an alive ball").
+//! * The subject is found as the script does, with two repairs for the small parser's questions
+//!   (see [`subject_end`]); a subject tagged as an adjective marks a misparse and the question
+//!   is skipped.
+//! * Equatives and aspectual frames are skipped ([`in_equative_or_aspectual`]): the paper's
+//!   relation is "the antonym inverts the answer", which "as good as" → "as bad as" and "still
+//!   alive" → "still dead" do not (a review found both); so is a question holding "still",
+//!   "already", "yet" or "anymore" anywhere ("are they still making new episodes" → "old
+//!   episodes", the second review, seed 20261210).
+//! * A negative-prefixed antonym must be in common use (a whole word of the sentence encoder's
+//!   vocabulary): the second review found "an unreal realtor", "an unreal judge", "is health
+//!   care unfree" unnatural. This also drops "dishonest" and "unequal".
+//! * Idioms whose antonym reads as another claim are skipped ([`IDIOMS`]: "a true story" is
+//!   no "false story"). This drops the paper's own example, deliberately: a review judged
+//!   "based on a false story" unnatural in 8 of MR1-1's 12 unnatural follow-ups.
+//! * An indefinite article right before the replaced adjective is adjusted in the same edit set
+//!   ("an honest man" → "a dishonest man", "a legal act" → "an illegal act").
+
+use metamorph_data::{Case, Expectation, Result, Task};
+
+use super::{edited_case, FAMILY};
+use crate::edit::{indefinite_article, match_case, Replacement};
+#[cfg(doc)]
+use crate::lexicon::in_context::MIN_SENTENCE_SIMILARITY;
+use crate::lexicon::in_context::{
+    ContextualLexicon, WordInContext, MIN_ANTONYM_SIMILARITY, NO_WORD_CHECK,
+};
+use crate::lexicon::inflect::Inflections;
+use crate::lexicon::wordnet::{Pos, WordNet};
+use crate::syntax::Tree;
+use crate::{MetamorphicRelation, Resources, Source};
+
+/// The relation's name, as in the paper (the one place it is written; the registry reads it).
+pub const NAME: &str = "MR1-1";
+
+/// MT4MRC MR1-1 (see the module docs).
+#[derive(Debug)]
+pub struct AntonymousAdjective {
+    wordnet: std::sync::Arc<WordNet>,
+    lexicon: std::sync::Arc<ContextualLexicon>,
+    inflections: std::sync::Arc<Inflections>,
+    /// SemCor tag counts, to prefer attested antonyms.
+    senses: std::sync::Arc<super::mr2_1_synonymous_adjective::SenseCounts>,
+}
+
+impl AntonymousAdjective {
+    /// The relation over the shared WordNet and inflection tables.
+    ///
+    /// # Errors
+    /// When WordNet or the inflection tables cannot be loaded.
+    pub fn new(resources: &Resources) -> Result<Self> {
+        let wordnet = resources.wordnet()?;
+        let senses = super::mr2_1_synonymous_adjective::SenseCounts::shared(&wordnet)?;
+        Ok(AntonymousAdjective {
+            wordnet,
+            lexicon: resources.contextual_lexicon()?,
+            inflections: resources.inflections()?,
+            senses,
+        })
+    }
+
+    /// The antonym to substitute for adjective `i` of `tree` (in its own degree), if any: an
+    /// antonym of the sense the question uses ([`ContextualLexicon::candidates`]).
+    /// Each comes with whether it is the word with a negative prefix.
+    fn antonyms(
+        &self,
+        tree: &Tree<'_>,
+        i: usize,
+        attributive: bool,
+    ) -> Result<Vec<(String, bool)>> {
+        let token = tree.token(i);
+        let lower = token.text.to_lowercase();
+        let lemma = match token.tag.as_str() {
+            "JJ" => lower.clone(),
+            _ => self.lexicon.lemma(token, Pos::Adj),
+        };
+        let word = WordInContext::new(tree.tokens(), i, Pos::Adj).within(tree.sentence_of(i));
+        let sentence = self.lexicon.embed_cached(&word.sentence_text())?;
+        // The direct antonyms of the word in the two senses that fit the question best
+        // (WordNet splits adjectives finely: "legal" in "is it legal to drive" fits "allowed by
+        // official rules" best, but "illegal" hangs on the next sense). Not WordNet's indirect
+        // antonyms through a satellite's head ("possible" → "actual") unless it is the word
+        // with a negative prefix, and not antonyms of senses the question does not use.
+        let ranked = self.lexicon.ranked_senses(&word, &sentence)?;
+        let mut candidates: Vec<String> = Vec::new();
+        let mut add = |name: &str, prefixed_only: bool| {
+            let name = name.replace('_', " ");
+            if (!prefixed_only || is_negative_prefixed(&name, &lemma))
+                && !candidates.contains(&name)
+            {
+                candidates.push(name);
+            }
+        };
+        // The word with a negative prefix negates the sense it hangs on, which WordNet often
+        // puts a rank or two away from the best fit ("a common sight" fits "commonly
+        // encountered"; "uncommon" hangs on "widely known or commonly encountered").
+        for sense in ranked.iter().take(3) {
+            for antonym in sense.lemma_antonyms(&lemma) {
+                add(antonym.name(), true);
+            }
+        }
+        // The antonyms of every lemma of the two best senses ("big"/"large" → "little",
+        // "small"; the best-fitting one wins below: "the smallest city", not "the littlest
+        // city"), and a satellite's head's antonym only when it is the word with a negative
+        // prefix ("a common sight": satellite "commonly encountered" → "uncommon").
+        for sense in ranked.iter().take(2) {
+            let heads = if sense.is_satellite() {
+                sense.similar_tos()
+            } else {
+                Vec::new()
+            };
+            let sources =
+                std::iter::once((*sense, false)).chain(heads.into_iter().map(|h| (h, true)));
+            for (source, prefixed_only) in sources {
+                for other in source.lemma_names() {
+                    for antonym in source.lemma_antonyms(other) {
+                        add(antonym.name(), prefixed_only);
+                    }
+                }
+            }
+        }
+        let candidates: Vec<String> = candidates
+            .into_iter()
+            .filter(|w| {
+                is_single_word(w)
+                    && *w != lemma
+                    && !DETERMINER_LIKE.contains(&w.as_str())
+                    && !(attributive && predicative_only(&self.wordnet, w))
+                    // Other antonyms must be attested in SemCor: rare opposites are mostly of
+                    // another sense ("federal" → "unitary").
+                    && (is_negative_prefixed(w, &lemma)
+                        || self.senses.adjective_total(w) > 0)
+                    // A prefixed antonym must be a word in common use (a whole word of the
+                    // encoder's vocabulary): "unreal realtor", "unfree health care" are
+                    // opposites of another sense, in a register no one asks in.
+                    && (!is_negative_prefixed(w, &lemma) || self.lexicon.is_common(w))
+            })
+            .collect();
+        Ok(candidates
+            .into_iter()
+            .filter_map(|chosen| {
+                let prefixed = is_negative_prefixed(&chosen, &lemma);
+                self.degree_form(&chosen, &token.tag).map(|f| (f, prefixed))
+            })
+            .collect())
+    }
+
+    /// `antonym` in the degree `tag` asks for (`JJ`, `JJR`, `JJS`).
+    fn degree_form(&self, antonym: &str, tag: &str) -> Option<String> {
+        match tag {
+            "JJ" => Some(antonym.to_string()),
+            // Degree forms from the tables, or the periphrastic "more"/"most" for a listed
+            // adjective without them; an unknown antonym is not guessed at.
+            tag => self
+                .inflections
+                .inflect_or_rule(antonym, tag)
+                .filter(|i| {
+                    i.source == crate::lexicon::inflect::Source::Table || i.form.contains(' ')
+                })
+                .map(|i| i.form),
+        }
+    }
+}
+
+impl MetamorphicRelation for AntonymousAdjective {
+    fn family(&self) -> &'static str {
+        FAMILY
+    }
+
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn tasks(&self) -> &'static [Task] {
+        &[Task::BoolQ]
+    }
+
+    fn parsed_fields(&self) -> &'static [&'static str] {
+        &["question"]
+    }
+
+    fn follow_ups(&self, source: &Source<'_>) -> Result<Vec<Case>> {
+        let example = source.example;
+        let Some(parsed) = source.parse("question") else {
+            return Ok(Vec::new());
+        };
+        let tree = Tree::new(parsed);
+        if tree.len() < 3 {
+            return Ok(Vec::new());
+        }
+        if !matches!(tree.lower(0).as_str(), "is" | "are" | "was" | "were") {
+            return Ok(Vec::new());
+        }
+        if matches!(
+            tree.lower(1).as_str(),
+            "there" | "any" | "anyone" | "anything"
+        ) {
+            return Ok(Vec::new());
+        }
+        let Some(after_subject) = subject_end(&tree) else {
+            return Ok(Vec::new());
+        };
+        // An aspectual adverb anywhere presupposes the state the adjective names ("are they
+        // still making new episodes" → "… old episodes" is no opposite question).
+        if (0..tree.len()).any(|j| {
+            matches!(
+                tree.lower(j).as_str(),
+                "still" | "already" | "yet" | "anymore"
+            )
+        }) {
+            return Ok(Vec::new());
+        }
+        let sentence = tree.sentence_of(0);
+        for i in after_subject..sentence.end {
+            let token = tree.token(i);
+            if !matches!(token.tag.as_str(), "JJ" | "JJR" | "JJS")
+                || !is_free_adjective(&tree, i, &self.wordnet)
+                || named_in_passage(example.context.as_deref(), &token.text)
+            {
+                continue;
+            }
+            let attributive =
+                token.dep == "amod" || tree.head(i) > i && tree.token(tree.head(i)).pos == "NOUN";
+            if in_equative_or_aspectual(&tree, i) || in_idiom(&tree, i) {
+                continue;
+            }
+            // One case per antonym; a negative-prefixed one ("uncommon", "illegal") is kept if
+            // it fits, else the antonym of the sense in context whose question fits best
+            // (sentence-encoder similarity), if any fits.
+            let (mut prefixed, mut others) = (Vec::new(), Vec::new());
+            for (antonym, negative_prefixed) in self.antonyms(&tree, i, attributive)? {
+                let cases = if negative_prefixed {
+                    &mut prefixed
+                } else {
+                    &mut others
+                };
+                let replacement = match_case(&token.text, &antonym);
+                let mut replacements = vec![Replacement::new(
+                    token.start as usize,
+                    token.end as usize,
+                    replacement.clone(),
+                )];
+                replacements.extend(article_fix(&tree, i, &replacement));
+                cases.extend(edited_case(
+                    example,
+                    NAME,
+                    0,
+                    "question",
+                    replacements,
+                    &Expectation::Inverted,
+                    true,
+                ));
+            }
+            let question = example.question.as_deref();
+            if let Some(best) = best_fit(
+                &self.lexicon,
+                question,
+                prefixed,
+                (MIN_ANTONYM_SIMILARITY, NO_WORD_CHECK),
+            )? {
+                return Ok(vec![best]);
+            }
+            if let Some(best) = best_fit(
+                &self.lexicon,
+                question,
+                others,
+                (MIN_ANTONYM_SIMILARITY, NO_WORD_CHECK),
+            )? {
+                return Ok(vec![best]);
+            }
+        }
+        Ok(Vec::new())
+    }
+}
+
+/// Whether adjective `i` sits in a frame its antonym does not invert: an equative or
+/// comparison of degree ("as good as", "so big as": "as bad as" is no opposite claim), or an
+/// aspectual adverb that presupposes the state ("still alive" → "still dead" presupposes
+/// having died before; "already", "yet", "ever", "no longer" likewise).
+pub(super) fn in_equative_or_aspectual(tree: &Tree<'_>, i: usize) -> bool {
+    let before = |k: usize| i.checked_sub(k).map(|j| tree.lower(j));
+    let equative = matches!(before(1).as_deref(), Some("as" | "so"))
+        && (i + 1 < tree.len() && tree.lower(i + 1) == "as");
+    let aspectual = (0..tree.len()).any(|j| {
+        tree.head(j) == i
+            && tree.token(j).dep == "advmod"
+            && matches!(
+                tree.lower(j).as_str(),
+                "still" | "already" | "yet" | "ever" | "longer" | "anymore"
+            )
+    }) || matches!(before(1).as_deref(), Some("still" | "already"));
+    equative || aspectual
+}
+
+/// Adjective–noun idioms whose antonym is no opposite claim a speaker would make: "based on a
+/// true story" is a film genre; "based on a false story" reads as a hoax, not as "invented",
+/// and a review found it in most of MR1-1's unnatural follow-ups on BoolQ.
+const IDIOMS: &[(&str, &[&str])] = &[("true", &["story", "event", "life", "crime"])];
+
+/// Whether adjective `i` opens one of [`IDIOMS`] with the noun that follows it.
+fn in_idiom(tree: &Tree<'_>, i: usize) -> bool {
+    let adjective = tree.lower(i);
+    i + 1 < tree.len()
+        && IDIOMS.iter().any(|(a, nouns)| {
+            *a == adjective && nouns.contains(&tree.token(i + 1).lemma.to_lowercase().as_str())
+        })
+}
+
+/// Of `cases` (edits of one question), the one whose follow-up question is closest to `source`
+/// in the sentence encoder among those that fit ([`crate::lexicon::in_context::Fit::fits`]:
+/// the question stays within `threshold`, [`MIN_SENTENCE_SIMILARITY`] for synonyms,
+/// [`MIN_ANTONYM_SIMILARITY`] for antonyms, and the new word, read in it, within `min_word` of
+/// the old one: [`crate::lexicon::in_context::MIN_WORD_SIMILARITY`] for synonyms,
+/// [`crate::lexicon::in_context::NO_WORD_CHECK`] for antonyms).
+pub(super) fn best_fit(
+    lexicon: &ContextualLexicon,
+    source: Option<&str>,
+    cases: Vec<Case>,
+    (threshold, min_word): (f32, f32),
+) -> Result<Option<Case>> {
+    let Some(source) = source else {
+        return Ok(None);
+    };
+    if cases.is_empty() {
+        return Ok(None);
+    }
+    // The replaced word's byte range in the source and in each follow-up: the last question
+    // edit is the word (an article fix comes before it).
+    let mut sources = Vec::with_capacity(cases.len());
+    let mut follow_ups = Vec::with_capacity(cases.len());
+    for (k, case) in cases.iter().enumerate() {
+        let followup = case.followup.question.as_deref().unwrap_or("");
+        let edits: Vec<_> = case
+            .edits
+            .iter()
+            .filter(|e| e.field == "question")
+            .collect();
+        let Some(word) = edits.last() else {
+            return Ok(None);
+        };
+        let shift: i64 = edits[..edits.len() - 1]
+            .iter()
+            .map(|e| e.after.chars().count() as i64 - i64::from(e.end - e.start))
+            .sum();
+        let start = (i64::from(word.start) + shift).max(0) as usize;
+        let end = start + word.after.chars().count();
+        sources.push((
+            source,
+            byte_at(source, word.start as usize)..byte_at(source, word.end as usize),
+        ));
+        follow_ups.push((
+            k,
+            followup,
+            byte_at(followup, start)..byte_at(followup, end),
+        ));
+    }
+    let fits = lexicon.fit(&sources, &follow_ups)?;
+    Ok(cases
+        .into_iter()
+        .zip(fits)
+        .filter(|(_, fit)| fit.fits(threshold, min_word))
+        .max_by(|a, b| a.1.sentence.total_cmp(&b.1.sentence))
+        .map(|(c, _)| c))
+}
+
+/// The byte offset of character `chars` of `text` (its length past the end).
+fn byte_at(text: &str, chars: usize) -> usize {
+    text.char_indices()
+        .nth(chars)
+        .map_or(text.len(), |(b, _)| b)
+}
+
+/// The index of the first token after the subtree of the first sentence's root subject (the
+/// first of nsubj, nsubjpass, csubj, csubjpass, as the authors' scripts look for them), or
+/// `None` when the root has no subject.
+///
+/// Two repairs of the small parser's questions, both for a root *be*: with no subject label,
+/// an `attr` right after the verb is the subject ("is [an elephant] bigger than a mouse"); and an
+/// adjective attached after its head noun ends the subject, as English adjectives precede their
+/// noun ("is [russia] bigger than canada", where "bigger" is parsed as an `amod` of "russia").
+pub(super) fn subject_end(tree: &Tree<'_>) -> Option<usize> {
+    let root = tree.root(tree.sentence_of(0))?;
+    let subject = tree
+        .child_with_dep(root, &["nsubj", "nsubjpass", "csubj", "csubjpass"])
+        .or_else(|| {
+            let attr = tree.child_with_dep(root, &["attr"])?;
+            (tree.token(root).lemma == "be" && root == 0 && tree.subtree(attr).start == 1)
+                .then_some(attr)
+        })?;
+    // A subject tagged as an adjective ("is [outcome] variable the same as …") is a misparse
+    // whose adjectives cannot be trusted either.
+    if tree.token(subject).pos == "ADJ" {
+        return None;
+    }
+    let subtree = tree.subtree(subject);
+    let postnominal = (subject + 1..subtree.end).find(|&i| {
+        tree.head(i) == subject
+            && tree.token(i).dep == "amod"
+            && tree.token(i).pos == "ADJ"
+            && tree.token(root).lemma == "be"
+    });
+    Some(postnominal.unwrap_or(subtree.end))
+}
+
+/// Adjectives whose antonym or synonym does not fit their slot: determiner-like words ("the
+/// same", "the other", "many"), and "only"/"own"/"whole"-type restrictors.
+const DETERMINER_LIKE: &[&str] = &[
+    "same", "other", "such", "own", "only", "many", "much", "few", "several", "various", "certain",
+    "next", "last", "former", "latter", "whole", "entire", "main", "more", "most", "less", "least",
+    "further", "final", "worth", "set",
+];
+
+/// Whether token `i` is an ordinary adjective that may be swapped for another word: lower-case
+/// (not part of a title), outside named entities, not half of a hyphenated compound, not a
+/// determiner-like word.
+pub(super) fn is_free_adjective(tree: &Tree<'_>, i: usize, wordnet: &WordNet) -> bool {
+    let token = tree.token(i);
+    let lower = token.text.to_lowercase();
+    let capitalised = token.text.chars().next().is_some_and(char::is_uppercase);
+    let hyphen_before =
+        i > 0 && tree.token(i - 1).text == "-" && tree.token(i - 1).whitespace.is_empty();
+    let hyphen_after =
+        i + 1 < tree.len() && tree.token(i + 1).text == "-" && token.whitespace.is_empty();
+    let title_word = capitalised && i > 0;
+    let compound = hyphen_before || hyphen_after;
+    let word = token.text.chars().all(char::is_alphabetic);
+    let named = !token.ent_type.is_empty();
+    // The parser tags some nouns JJ ("round of 16", "the port mann bridge"); an adjective
+    // modifies a noun or completes a copula.
+    let adjectival_role = matches!(
+        token.dep.as_str(),
+        "amod"
+            | "acomp"
+            | "conj"
+            | "oprd"
+            | "attr"
+            | "advmod"
+            | "npadvmod"
+            | "ccomp"
+            | "xcomp"
+            | "ROOT"
+    );
+    word && adjectival_role
+        && !title_word
+        && !compound
+        && !named
+        && !DETERMINER_LIKE.contains(&lower.as_str())
+        && !in_wordnet_compound(tree, i, wordnet)
+        && !nominalised(tree, i)
+}
+
+/// Whether `word` appears capitalised inside a sentence of the passage ("Rotten Tomatoes",
+/// "Dirty Dancing", "Pretty Little Liars"): BoolQ questions are lower case, so a title or name
+/// they mention shows its capitals only in the Wikipedia passage, and an adjective in a name
+/// must not be swapped. Capitals at the start of the passage or of a sentence do not count.
+pub(super) fn named_in_passage(passage: Option<&str>, word: &str) -> bool {
+    let Some(passage) = passage else {
+        return false;
+    };
+    let lower = word.to_lowercase();
+    let capitalised = crate::edit::capitalize(&lower);
+    if capitalised == lower {
+        return false;
+    }
+    let is_word_char = |c: char| c.is_alphanumeric() || c == '\'';
+    let mut from = 0;
+    while let Some(pos) = passage[from..].find(&capitalised).map(|p| p + from) {
+        let end = pos + capitalised.len();
+        from = end;
+        let before = passage[..pos].chars().next_back();
+        let after = passage[end..].chars().next();
+        if before.is_some_and(is_word_char) || after.is_some_and(is_word_char) {
+            continue;
+        }
+        let previous = passage[..pos].trim_end().chars().next_back();
+        let sentence_start = match previous {
+            None => true,
+            Some(c) => matches!(c, '.' | '!' | '?' | ':' | '"' | '-' | '(' | '\u{201c}'),
+        };
+        if !sentence_start {
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether token `i` and a neighbour form a WordNet multiword or compound term ("social
+/// security", "civil war", "high school", "toll free", "fresh water" as "freshwater"): the
+/// adjective is then part of a name, not a free modifier.
+fn in_wordnet_compound(tree: &Tree<'_>, i: usize, wordnet: &WordNet) -> bool {
+    let pairs = [
+        (i.checked_sub(1), Some(i)),
+        (Some(i), (i + 1 < tree.len()).then_some(i + 1)),
+    ];
+    // The noun is also tried in its lemma ("short ribs" → short_rib), and the term may run on
+    // to a third word ("central nervous system").
+    let word = |j: usize| tree.lower(j);
+    let lemma = |j: usize| tree.token(j).lemma.to_lowercase();
+    let mut terms: Vec<String> = Vec::new();
+    // Only content words make a term with the adjective ("a real" is not the adjective
+    // "areal"); the closed-up spelling only for adjective + noun ("fresh water", "freshwater").
+    let content = |j: usize| {
+        matches!(
+            tree.token(j).pos.as_str(),
+            "NOUN" | "PROPN" | "ADJ" | "VERB" | "ADV" | "NUM"
+        )
+    };
+    for (a, b) in pairs.into_iter().filter_map(|p| Some((p.0?, p.1?))) {
+        if !content(a) || !content(b) {
+            continue;
+        }
+        let separators: &[&str] = if a == i { &["_", "-", ""] } else { &["_", "-"] };
+        for sep in separators {
+            terms.push(format!("{}{sep}{}", word(a), word(b)));
+            terms.push(format!("{}{sep}{}", word(a), lemma(b)));
+        }
+    }
+    if i + 2 < tree.len() {
+        terms.push(format!("{}_{}_{}", word(i), word(i + 1), lemma(i + 2)));
+    }
+    if i >= 1 && i + 1 < tree.len() {
+        terms.push(format!("{}_{}_{}", word(i - 1), word(i), lemma(i + 1)));
+    }
+    terms.iter().any(|term| {
+        [Pos::Noun, Pos::Adj]
+            .iter()
+            .any(|&pos| !wordnet.index_entry(term, pos).is_empty())
+    })
+}
+
+/// Whether the adjective `i` heads a noun phrase of its own after "the" ("the dead", "the
+/// walking dead", "the bold and the beautiful"): mostly a title or a group of people, where an
+/// antonym or synonym does not keep the reference.
+fn nominalised(tree: &Tree<'_>, i: usize) -> bool {
+    if tree.token(i).tag != "JJ" {
+        return false;
+    }
+    let the_before = (1..=2).any(|d| {
+        i.checked_sub(d).is_some_and(|j| {
+            tree.lower(j) == "the"
+                && (j + 1..i).all(|k| matches!(tree.token(k).tag.as_str(), "VBG" | "JJ"))
+        })
+    });
+    let noun_after = i + 1 < tree.len()
+        && (matches!(tree.token(i + 1).pos.as_str(), "NOUN" | "PROPN" | "NUM")
+            || tree.token(i + 1).dep == "amod");
+    the_before && !noun_after
+}
+
+/// Whether WordNet marks the adjective `word` as predicative only ("alive(p)", "asleep(p)"),
+/// so it cannot stand before a noun ("an alive ball").
+fn predicative_only(wordnet: &WordNet, word: &str) -> bool {
+    wordnet.synsets(word, Pos::Adj).iter().any(|synset| {
+        synset
+            .lemmas()
+            .any(|l| l.name() == word && l.syntactic_marker() == Some("(p)"))
+    })
+}
+
+/// The replacement that keeps an indefinite article right before token `i` in agreement with
+/// `new_word`, the word that will stand at `i` ("an honest" → "a dishonest").
+pub(super) fn article_fix(tree: &Tree<'_>, i: usize, new_word: &str) -> Option<Replacement> {
+    let article = tree.token(i.checked_sub(1)?);
+    let lower = article.text.to_lowercase();
+    if !matches!(lower.as_str(), "a" | "an") || article.tag != "DT" {
+        return None;
+    }
+    let wanted = indefinite_article(new_word);
+    (wanted != lower).then(|| {
+        Replacement::new(
+            article.start as usize,
+            article.end as usize,
+            match_case(&article.text, wanted),
+        )
+    })
+}
+
+fn is_single_word(word: &str) -> bool {
+    !word.is_empty() && word.chars().all(char::is_alphabetic)
+}
+
+/// Whether `antonym` is `word` with a negative prefix ("uncommon", "illegal", "dishonest").
+fn is_negative_prefixed(antonym: &str, word: &str) -> bool {
+    ["un", "in", "il", "im", "ir", "dis", "non", "a"]
+        .iter()
+        .any(|p| antonym.strip_prefix(p) == Some(word))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{boolq, resources};
+    use metamorph_data::Precondition;
+
+    fn relation() -> AntonymousAdjective {
+        AntonymousAdjective::new(resources()).unwrap()
+    }
+
+    fn followups(question: &str) -> Vec<String> {
+        let (example, parses) = boolq(question, "Some passage.");
+        let cases = relation()
+            .follow_ups(&Source::new(&example, &parses))
+            .unwrap();
+        for case in &cases {
+            case.validate().unwrap();
+            let chars: Vec<char> = question.chars().collect();
+            for edit in &case.edits {
+                let before: String = chars[edit.start as usize..edit.end as usize]
+                    .iter()
+                    .collect();
+                assert_eq!(before, edit.before);
+            }
+        }
+        cases
+            .into_iter()
+            .map(|c| c.followup.question.unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn papers_example_is_an_idiom_we_keep() {
+        // The paper's own example, "… based on a true story" → "… on a false story", is the
+        // idiom a review judged unnatural: it is skipped (see `IDIOMS`).
+        assert!(followups("is Scott and Sid based on a true story").is_empty());
+        assert!(followups("is the movie the blind side based on a true story").is_empty());
+        assert_eq!(
+            followups("is the statement in the book true"),
+            vec!["is the statement in the book false"]
+        );
+    }
+
+    #[test]
+    fn case_fields() {
+        let (example, parses) = boolq("is it legal to drive in france", "Some passage.");
+        let case = relation()
+            .follow_ups(&Source::new(&example, &parses))
+            .unwrap()
+            .remove(0);
+        assert_eq!(case.case_id, "q1:MR1-1:0");
+        assert_eq!(case.expectation().unwrap(), Expectation::Inverted);
+        assert_eq!(
+            case.precondition().unwrap(),
+            Some(Precondition::SourceLabelIs {
+                source: 0,
+                label: "yes".into()
+            })
+        );
+        assert_eq!(
+            case.followup.question.as_deref(),
+            Some("is it illegal to drive in france")
+        );
+        assert_eq!(case.followup.label, None);
+        let edit = &case.edits[0];
+        assert_eq!(
+            (
+                edit.start,
+                edit.end,
+                edit.before.as_str(),
+                edit.after.as_str()
+            ),
+            (6, 11, "legal", "illegal")
+        );
+    }
+
+    #[test]
+    fn articles_agree_with_the_antonym() {
+        assert_eq!(
+            followups("is it an easy task to climb everest"),
+            vec!["is it a difficult task to climb everest"]
+        );
+        // A prefixed antonym outside common use is not put in ("dishonest" is a whole word
+        // of no encoder vocabulary here; see the module docs).
+        assert!(followups("is he an honest man").is_empty());
+        assert_eq!(
+            followups("is it a legal act to carry a knife"),
+            vec!["is it an illegal act to carry a knife"]
+        );
+    }
+
+    #[test]
+    fn capitals_and_punctuation_are_kept() {
+        assert_eq!(
+            followups("Is it legal to drive at 16?"),
+            vec!["Is it illegal to drive at 16?"]
+        );
+        // A capitalised adjective inside the question is taken for part of a title.
+        assert!(followups("is the Good Wife on netflix").is_empty());
+    }
+
+    #[test]
+    fn degree_forms_are_inflected() {
+        assert_eq!(
+            followups("is russia bigger than canada"),
+            vec!["is russia smaller than canada"]
+        );
+        assert_eq!(
+            followups("is it the best option for a family"),
+            vec!["is it the worst option for a family"]
+        );
+        assert_eq!(
+            followups("is an elephant bigger than a mouse"),
+            vec!["is an elephant smaller than a mouse"]
+        );
+    }
+
+    #[test]
+    fn only_the_first_adjective_after_the_subject() {
+        // "social" is in the subject; "same" is determiner-like; nothing else is an adjective.
+        assert!(followups("are social studies and social science the same").is_empty());
+        assert_eq!(
+            followups("is the old bridge a common sight in paris"),
+            vec!["is the old bridge an uncommon sight in paris"]
+        );
+    }
+
+    #[test]
+    fn adjectives_in_names_and_terms_stay() {
+        // A WordNet term ("civil war"), a lower-cased title the passage capitalises, and a
+        // nominalised adjective ("the walking dead").
+        assert!(followups("was the 13th amendment after the civil war").is_empty());
+        let (example, parses) = boolq(
+            "was she like the wind in dirty dancing",
+            "The film Dirty Dancing came out in 1987.",
+        );
+        assert!(relation()
+            .follow_ups(&Source::new(&example, &parses))
+            .unwrap()
+            .is_empty());
+        assert!(followups("is z nation a spinoff of the walking dead").is_empty());
+        assert!(named_in_passage(
+            Some("A film by Dirty Dancing Inc."),
+            "dirty"
+        ));
+        assert!(!named_in_passage(
+            Some("Dirty water. It is dirty."),
+            "dirty"
+        ));
+    }
+
+    #[test]
+    fn predicative_only_antonyms_do_not_go_before_a_noun() {
+        // "dead" → "alive" would give "an alive ball"; WordNet marks "alive" predicative.
+        assert!(predicative_only(&resources().wordnet().unwrap(), "alive"));
+        for q in followups("is a walk in baseball a dead ball") {
+            assert!(!q.contains("alive"), "{q}");
+        }
+        assert_eq!(
+            followups("is scar alive in the lion king 2"),
+            vec!["is scar dead in the lion king 2"]
+        );
+    }
+
+    #[test]
+    fn ineligible_questions_give_no_case() {
+        assert!(followups("is there a true story behind the film").is_empty());
+        assert!(followups("can a tight hat give you a headache").is_empty());
+        assert!(followups("is any legal drug sold there").is_empty());
+        // No adjective with an antonym after the subject.
+        assert!(followups("is the eiffel tower in paris").is_empty());
+        // Unparsed sources give nothing.
+        let (example, _) = boolq("is it legal", "Some passage.");
+        assert!(relation()
+            .follow_ups(&Source::unparsed(&example))
+            .unwrap()
+            .is_empty());
+    }
+}

@@ -1,0 +1,246 @@
+//! MT4MRC MR1-3, "Inversion with Order Change": swap "before" and "after" in the question; the
+//! answer must flip. Precondition: the model answered the source with Yes (the paper's
+//! eligibility rule; a No source is reported as not applicable).
+//!
+//! The paper changes "only the first before/after"; the authors' script (`tool/MR1_3.py`)
+//! instead replaces the first `" before "` if there is one and only otherwise the first
+//! `" after "`. We follow **the paper**: the first occurrence of either word, matched as a whole
+//! word, case-insensitively, with the original capitalisation kept ("Before" → "After").
+//!
+//! **Only the connective.** The paper's relation rests on "before" and "after" ordering two
+//! events: a preposition with an object ("before the Persian War") or a subordinating
+//! conjunction opening a clause ("before he left"). A review found 43% of follow-ups invalid,
+//! most from the adverb ("have panama qualified for the world cup before", meaning
+//! "previously", → "… after"): the word is swapped only when the parse (`question`) tags it `IN`
+//! with an object (`pobj`/`pcomp`, but not a passive gerund: "can ingrown toenails come back
+//! after being removed" → "… before being removed" is incoherent) or as a clause's `mark`, and not in a verb's fixed phrase
+//! ("named after", "look after", "take after"). The first occurrence that qualifies is swapped.
+
+use metamorph_data::{Case, Expectation, Result, Task};
+
+use super::{edited_case, FAMILY};
+use crate::edit::{match_case, Replacement};
+use crate::syntax::Tree;
+use crate::{MetamorphicRelation, Source};
+
+/// MT4MRC MR1-3 (see the module docs).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OrderChange;
+
+/// The relation's name, as in the paper (the one place it is written; the registry reads it).
+pub const NAME: &str = "MR1-3";
+
+impl MetamorphicRelation for OrderChange {
+    fn family(&self) -> &'static str {
+        FAMILY
+    }
+
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn tasks(&self) -> &'static [Task] {
+        &[Task::BoolQ]
+    }
+
+    fn parsed_fields(&self) -> &'static [&'static str] {
+        &["question"]
+    }
+
+    fn follow_ups(&self, source: &Source<'_>) -> Result<Vec<Case>> {
+        let Some(parsed) = source.parse("question") else {
+            return Ok(Vec::new());
+        };
+        let source = source.example;
+        let tree = Tree::new(parsed);
+        let Some(i) = (0..tree.len()).find(|&i| is_temporal_connective(&tree, i)) else {
+            return Ok(Vec::new());
+        };
+        let token = tree.token(i);
+        let other = if tree.lower(i) == "before" {
+            "after"
+        } else {
+            "before"
+        };
+        let replacement = Replacement::new(
+            token.start as usize,
+            token.end as usize,
+            match_case(&token.text, other),
+        );
+        Ok(edited_case(
+            source,
+            NAME,
+            0,
+            "question",
+            vec![replacement],
+            &Expectation::Inverted,
+            true,
+        )
+        .into_iter()
+        .collect())
+    }
+}
+
+/// Verbs whose "after" is part of a fixed phrase, not a time relation.
+const PHRASAL_AFTER: [&str; 6] = ["name", "look", "take", "ask", "model", "chase"];
+
+/// Whether token `i` is "before"/"after" ordering two events (see the module docs).
+fn is_temporal_connective(tree: &Tree<'_>, i: usize) -> bool {
+    let word = tree.lower(i);
+    if word != "before" && word != "after" {
+        return false;
+    }
+    let token = tree.token(i);
+    if token.tag != "IN" {
+        return false;
+    }
+    // "take after" (resemble) has no object of its own; "take place after" does.
+    let head = tree.head(i);
+    let head_has_object =
+        (0..tree.len()).any(|j| tree.head(j) == head && tree.token(j).dep == "dobj");
+    if word == "after"
+        && !head_has_object
+        && PHRASAL_AFTER.contains(&tree.token(head).lemma.to_lowercase().as_str())
+    {
+        return false;
+    }
+    // A passive gerund clause as the object ("come back after being removed", "get up after
+    // being tipped") names what was done to the subject, which the question's event
+    // presupposes: "before being removed" is incoherent (the 2026-11-26 second review, seed
+    // 20261210). An active one ("before going to bed") orders two events like a noun does.
+    let passive_gerund = |j: usize| {
+        tree.token(j).dep == "pcomp"
+            && (0..tree.len()).any(|g| tree.head(g) == j && tree.token(g).dep == "auxpass")
+    };
+    if (0..tree.len()).any(|j| j != i && tree.head(j) == i && passive_gerund(j)) {
+        return false;
+    }
+    let has_object = (0..tree.len()).any(|j| {
+        j != i && tree.head(j) == i && matches!(tree.token(j).dep.as_str(), "pobj" | "pcomp")
+    });
+    token.dep == "mark" || has_object
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::boolq;
+    use metamorph_data::Precondition;
+
+    fn cases(question: &str) -> Vec<Case> {
+        let (mut example, parses) = boolq(question, "Some passage.");
+        example.label = Some("yes".into());
+        OrderChange
+            .follow_ups(&Source::new(&example, &parses))
+            .unwrap()
+    }
+
+    fn followup_question(question: &str) -> Option<String> {
+        let cases = cases(question);
+        assert!(cases.len() <= 1);
+        cases
+            .into_iter()
+            .next()
+            .map(|c| c.followup.question.unwrap())
+    }
+
+    #[test]
+    fn papers_example() {
+        assert_eq!(
+            followup_question("was the Peloponnesian War before the Persian War").as_deref(),
+            Some("was the Peloponnesian War after the Persian War")
+        );
+    }
+
+    #[test]
+    fn first_of_either_word_wins_as_in_the_paper() {
+        // The authors' script would prefer "before" here; the paper says "the first".
+        assert_eq!(
+            followup_question("did he leave after dinner or before noon").as_deref(),
+            Some("did he leave before dinner or before noon")
+        );
+    }
+
+    #[test]
+    fn whole_words_only_and_case_kept() {
+        assert_eq!(
+            followup_question("is the afternoon session beforehand"),
+            None
+        );
+        assert_eq!(
+            followup_question("Before the war was it calm").as_deref(),
+            Some("After the war was it calm")
+        );
+        assert_eq!(
+            followup_question("is it AFTER lunch").as_deref(),
+            Some("is it BEFORE lunch")
+        );
+        assert_eq!(followup_question("no order word here"), None);
+    }
+
+    #[test]
+    fn the_adverb_and_fixed_phrases_are_left_alone() {
+        // "before" = previously: the future or past of the whole event, not an order.
+        assert_eq!(
+            followup_question("have panama qualified for the world cup before"),
+            None
+        );
+        assert_eq!(followup_question("is it after?"), None);
+        assert_eq!(followup_question("is the city named after a saint"), None);
+        // A passive gerund presupposes its event; an active one orders two events.
+        assert_eq!(
+            followup_question("can ingrown toenails come back after being removed"),
+            None
+        );
+        assert_eq!(
+            followup_question("do you have to brush your teeth before going to bed").as_deref(),
+            Some("do you have to brush your teeth after going to bed")
+        );
+        assert_eq!(
+            followup_question("does the ceremony take place after the golden globes").as_deref(),
+            Some("does the ceremony take place before the golden globes")
+        );
+        // A clause's conjunction is swapped.
+        assert_eq!(
+            followup_question("did the war end before the treaty was signed").as_deref(),
+            Some("did the war end after the treaty was signed")
+        );
+    }
+
+    #[test]
+    fn case_fields_are_complete_and_valid() {
+        let case = cases("was rome founded before athens").remove(0);
+        case.validate().unwrap();
+        assert_eq!(case.case_id, "q1:MR1-3:0");
+        assert_eq!(case.expectation().unwrap(), Expectation::Inverted);
+        assert_eq!(
+            case.precondition().unwrap(),
+            Some(Precondition::SourceLabelIs {
+                source: 0,
+                label: "yes".into()
+            })
+        );
+        let edit = &case.edits[0];
+        assert_eq!(
+            (
+                edit.start,
+                edit.end,
+                edit.before.as_str(),
+                edit.after.as_str()
+            ),
+            (17, 23, "before", "after")
+        );
+        assert_eq!(case.followup.label, None);
+        assert_eq!(case.followup.context, case.sources[0].context);
+    }
+
+    #[test]
+    fn non_ascii_questions_keep_offsets_in_characters() {
+        let case = cases("was müller born before 1900").remove(0);
+        assert_eq!(case.edits[0].start, 16);
+        assert_eq!(
+            case.followup.question.as_deref(),
+            Some("was müller born after 1900")
+        );
+    }
+}
