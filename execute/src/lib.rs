@@ -15,6 +15,11 @@
 //!   objects, a batch per `POST {url}` as a JSON array, answered by a JSON array; for models
 //!   served elsewhere (e.g. a coreference system behind a web app). Retries and bounded
 //!   concurrency as the OpenAI-compatible adapter's.
+//! * [`ModelConfig`] is one `[[execute.models]]` table, typed by its `kind` ([`ModelKind`]):
+//!   each kind carries only its own keys, so a key of another kind is refused naming the table,
+//!   the key and the kind; the HTTP kinds share
+//!   [`HttpTransportConfig`](metamorph_data::http::HttpTransportConfig) with the `openai`
+//!   generator.
 //! * [`ExecuteStage`] computes each source's prediction once, however many follow-ups it has,
 //!   runs identical inputs once, and forwards the case batches so the judge sees them.
 //!
@@ -86,6 +91,7 @@
 
 pub mod candle;
 pub mod http;
+mod model_config;
 pub mod openai;
 pub mod protocol;
 mod stage;
@@ -93,8 +99,13 @@ mod subprocess;
 
 pub use candle::{Head, LoadOptions, SentenceEncoder, SentenceSimilarityModel, TaskEncoder};
 pub use http::{HttpConfig, HttpModel};
+pub use model_config::{
+    AnyHeadModelConfig, CheckpointConfig, ClassifierKeys, ClassifierModelConfig, HttpModelConfig,
+    ModelConfig, ModelKind, OpenAiModelConfig, PackingConfig, QaKeys, QaModelConfig,
+    SimilarityModelConfig, SubprocessModelConfig, MODEL_KINDS,
+};
 pub use openai::{OpenAiConfig, OpenAiModel};
-pub use stage::{ExecuteConfig, ExecuteStage, ForTasks, ModelConfig};
+pub use stage::{ExecuteConfig, ExecuteStage, ForTasks};
 pub use subprocess::{SubprocessConfig, SubprocessModel};
 
 use metamorph_data::{Example, Prediction, Result, Task};

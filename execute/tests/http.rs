@@ -191,7 +191,9 @@ fn settings_are_checked_at_start_up() {
         Ok(_) => panic!("expected a config error"),
     };
     let mut no_url = config("http://127.0.0.1:1/", json!({}));
-    no_url.url = None;
+    if let metamorph_execute::ModelKind::Http(c) = &mut no_url.kind {
+        c.url = None;
+    }
     assert!(message(no_url).contains("kind `http` needs `url`"));
     assert!(message(config("127.0.0.1:1/p", json!({}))).contains("http://"));
     assert!(

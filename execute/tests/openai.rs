@@ -437,7 +437,9 @@ fn bad_settings_fail_at_start_up() {
     let message = fails(json!({"timeout_secs": -1.0}));
     assert!(message.contains("`timeout_secs`"), "{message}");
     let mut no_url = config("http://127.0.0.1:9/v1", json!({}));
-    no_url.base_url = None;
+    if let metamorph_execute::ModelKind::OpenAi(c) = &mut no_url.kind {
+        c.base_url = None;
+    }
     assert!(no_url
         .start(Path::new("."))
         .err()

@@ -54,13 +54,23 @@ fn every_task_key_is_read() {
         label_map = { negative = "no", neutral = "no", positive = "yes" }
         "#,
     );
-    let qa = &config.models[0];
+    let metamorph_execute::ModelKind::ExtractiveQa(qa) = &config.models[0].kind else {
+        panic!("{:?}", config.models[0])
+    };
     assert_eq!(
-        (qa.max_length, qa.doc_stride, qa.max_answer_len),
+        (
+            qa.checkpoint.max_length,
+            qa.qa.doc_stride,
+            qa.qa.max_answer_len
+        ),
         (Some(48), Some(12), Some(4))
     );
     assert_eq!(
-        (qa.null_threshold, qa.batch_tokens, qa.batch_cost),
+        (
+            qa.qa.null_threshold,
+            qa.packing.batch_tokens,
+            qa.packing.batch_cost
+        ),
         (Some(0.5), Some(512), Some(64))
     );
     let models: Vec<_> = config
@@ -147,14 +157,37 @@ fn bad_settings_are_named_at_start() {
     );
     assert!(message.contains("needs `model`"), "{message}");
 
-    let message = start_error(
+    // An unknown kind, and a key of another kind, are refused when the config is read.
+    let read_error = |models: &str| {
+        ConfigFile::parse(models, "test.toml")
+            .unwrap()
+            .section::<ExecuteConfig>("execute")
+            .unwrap_err()
+            .to_string()
+    };
+    let message = read_error(
         r#"[[execute.models]]
         name = "m"
         kind = "qa"
         model = "bert-qa""#,
     );
     assert!(
-        message.contains("extractive-qa, sequence-classification, candle"),
+        message.contains("unknown kind `qa`")
+            && message.contains("extractive-qa, sequence-classification, candle"),
+        "{message}"
+    );
+    let message = read_error(
+        r#"[[execute.models]]
+        name = "baseline"
+        kind = "subprocess"
+        command = ["python3", "m.py"]
+        base_url = "http://127.0.0.1:8000/v1""#,
+    );
+    assert!(
+        message.contains("test.toml")
+            && message.contains("[[execute.models]] `baseline`")
+            && message.contains("`base_url`")
+            && message.contains("kind `subprocess`"),
         "{message}"
     );
 }
@@ -167,9 +200,10 @@ fn a_checkpoint_spec_names_its_model() {
         ("hf:deepset/roberta-base-squad2@main", "roberta-base-squad2"),
         (".", "model"),
     ] {
-        let m = ModelConfig::for_checkpoint(spec, "candle");
+        let m = ModelConfig::for_checkpoint(spec, "candle").unwrap();
         assert_eq!(m.name, name, "{spec}");
-        assert_eq!(m.model.as_deref(), Some(spec));
-        assert_eq!(m.kind, "candle");
+        let checkpoint = m.kind.checkpoint().unwrap();
+        assert_eq!(checkpoint.model.as_deref(), Some(spec));
+        assert_eq!(m.kind.name(), "candle");
     }
 }

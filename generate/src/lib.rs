@@ -6,6 +6,10 @@
 //! (BART, T5, the masked LM used for word substitution) live in `metamorph-models`; this crate
 //! drives them.
 //!
+//! [`GenerateConfig`] is the `[generate]` table; each [`GeneratorConfig`] is typed by its
+//! `kind` ([`GeneratorKind`]: a checkpoint decoded on candle, or an OpenAI-compatible
+//! endpoint), and [`Generator`] is a started model with its decoding options and template.
+//!
 //! The [`stage`] module is the pipeline's `generate` stage (binary `metamorph-generate`): it
 //! completes the follow-ups of cases that carry a [`metamorph_data::GenerationRequest`] with
 //! these models (questions, decompositions, masked-LM substitutions), BREAK's decomposition
@@ -33,11 +37,18 @@
 #![deny(missing_docs)]
 
 pub mod decoding;
+mod generator;
+mod generator_config;
 pub mod openai;
 pub mod qdmr;
 pub mod stage;
 
-pub use stage::{GenerateConfig, GenerateCounts, GenerateStage, Generator, GeneratorConfig};
+pub use generator::Generator;
+pub use generator_config::{
+    CheckpointGeneratorConfig, DecodingConfig, EarlyStoppingSetting, GenerateConfig,
+    GeneratorConfig, GeneratorKind, MaskedLmConfig, OpenAiGeneratorConfig, GENERATOR_KINDS,
+};
+pub use stage::{GenerateCounts, GenerateStage};
 
 use metamorph_data::Result;
 use metamorph_models::bart::Bart;

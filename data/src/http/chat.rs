@@ -9,8 +9,6 @@
 //! * **The request is the common subset** every server accepts: `model`, `messages`,
 //!   `temperature`, and `max_tokens` only when configured.
 
-use std::time::Duration;
-
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 
@@ -23,22 +21,12 @@ pub struct ChatSettings {
     pub base_url: String,
     /// The model id the server knows (the request's `model` field).
     pub model: String,
-    /// Sent as `Authorization: Bearer …` when present.
-    pub api_key: Option<String>,
     /// Sampling temperature (default 0).
     pub temperature: f32,
     /// Upper bound on the reply's tokens (`max_tokens`; default: the server's).
     pub max_tokens: Option<u32>,
-    /// Wall-clock limit of one request, connecting included (default 60 s).
-    pub timeout: Duration,
-    /// Further attempts after a retryable failure (default 2).
-    pub retries: u32,
-    /// Delay before the first retry, doubled for each further one (default 0.5 s).
-    pub backoff: Duration,
-    /// Requests in flight at most (default 4).
-    pub concurrency: usize,
-    /// The longest wait a `Retry-After` header is honoured for (default 120 s).
-    pub max_retry_after: Duration,
+    /// The API key, time-outs, retries and concurrency (defaults: [`HttpSettings::default`]).
+    pub transport: HttpSettings,
 }
 
 impl ChatSettings {
@@ -47,14 +35,9 @@ impl ChatSettings {
         ChatSettings {
             base_url: base_url.into(),
             model: model.into(),
-            api_key: None,
             temperature: 0.0,
             max_tokens: None,
-            timeout: Duration::from_secs(60),
-            retries: 2,
-            backoff: Duration::from_millis(500),
-            concurrency: 4,
-            max_retry_after: Duration::from_secs(120),
+            transport: HttpSettings::default(),
         }
     }
 }
@@ -64,14 +47,9 @@ impl std::fmt::Debug for ChatSettings {
         f.debug_struct("ChatSettings")
             .field("base_url", &self.base_url)
             .field("model", &self.model)
-            .field("api_key", &self.api_key.as_ref().map(|_| "<hidden>"))
             .field("temperature", &self.temperature)
             .field("max_tokens", &self.max_tokens)
-            .field("timeout", &self.timeout)
-            .field("retries", &self.retries)
-            .field("backoff", &self.backoff)
-            .field("concurrency", &self.concurrency)
-            .field("max_retry_after", &self.max_retry_after)
+            .field("transport", &self.transport)
             .finish()
     }
 }
@@ -129,14 +107,7 @@ impl ChatClient {
                 settings.temperature
             )));
         }
-        let transport = HttpSettings {
-            api_key: settings.api_key.clone(),
-            timeout: settings.timeout,
-            retries: settings.retries,
-            backoff: settings.backoff,
-            concurrency: settings.concurrency,
-            max_retry_after: settings.max_retry_after,
-        };
+        let transport = settings.transport.clone();
         let http = HttpEndpoint::try_new(name, format!("{base}/chat/completions"), transport)?
             .with_detail(format!(" (model `{}`)", settings.model));
         Ok(ChatClient { settings, http })
@@ -253,9 +224,9 @@ mod tests {
         let mut s = ChatSettings::new("127.0.0.1:8000", "m");
         assert!(message(s.clone()).contains("`base_url`"));
         s.base_url = "http://127.0.0.1:1/v1".into();
-        s.concurrency = 0;
+        s.transport.concurrency = 0;
         assert!(message(s.clone()).contains("`concurrency`"));
-        s.concurrency = 1;
+        s.transport.concurrency = 1;
         s.temperature = -1.0;
         assert!(message(s.clone()).contains("`temperature`"));
         s.temperature = 0.0;
@@ -266,7 +237,7 @@ mod tests {
     #[test]
     fn debug_output_hides_the_key() {
         let mut s = ChatSettings::new("http://127.0.0.1:1/v1", "m");
-        s.api_key = Some("sk-secret".into());
+        s.transport.api_key = Some("sk-secret".into());
         let shown = format!("{s:?}");
         assert!(!shown.contains("sk-secret") && shown.contains("<hidden>"));
     }

@@ -30,6 +30,9 @@ use std::time::Duration;
 use crate::{Error, Result};
 
 pub mod chat;
+mod transport_config;
+
+pub use transport_config::HttpTransportConfig;
 
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 

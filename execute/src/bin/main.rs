@@ -52,12 +52,13 @@ fn main() -> ExitCode {
             Some(spec) => {
                 // The one checkpoint replaces the configured models; its paths are the
                 // working directory's.
-                config.models = vec![ModelConfig {
-                    device: cli.device.clone(),
-                    dtype: cli.dtype.clone(),
-                    tasks: cli.tasks.clone(),
-                    ..ModelConfig::for_checkpoint(spec, &cli.kind)
-                }];
+                let mut model = ModelConfig::for_checkpoint(spec, &cli.kind)?;
+                model.tasks = cli.tasks.clone();
+                if let Some(checkpoint) = model.kind.checkpoint_mut() {
+                    checkpoint.device = cli.device.clone();
+                    checkpoint.dtype = cli.dtype.clone();
+                }
+                config.models = vec![model];
                 Path::new(".")
             }
             None => args

@@ -45,9 +45,10 @@ pub mod prompt;
 pub mod reply;
 
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use metamorph_data::http::chat::{ChatClient, ChatMessage, ChatSettings};
+use metamorph_data::http::HttpSettings;
 use metamorph_data::{Error, Example, Prediction, Result, Task};
 
 use crate::Model;
@@ -64,24 +65,14 @@ pub struct OpenAiConfig {
     pub base_url: String,
     /// The model id the server knows (the request's `model` field).
     pub model: String,
-    /// Sent as `Authorization: Bearer …` when present.
-    pub api_key: Option<String>,
     /// System message sent before every prompt.
     pub system: Option<String>,
     /// Sampling temperature (default 0).
     pub temperature: f32,
     /// Upper bound on the reply's tokens (`max_tokens`; default: the server's).
     pub max_tokens: Option<u32>,
-    /// Wall-clock limit of one request, connecting included (default 60 s).
-    pub timeout: Duration,
-    /// Further attempts after a retryable failure (default 2).
-    pub retries: u32,
-    /// Delay before the first retry, doubled for each further one (default 0.5 s).
-    pub backoff: Duration,
-    /// Requests in flight at most (default 4).
-    pub concurrency: usize,
-    /// The longest wait a `Retry-After` header is honoured for (default 120 s).
-    pub max_retry_after: Duration,
+    /// The API key, time-outs, retries and concurrency (defaults: [`HttpSettings::default`]).
+    pub transport: HttpSettings,
     /// Examples handed over at once ([`Model::max_batch`]; default 32).
     pub batch_size: usize,
     /// Prompt templates replacing the built-in ones, per task.
@@ -99,15 +90,10 @@ impl OpenAiConfig {
         OpenAiConfig {
             base_url: base_url.into(),
             model: model.into(),
-            api_key: None,
             system: None,
             temperature: 0.0,
             max_tokens: None,
-            timeout: Duration::from_secs(60),
-            retries: 2,
-            backoff: Duration::from_millis(500),
-            concurrency: 4,
-            max_retry_after: Duration::from_secs(120),
+            transport: HttpSettings::default(),
             batch_size: 32,
             prompts: BTreeMap::new(),
             labels: BTreeMap::new(),
@@ -121,15 +107,10 @@ impl std::fmt::Debug for OpenAiConfig {
         f.debug_struct("OpenAiConfig")
             .field("base_url", &self.base_url)
             .field("model", &self.model)
-            .field("api_key", &self.api_key.as_ref().map(|_| "<hidden>"))
             .field("system", &self.system)
             .field("temperature", &self.temperature)
             .field("max_tokens", &self.max_tokens)
-            .field("timeout", &self.timeout)
-            .field("retries", &self.retries)
-            .field("backoff", &self.backoff)
-            .field("concurrency", &self.concurrency)
-            .field("max_retry_after", &self.max_retry_after)
+            .field("transport", &self.transport)
             .field("batch_size", &self.batch_size)
             .field("prompts", &self.prompts)
             .field("labels", &self.labels)
@@ -190,14 +171,9 @@ impl OpenAiModel {
         let name = name.into();
         let bad = |message: String| Error::Config(format!("model `{name}`: {message}"));
         let mut settings = ChatSettings::new(&config.base_url, &config.model);
-        settings.api_key = config.api_key.clone();
         settings.temperature = config.temperature;
         settings.max_tokens = config.max_tokens;
-        settings.timeout = config.timeout;
-        settings.retries = config.retries;
-        settings.backoff = config.backoff;
-        settings.concurrency = config.concurrency;
-        settings.max_retry_after = config.max_retry_after;
+        settings.transport = config.transport.clone();
         let client = ChatClient::try_new(&name, settings)?;
         if config.batch_size == 0 {
             return Err(bad("`batch_size` must be positive".into()));
@@ -285,7 +261,7 @@ impl OpenAiModel {
     /// The API key it sends, if any.
     #[cfg(test)]
     pub(crate) fn api_key(&self) -> Option<&str> {
-        self.config.api_key.as_deref()
+        self.config.transport.api_key.as_deref()
     }
 
     /// Why the model cannot answer `task`, if it cannot.
@@ -443,7 +419,7 @@ mod tests {
         c.labels.insert(Task::Relation, vec![]);
         assert!(message(c).contains("`labels.relation` is empty"));
         let mut c = base();
-        c.concurrency = 0;
+        c.transport.concurrency = 0;
         assert!(message(c).contains("`concurrency`"));
         let mut c = base();
         c.model = " ".into();
@@ -453,7 +429,7 @@ mod tests {
     #[test]
     fn debug_output_hides_the_key() {
         let mut c = OpenAiConfig::new("http://127.0.0.1:1/v1", "m");
-        c.api_key = Some("sk-secret".into());
+        c.transport.api_key = Some("sk-secret".into());
         let shown = format!("{c:?}");
         assert!(
             !shown.contains("sk-secret") && shown.contains("<hidden>"),

@@ -38,6 +38,7 @@ use candle_transformers::models::{bert, debertav2, xlm_roberta};
 use serde::Deserialize;
 
 use super::activation::Activation;
+pub use super::attention_mask::padding_bias;
 use super::{bert as own_bert, distilbert, modernbert, Architecture, FastBert};
 
 /// A loaded encoder (boxed: one per model, the enum itself moves around at load time).
@@ -435,20 +436,6 @@ impl Backbone {
     }
 }
 
-/// The additive attention bias `[rows, 1, 1, width]` for `mask` (u32, 1 = token): 0 at tokens,
-/// the dtype's most negative finite value (`torch.finfo(dtype).min`) at padding keys.
-pub fn padding_bias(mask: &Tensor, dtype: candle_core::DType) -> candle_core::Result<Tensor> {
-    let (rows, width) = mask.dims2()?;
-    let min = match dtype {
-        candle_core::DType::F16 => -65504.0,
-        candle_core::DType::BF16 => -3.389_531_4e38,
-        _ => f32::MIN,
-    };
-    ((mask.to_dtype(candle_core::DType::F32)?.affine(-1.0, 1.0)? * f64::from(min))?
-        .to_dtype(dtype)?)
-    .reshape((rows, 1, 1, width))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -498,30 +485,5 @@ mod tests {
         assert!(rope.contains("\"yarn\""), "{rope}");
         let act = modernbert(r#", "hidden_activation": "mish""#).unwrap_err();
         assert!(act.contains("mish"), "{act}");
-    }
-
-    #[test]
-    fn padding_bias_is_finite_in_every_dtype() {
-        let mask = Tensor::new(&[[1u32, 1, 0]], &candle_core::Device::Cpu).unwrap();
-        for dtype in [
-            candle_core::DType::F32,
-            candle_core::DType::F16,
-            candle_core::DType::BF16,
-        ] {
-            let bias: Vec<f32> = padding_bias(&mask, dtype)
-                .unwrap()
-                .to_dtype(candle_core::DType::F32)
-                .unwrap()
-                .flatten_all()
-                .unwrap()
-                .to_vec1()
-                .unwrap();
-            assert_eq!(&bias[..2], [0.0, 0.0], "{dtype:?}");
-            assert!(
-                bias[2].is_finite() && bias[2] < -6e4,
-                "{dtype:?}: {}",
-                bias[2]
-            );
-        }
     }
 }

@@ -22,7 +22,7 @@ use candle_core::{DType, Module, Result, Tensor};
 use candle_nn::{embedding, layer_norm, Embedding, LayerNorm, Linear, VarBuilder};
 use candle_transformers::models::bert::{self, HiddenAct};
 
-use super::backbone::padding_bias;
+use super::attention_mask::padding_bias;
 
 /// BERT's encoder (weights without the `bert.` prefix).
 pub struct Bert {

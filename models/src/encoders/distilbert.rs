@@ -13,7 +13,7 @@ use candle_nn::{embedding, layer_norm, linear, Embedding, LayerNorm, Linear, Var
 use serde::Deserialize;
 
 use super::activation::Activation;
-use super::backbone::padding_bias;
+use super::attention_mask::padding_bias;
 
 const EPS: f64 = 1e-12;
 

@@ -12,6 +12,7 @@
 //! * [`Activation`]: activations by their `transformers` names.
 
 pub mod activation;
+mod attention_mask;
 pub mod backbone;
 mod bert;
 pub mod checkpoint;

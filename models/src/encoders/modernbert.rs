@@ -15,7 +15,7 @@ use candle_core::{DType, Device, Module, Result, Tensor, D};
 use candle_nn::{embedding, linear_b, Embedding, LayerNorm, Linear, VarBuilder};
 
 use super::activation::Activation;
-use super::backbone::padding_bias;
+use super::attention_mask::padding_bias;
 
 /// The settings of a ModernBERT encoder (read from `config.json` by the backbone).
 #[derive(Clone, Debug)]

@@ -32,6 +32,7 @@ pub mod msgpack;
 pub mod packed;
 pub mod parser;
 pub mod pipeline;
+pub mod sgemm;
 mod symbols;
 pub mod tagger;
 pub mod tok2vec;

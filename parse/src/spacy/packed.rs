@@ -192,7 +192,7 @@ impl PackedWeights {
                 panels.matmul_raw(x, n, stride, y.as_mut_ptr(), m, accumulate)
             },
             None => {
-                super::linalg::matmul_transposed_strided(x, n, stride, k, &self.w, m, y, accumulate)
+                super::sgemm::matmul_transposed_strided(x, n, stride, k, &self.w, m, y, accumulate)
             }
         }
     }
@@ -623,7 +623,7 @@ mod tests {
         packed.matmul(&windows, n, &mut copied, false);
         assert_eq!(strided, copied);
         let mut sgemm = vec![0.0; n * m];
-        crate::spacy::linalg::matmul_transposed_strided(&x, n, width, k, &w, m, &mut sgemm, false);
+        crate::spacy::sgemm::matmul_transposed_strided(&x, n, width, k, &w, m, &mut sgemm, false);
         for (a, b) in sgemm.iter().zip(&copied) {
             assert!((a - b).abs() <= 1e-5 * (1.0 + b.abs()), "{a} vs {b}");
         }
