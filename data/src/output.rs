@@ -24,9 +24,14 @@
 //! * Committing finishes and syncs every file and the manifest under temporary names before
 //!   renaming any of them, so a full disk fails before anything is visible; a rename that
 //!   fails removes the parts already renamed.
+//! * **Nothing outside the output is written or deleted.** A manifest entry must be a plain
+//!   relative path (`<kind>/<file>`, no `..`, no root) with no symbolic link on the way;
+//!   anything else is an error naming the manifest and the entry, and nothing of that manifest
+//!   is deleted. The folders a shard writes into (`<kind>/`, `_manifests/`) must not be
+//!   symbolic links: a planted link is refused with an error naming it, never followed.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
@@ -68,20 +73,80 @@ pub struct ManifestFile {
 }
 
 impl Manifest {
-    /// True when every file it lists is in `output` with the size it lists.
+    /// True when every file it lists is in `output` (confined to it, see [`inside_output`])
+    /// with the size it lists.
     fn files_intact(&self, output: &Path) -> bool {
         self.files.iter().all(|f| {
-            std::fs::metadata(output.join(&f.path))
-                .is_ok_and(|m| m.is_file() && f.bytes.is_none_or(|b| b == m.len()))
+            inside_output(output, &f.path).is_ok_and(|path| {
+                std::fs::metadata(path)
+                    .is_ok_and(|m| m.is_file() && f.bytes.is_none_or(|b| b == m.len()))
+            })
         })
     }
 
-    /// Removes the files it lists (those still there).
-    fn remove_files(&self, output: &Path) -> Result<()> {
+    /// The paths of the files it lists, once every one of them is checked to be inside
+    /// `output`: callers remove them only after this succeeded for all.
+    ///
+    /// # Errors
+    /// [`Error::Config`] naming `manifest` and the entry that points elsewhere.
+    fn confined_files(&self, output: &Path, manifest: &Path) -> Result<Vec<PathBuf>> {
         self.files
             .iter()
-            .try_for_each(|f| remove_file_if_present(&output.join(&f.path)))
+            .map(|f| {
+                inside_output(output, &f.path).map_err(|why| {
+                    Error::Config(format!(
+                        "{}: entry `{}` {why}; metamorph deletes nothing outside {} (remove \
+                         the manifest by hand if you trust it)",
+                        manifest.display(),
+                        f.path,
+                        output.display()
+                    ))
+                })
+            })
+            .collect()
     }
+}
+
+/// `relative` joined to `output`, if it stays inside: a plain relative path (no root, no `..`
+/// or `.`), and no symbolic link among the folders on the way. The reason otherwise.
+pub fn inside_output(output: &Path, relative: &str) -> std::result::Result<PathBuf, String> {
+    let path = Path::new(relative);
+    if relative.is_empty() || !path.components().all(|c| matches!(c, Component::Normal(_))) {
+        return Err("is not a plain relative path inside the output folder".into());
+    }
+    let mut at = output.to_path_buf();
+    let mut components = path.components().peekable();
+    while let Some(component) = components.next() {
+        at.push(component);
+        if components.peek().is_some() && is_symlink(&at) {
+            return Err(format!("passes through the symbolic link {}", at.display()));
+        }
+    }
+    Ok(at)
+}
+
+/// Whether `path` is a symbolic link (not followed).
+fn is_symlink(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// Fails when `dir`, a folder metamorph writes into inside an output, is a symbolic link:
+/// such a link is refused, never followed.
+///
+/// # Errors
+/// [`Error::Config`] naming the link and where it points.
+pub fn refuse_symlinked_dir(dir: &Path) -> Result<()> {
+    if is_symlink(dir) {
+        let target = std::fs::read_link(dir)
+            .map(|t| t.display().to_string())
+            .unwrap_or_else(|_| "?".into());
+        return Err(Error::Config(format!(
+            "{} is a symbolic link (to {target}): metamorph writes nothing through links inside \
+             its output folder; remove the link, or choose another output",
+            dir.display()
+        )));
+    }
+    Ok(())
 }
 
 fn manifest_path(output: &Path, stage: &str, shard: ShardSpec) -> PathBuf {
@@ -147,6 +212,7 @@ pub fn claim_shard(
     force: bool,
 ) -> Result<Claim> {
     fingerprint.shards = shard.count();
+    refuse_symlinked_dir(&output.join("_manifests"))?;
     let lock = ShardLock::acquire(output, stage, shard)?;
     let path = manifest_path(output, stage, shard);
     if let Some(old) = read_manifest(&path) {
@@ -164,9 +230,11 @@ pub fn claim_shard(
                 changes.join("; ")
             );
         }
-        // The manifest goes first: parts without one are never taken as complete.
+        // Every entry is checked before anything is removed; then the manifest goes first:
+        // parts without one are never taken as complete.
+        let files = old.confined_files(output, &path)?;
         remove_file_if_present(&path)?;
-        old.remove_files(output)?;
+        files.iter().try_for_each(|f| remove_file_if_present(f))?;
     }
     remove_temporaries_of(&path);
     remove_other_shard_counts(output, stage, shard.count())?;
@@ -193,7 +261,9 @@ impl ShardClaim {
     pub fn outputs(self, kinds: &[RecordKind]) -> Result<Arc<ShardOutputs>> {
         let mut writers = BTreeMap::new();
         for &kind in kinds {
-            let target = ShardSpec::kind_dir(&self.output, kind).join(self.shard.file_name());
+            let dir = ShardSpec::kind_dir(&self.output, kind);
+            refuse_symlinked_dir(&dir)?;
+            let target = dir.join(self.shard.file_name());
             let stale = remove_temporaries_of(&target);
             if stale > 0 {
                 tracing::info!(file = %target.display(), stale, "removed temporary files of an interrupted run");
@@ -254,8 +324,11 @@ fn remove_other_shard_counts(output: &Path, stage: &str, count: usize) -> Result
         };
         let path = manifest_path(output, stage, other);
         if let Some(manifest) = read_manifest(&path) {
+            let files = manifest.confined_files(output, &path)?;
             remove_file_if_present(&path)?;
-            manifest.remove_files(output)?;
+            files.iter().try_for_each(|f| remove_file_if_present(f))?;
+            // Its lock too, held now: locks of a shard count no run uses would pile up.
+            remove_file_if_present(&lock_path)?;
             tracing::warn!(
                 "removed shard {other} of an earlier {}-shard run of `{stage}` from {} (this run \
                  has {count} shards)",

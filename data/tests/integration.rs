@@ -3,6 +3,7 @@
 //! `cargo test -p metamorph-data --test integration <file>::`.
 
 mod assets;
+mod output_confinement;
 mod read_binary;
 mod readers;
 mod records;

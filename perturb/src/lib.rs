@@ -2,16 +2,22 @@
 //! zero or more follow-up [`Case`]s with a declarative [`Expectation`] (and, where the paper
 //! says so, a [`Precondition`] on the source output) that the judge checks.
 //!
-//! One module per MR family, one file per relation, named after the paper's relation so that
-//! `MR1-3` is found in `mt4mrc/mr1_3_order_change.rs`:
+//! One module per MR family, named as the config and the docs name the family, one file (or
+//! folder) per relation, named after the paper's relation so that `MR1-3` is found in
+//! `mt4mrc/mr1_3_order_change.rs` and NLPLego-SSM in `nlplego/ssm_derivation_pairs.rs`. Each
+//! relation's name is written once, as the `NAME` constant of its module, which the registry
+//! reads:
 //! * [`mt4mrc`]: MT4MRC (seed-000) on BoolQ yes/no reading comprehension.
 //! * [`sit4re`]: SIT4RE (seed-001) on TACRED-style and FewRel relation extraction.
 //! * [`bpb`]: Break-Perturb-Build (seed-002): QDMR operators, the six
 //!   perturbations, answer rules and constraints, and contrast-set relations whose follow-up
 //!   questions the `generate` stage writes.
-//! * [`coreference`]: CREST (seed-004) coreference-preserving one-word mutations.
+//! * [`crest`]: CREST (seed-004) coreference-preserving one-word mutations.
 //! * [`nlplego`]: NLPLego (seed-003) derivation trees: adjuncts taken out and put back one at a
 //!   time, mutated, for reading comprehension, sentiment and paraphrase oracles.
+//!
+//! [`lexicon`] holds what the relations look words up in (WordNet, inflection, entity pools,
+//! geography, first names, in-context fit), loaded once per run into [`Resources`].
 //!
 //! The [`PerturbStage`] runs every enabled relation over `example` batches (joined with their
 //! `parsed` rows by id, for relations that read syntax) and emits `case`

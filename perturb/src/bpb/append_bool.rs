@@ -23,8 +23,8 @@
 
 use super::answer::{parse_number, AnswerRule, Comparator};
 use super::operator::{identify_with, Operator, Rules};
-use super::perturbation::{BpbConfig, PerturbInput, Perturbation, PerturbationKind, Variant};
 use super::qdmr::{Part, Qdmr, Step};
+use super::types::{BpbConfig, PerturbInput, Perturbation, PerturbationKind, Variant};
 use crate::shuffle;
 
 /// The AppendBool perturbations of `qdmr`.

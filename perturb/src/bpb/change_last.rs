@@ -19,10 +19,8 @@
 
 use super::answer::{AnswerRule, Constraint};
 use super::operator::{comparison_op, identify_with, ComparisonOp, Operator, Rules, ARITHMETIC};
-use super::perturbation::{
-    BpbConfig, Dataset, PerturbInput, Perturbation, PerturbationKind, Variant,
-};
 use super::qdmr::{Qdmr, Step};
+use super::types::{BpbConfig, Dataset, PerturbInput, Perturbation, PerturbationKind, Variant};
 
 const BOOLEANS: [&str; 3] = ["higher than", "lower than", "the same as"];
 

@@ -35,6 +35,7 @@ pub mod relation;
 pub mod replace_arith;
 pub mod replace_bool;
 pub mod replace_comp;
+pub mod types;
 
 pub use answer::{AnswerRule, Comparator, Constraint, YesNo};
 pub use operator::{identify, identify_with, Operator, Rules};

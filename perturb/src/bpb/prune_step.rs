@@ -21,10 +21,8 @@
 
 use super::answer::AnswerRule;
 use super::operator::{identify_all, Operator, Rules};
-use super::perturbation::{
-    BpbConfig, Dataset, PerturbInput, Perturbation, PerturbationKind, Variant,
-};
 use super::qdmr::Qdmr;
+use super::types::{BpbConfig, Dataset, PerturbInput, Perturbation, PerturbationKind, Variant};
 
 /// The PruneStep perturbations of `qdmr`.
 pub fn perturb(qdmr: &Qdmr, input: &PerturbInput<'_>, config: &BpbConfig) -> Vec<Perturbation> {

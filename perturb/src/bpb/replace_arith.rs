@@ -23,8 +23,8 @@ use super::answer::{AnswerRule, Constraint};
 use super::operator::{
     arithmetic_op, identify_all, identify_with, ArithmeticOp, Operator, Rules, ARITHMETIC,
 };
-use super::perturbation::{BpbConfig, Perturbation, PerturbationKind, Variant};
 use super::qdmr::{Part, Qdmr, Step};
+use super::types::{BpbConfig, Perturbation, PerturbationKind, Variant};
 
 /// The ReplaceArith perturbations of `qdmr`.
 pub fn perturb(qdmr: &Qdmr, config: &BpbConfig) -> Vec<Perturbation> {

@@ -17,8 +17,8 @@
 
 use super::answer::{AnswerRule, YesNo};
 use super::operator::{identify_with, logical, Logical, Operator, Rules};
-use super::perturbation::{BpbConfig, Perturbation, PerturbationKind, Variant};
 use super::qdmr::{Qdmr, Step};
+use super::types::{BpbConfig, Perturbation, PerturbationKind, Variant};
 
 /// The ReplaceBool perturbations of `qdmr`.
 pub fn perturb(qdmr: &Qdmr, config: &BpbConfig) -> Vec<Perturbation> {

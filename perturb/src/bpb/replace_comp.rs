@@ -29,8 +29,8 @@ use super::answer::{AnswerRule, Constraint};
 use super::operator::{
     aggregate, comparison_op, identify_with, Aggregate, ComparisonOp, Operator, Rules,
 };
-use super::perturbation::{BpbConfig, Perturbation, PerturbationKind, Variant};
 use super::qdmr::{Qdmr, Step};
+use super::types::{BpbConfig, Perturbation, PerturbationKind, Variant};
 
 /// The ReplaceComp perturbations of `qdmr`.
 pub fn perturb(qdmr: &Qdmr, config: &BpbConfig) -> Vec<Perturbation> {

@@ -8,6 +8,7 @@ use metamorph_data::{Case, Example, Expectation, Precondition};
 use crate::case_id;
 use crate::edit::{apply, Replacement};
 
+mod adjective_site;
 pub mod mr1_1_antonymous_adjective;
 pub mod mr1_2_tense_change;
 pub mod mr1_3_order_change;
@@ -15,6 +16,7 @@ pub mod mr1_4_negation_tag_question;
 pub mod mr2_1_synonymous_adjective;
 pub mod mr2_2_adverbial_clause_movement;
 pub mod mr2_3_voice_change;
+mod sense_counts;
 
 pub use mr1_1_antonymous_adjective::AntonymousAdjective;
 pub use mr1_2_tense_change::TenseChange;

@@ -1,0 +1,229 @@
+//! Where a clause starts and ends and whether its edges are clean: sentence starts and ends,
+//! quotes, balanced brackets, capitals, and the children of a verb that a moved phrase may take
+//! along.
+
+use std::ops::Range;
+
+use metamorph_data::Token;
+
+use super::word_lists::PRE_SUBJECT_DEPS;
+use crate::syntax::Tree;
+
+pub(super) fn is_quote(text: &str) -> bool {
+    matches!(text, "\"" | "``" | "''" | "“" | "”" | "‘" | "’" | "'" | "`")
+}
+
+/// Whether brackets and double quotes in `tokens` are balanced (`` `` `` and `''`, curly
+/// quotes, straight quotes in pairs).
+pub(super) fn balanced(tokens: &[Token]) -> bool {
+    let mut depth = 0i32;
+    for t in tokens {
+        match t.text.as_str() {
+            "(" | "[" => depth += 1,
+            ")" | "]" => depth -= 1,
+            _ => {}
+        }
+        if depth < 0 {
+            return false;
+        }
+    }
+    let text: String = tokens.iter().map(|t| t.text.as_str()).collect();
+    let opens = text.matches("``").count() + text.matches('“').count();
+    let closes = text.matches("''").count() + text.matches('”').count();
+    depth == 0 && opens == closes && text.matches('"').count().is_multiple_of(2)
+}
+
+pub(super) fn lowercase_first(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|c| c.to_lowercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+/// Whether the phrase ends with a comma-introduced non-restrictive modifier (`the brand,
+/// which …`, `John, a farmer`) that needs a closing comma before a following verb; `None` when
+/// it ends with another comma-introduced part (`the series …, four games to none`) that
+/// cannot stand before the verb.
+pub(super) fn nonrestrictive_end(tree: &Tree<'_>, range: Range<usize>) -> Option<bool> {
+    let tokens = tree.tokens();
+    for i in range.start..range.end.saturating_sub(1) {
+        if tokens[i].text != "," {
+            continue;
+        }
+        // The modifier after the comma: the highest ancestor of the next token whose subtree
+        // starts there.
+        let next = i + 1;
+        let mut m = next;
+        loop {
+            let h = tree.head(m);
+            if h == m || !range.contains(&h) || tree.subtree(h).start != next {
+                break;
+            }
+            m = h;
+        }
+        let sub = tree.subtree(m);
+        if sub.start != next || sub.end != range.end {
+            continue;
+        }
+        // `…, four games to none` is a score, not an apposition.
+        if tree.children(m).any(|c| tokens[c].dep == "nummod") {
+            return None;
+        }
+        match tokens[m].dep.as_str() {
+            "relcl" | "appos" | "acl" => return Some(true),
+            "conj" | "cc" => {}
+            _ => return None,
+        }
+    }
+    Some(false)
+}
+
+/// Whether the phrase at `start` opens its sentence (or follows a `Title --` heading) with a
+/// capital that is only positional, `Some(false)` when only adverbials and conjunctions
+/// precede it (or the sentence starts lower-case after an abbreviation), `None` when
+/// something else precedes it.
+pub(super) fn starts_sentence(
+    tree: &Tree<'_>,
+    sentence: &Range<usize>,
+    start: usize,
+) -> Option<bool> {
+    if start == sentence.start || tree.token(start - 1).text == "--" {
+        return Some(capital_start(tree, start));
+    }
+    let root = tree.root(sentence.clone())?;
+    for i in sentence.start..start {
+        let top = top_child(tree, root, i)?;
+        if !PRE_SUBJECT_DEPS.contains(&tree.token(top).dep.as_str()) {
+            return None;
+        }
+        // `the year 1 BC is followed …` read as `[the year] [1 BC] is followed`: a bare noun
+        // phrase right before the subject is not an adverbial the sentence can keep.
+        if i + 1 == start && tree.token(top).dep == "npadvmod" && tree.token(i).text != "," {
+            return None;
+        }
+        // `As an amputee, he received …`: a predicative of the subject would dangle.
+        if tree.token(top).dep == "prep"
+            && matches!(tree.token(top).lower().as_str(), "as" | "like" | "unlike")
+        {
+            return None;
+        }
+    }
+    balanced(&tree.tokens()[sentence.start..start]).then_some(false)
+}
+
+/// Whether the phrase at `start` carries a sentence capital (a sentence split after an
+/// abbreviation can start lower-case: then nothing is re-capitalised).
+fn capital_start(tree: &Tree<'_>, start: usize) -> bool {
+    tree.token(start)
+        .text
+        .chars()
+        .next()
+        .is_some_and(char::is_uppercase)
+}
+
+/// Whether the sentence ends with final punctuation (`.`, `!`, `?`, possibly inside closing
+/// quotes or brackets) or at the end of the text.
+pub(super) fn ends_sentence(tree: &Tree<'_>, sentence: Range<usize>) -> bool {
+    if sentence.end == tree.len() {
+        return true;
+    }
+    sentence
+        .rev()
+        .map(|i| tree.token(i).text.as_str())
+        .find(|t| !is_quote(t) && !matches!(*t, ")" | "]"))
+        .is_some_and(|t| t.ends_with(['.', '!', '?']))
+}
+
+/// Whether the text after a moved phrase ending at token `end` starts cleanly: the sentence
+/// ends, or punctuation, a preposition, an adverb or a conjunction follows (not a stray noun
+/// or number the parser left outside the phrase, as in `the numbers | 0 through 10`).
+pub(super) fn clean_boundary(tree: &Tree<'_>, sentence: &Range<usize>, end: usize) -> bool {
+    if end >= sentence.end {
+        return true;
+    }
+    // A particle-like adverb of a phrasal verb (`mixed the skeleton | together`) would be
+    // stranded after the agent.
+    if matches!(
+        tree.token(end).lower().as_str(),
+        "together"
+            | "apart"
+            | "away"
+            | "back"
+            | "off"
+            | "out"
+            | "up"
+            | "down"
+            | "aside"
+            | "forward"
+            | "open"
+            | "in"
+            | "on"
+            | "over"
+            | "around"
+            | "through"
+    ) && tree.token(end).dep != "prep"
+    {
+        return false;
+    }
+    if matches!(
+        tree.token(end).pos.as_str(),
+        "PUNCT" | "ADP" | "ADV" | "CCONJ" | "SCONJ" | "PART"
+    ) {
+        return true;
+    }
+    // A measure adverbial of the verb (`won it | six times since …`).
+    let Some(root) = tree.root(sentence.clone()) else {
+        return false;
+    };
+    top_child(tree, root, end).is_some_and(|top| {
+        let t = tree.token(top);
+        t.dep == "npadvmod"
+            && tree.subtree(top).start == end
+            && matches!(
+                t.lemma.to_lowercase().as_str(),
+                "time" | "year" | "day" | "week" | "month" | "hour" | "minute" | "season"
+            )
+    })
+}
+
+/// The child of `root` whose subtree holds `i`.
+pub(super) fn top_child(tree: &Tree<'_>, root: usize, mut i: usize) -> Option<usize> {
+    for _ in 0..tree.len() {
+        let h = tree.head(i);
+        if h == root {
+            return Some(i);
+        }
+        if h == i {
+            return None;
+        }
+        i = h;
+    }
+    None
+}
+
+/// The only child of `children` labelled `dep` (none when there are none or several).
+pub(super) fn only_child(tree: &Tree<'_>, children: &[usize], dep: &str) -> Option<usize> {
+    let mut found = children.iter().filter(|&&c| tree.token(c).dep == dep);
+    let first = *found.next()?;
+    found.next().is_none().then_some(first)
+}
+
+/// Whether root child `c` is a coordinated verb without a subject of its own (it shares the
+/// root's subject, which is about to change).
+pub(super) fn unshared_conj(tree: &Tree<'_>, c: usize) -> bool {
+    tree.token(c).dep == "conj"
+        && tree
+            .child_with_dep(c, &["nsubj", "nsubjpass", "expl"])
+            .is_none()
+}
+
+pub(super) trait Lower {
+    fn lower(&self) -> String;
+}
+
+impl Lower for Token {
+    fn lower(&self) -> String {
+        self.text.to_lowercase()
+    }
+}

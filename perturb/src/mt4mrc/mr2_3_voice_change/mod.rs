@@ -1,0 +1,593 @@
+//! MT4MRC MR2-3, "Consistence with Active/Passive Voice Change": change the voice of the
+//! passage's sentences (active → passive, passive → active); the question is unchanged and the
+//! answer must stay the same (`Equal`, no precondition). This is the only MT4MRC relation that
+//! edits the passage (`context`).
+//!
+//! **Paper vs. the authors' code.** The paper changes *all* modifiable sentences of the passage.
+//! The authors' script (`tool/MR2_3.py`) tries passive → active first (a `VBN` root with
+//! `auxpass`, `agent` and `nsubjpass`), else active → passive (a `VB*` root with `nsubj` and
+//! `dobj`, no `auxpass`/`agent`), but rebuilds the passage from the original inside its loop, so
+//! only the *last* convertible sentence ends up changed. We follow **the paper**: one follow-up
+//! per source in which every convertible sentence has changed voice, with one `Edit` per
+//! changed sentence (covering the span from the first to the last moved word).
+//!
+//! **What is converted.** A sentence qualifies when its root is a main verb and:
+//! * active → passive: exactly one `nsubj` before the verb and one `dobj` right after it (noun or
+//!   personal pronoun heads), and an auxiliary chain of one of the forms *V-s/V-ed*, *do V*,
+//!   *modal V*, *have V-en*, *modal have V-en*, *be V-ing* (adverbs and `not` kept in place). The
+//!   result keeps tense and aspect: *uses* → *is used*, *used* → *was used*, *does not use* →
+//!   *is not used*, *can use* → *can be used*, *has used* → *has been used*, *is using* → *is
+//!   being used*, with the new auxiliary agreeing with the new subject (the old object);
+//! * passive → active: one `nsubjpass`, a *be* `auxpass` and a `by`-agent (passives without an
+//!   agent cannot be turned active), auxiliary chains *be V-en*, *modal be V-en*, *have been
+//!   V-en*, *modal have been V-en*, *be being V-en*, converted back by the inverse rules (a
+//!   negated *is not used* becomes *does not use*).
+//!
+//! Pronoun case flips (*he* ↔ *him*, *she* ↔ *her*, *they* ↔ *them*, *we* ↔ *us*, *I* ↔ *me*);
+//! a sentence-initial old subject is lower-cased when its capital is only positional (a
+//! function word, or a known common word outside any name), kept for proper nouns, *I*,
+//! acronyms and words with digits or inner capitals, and the sentence is skipped when that is
+//! unclear (*Queen*, *Officer Smith*, an unknown word); the new first word is capitalised. A
+//! non-restrictive clause that closes a noun phrase moved to the front gets its closing comma.
+//! Plain adverbs keep their place in the auxiliary chain (*now uses* → *is now used*), and an
+//! adverb after a passive participle moves before the active verb (*was directed primarily by
+//! X* → *X primarily directed it*).
+//!
+//! **Eligibility is conservative** (no case is better than a broken one). Skipped: questions;
+//! sentences whose subject or object is a clause, a reflexive or reciprocal, a relative or
+//! interrogative pronoun, an expletive (`expl`, or *it* with an extraposed clause) or a
+//! quantity whose agreement is unclear (*a number of*, *some of*); roots with a particle,
+//! a second object (`dative`), a complement (`xcomp`, `ccomp`, `oprd`, `attr`, `acomp`), an
+//! unlabelled `dep`, a coordinated verb sharing the subject, or a subject-less participle clause
+//! that would dangle after the change; verbs that do not passivise well (*have*, *get*, *let*,
+//! *become*, *lack*, *resemble*, *cost*, *contain*, *receive*, …) and light-verb idioms (*take place*,
+//! *make sense*); punctuation between subject and verb; roots inside quotes or brackets;
+//! contracted auxiliaries other than *n't*; agents that are bare singular nouns (*by hand*,
+//! *by car*); negative subjects (*no man has ever …*); pronoun subjects (*was won by her*)
+//! and objects holding a pronoun that would precede its antecedent (*Its authority … has been
+//! used by FIFA*), both found awkward by the 2026-11-26 review; a new subject (the object or
+//! agent moved to the front) of more than eight tokens, or holding a comma or a verb (*an act
+//! providing that …, was passed by Congress*; heavy phrases go last in English, and the review
+//! of seed 20261208 found such passives unnatural); complements that pair with the object
+//! (*added a new format to the auditions*; dative, `to`/`into`/`from`/`with`/`as`/`by`
+//! phrases), moved phrases headed by a focus particle (*by only an ordained priest*), dates as
+//! agents (*sold by November 2005*) and pronouns inside a fronted phrase (*her fiancé Liam
+//! leaves Josie*), from the review of seed 20261213; `to`-infinitives whose understood
+//! subject would switch (*Aldi overtook Waitrose to become …*); elided verb phrases and gapped
+//! lists (*…, while Paraguay does*; *…, Kentucky to the southwest*); fragments the sentence
+//! segmenter cut off (no final punctuation on the sentence or its predecessor); and several
+//! signs of a misparse (a stray noun or particle after the moved object, a finite verb form read
+//! as a noun after *and*, a common-noun head inside a person's name).
+//!
+//! On the first 1000 BoolQ validation passages 133 sources qualify (171, with 191 changed
+//! sentences, before the pronoun rules of 2026-11-26).
+
+mod boundaries;
+mod grammar;
+mod noun_phrase;
+mod relation;
+mod to_active;
+mod to_passive;
+mod word_lists;
+
+pub use relation::VoiceChange;
+
+use std::ops::Range;
+
+use metamorph_data::{Case, Expectation, Result, Task};
+
+use crate::edit::Replacement;
+use crate::mt4mrc::{edited_case, FAMILY};
+use crate::syntax::Tree;
+use crate::{MetamorphicRelation, Source};
+use boundaries::{ends_sentence, unshared_conj, Lower};
+use word_lists::FORBIDDEN_DEPS;
+
+/// The relation's name, as in the paper (the one place it is written; the registry reads it).
+pub const NAME: &str = "MR2-3";
+
+impl MetamorphicRelation for VoiceChange {
+    fn family(&self) -> &'static str {
+        FAMILY
+    }
+
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn tasks(&self) -> &'static [Task] {
+        &[Task::BoolQ]
+    }
+
+    fn parsed_fields(&self) -> &'static [&'static str] {
+        &["context"]
+    }
+
+    fn follow_ups(&self, source: &Source<'_>) -> Result<Vec<Case>> {
+        let Some(parsed) = source.parse("context") else {
+            return Ok(Vec::new());
+        };
+        let example = source.example;
+        let tree = Tree::new(parsed);
+        let replacements: Vec<Replacement> = tree
+            .sentences()
+            .filter_map(|sentence| self.convert(&tree, sentence))
+            .collect();
+        if replacements.is_empty() {
+            return Ok(Vec::new());
+        }
+        Ok(edited_case(
+            example,
+            NAME,
+            0,
+            "context",
+            replacements,
+            &Expectation::Equal,
+            false,
+        )
+        .into_iter()
+        .collect())
+    }
+}
+
+impl VoiceChange {
+    /// The rewritten span of `sentence`, when it can change voice.
+    fn convert(&self, tree: &Tree<'_>, sentence: Range<usize>) -> Option<Replacement> {
+        let root = tree.root(sentence.clone())?;
+        // Whole declarative sentences only: a question, or a fragment of a sentence the
+        // segmenter split (it or its predecessor lacks final punctuation), is left alone.
+        if tree.token(sentence.end - 1).text == "?"
+            || !ends_sentence(tree, sentence.clone())
+            || (sentence.start > 0
+                && tree.token(sentence.start - 1).text != "--"
+                && !ends_sentence(tree, tree.sentence_of(sentence.start - 1)))
+        {
+            return None;
+        }
+        // The passage's `Title -- text` heading sits in its first sentence: nothing before the
+        // dash may move.
+        let heading_dash = (sentence.start == 0)
+            .then(|| sentence.clone().find(|&i| tree.token(i).text == "--"))
+            .flatten();
+        let verb = tree.token(root);
+        if verb.pos != "VERB" {
+            return None;
+        }
+        let children: Vec<usize> = tree.children(root).collect();
+        for &c in &children {
+            let dep = tree.token(c).dep.as_str();
+            if FORBIDDEN_DEPS.contains(&dep) || self.dangles(tree, c) || unshared_conj(tree, c) {
+                return None;
+            }
+        }
+        if self.hidden_coordinated_verb(tree, &sentence) || self.elliptical(tree, &sentence) {
+            return None;
+        }
+        let has = |dep: &str| children.iter().any(|&c| tree.token(c).dep == dep);
+        let replacement = if verb.tag == "VBN" && has("auxpass") {
+            self.passive_to_active(tree, sentence, root, &children)
+        } else if !has("auxpass") && !has("agent") && !has("nsubjpass") {
+            self.active_to_passive(tree, sentence, root, &children)
+        } else {
+            None
+        }?;
+        match heading_dash {
+            Some(dash) if tree.token(dash).start as usize >= replacement.start => None,
+            _ => Some(replacement),
+        }
+    }
+
+    /// Whether the sentence has an elided verb phrase (`…, while Paraguay does.`, `as did
+    /// his brother`) or a gapped list (`bordered by Virginia to the southeast, Kentucky to the
+    /// southwest`) that refers back to the clause whose voice would change.
+    fn elliptical(&self, tree: &Tree<'_>, sentence: &Range<usize>) -> bool {
+        sentence.clone().any(|i| {
+            let token = tree.token(i);
+            let elided_do = token.lemma.eq_ignore_ascii_case("do")
+                && token.dep != "aux"
+                && !tree.children(i).any(|k| {
+                    matches!(
+                        tree.token(k).dep.as_str(),
+                        "dobj" | "ccomp" | "xcomp" | "attr" | "acomp" | "prep"
+                    )
+                });
+            // `…, Kentucky to the southwest`: a name read as a modifier of the verb.
+            let gapped = (token.dep == "conj"
+                && tree.token(tree.head(i)).dep == "pobj"
+                && tree.children(i).any(|k| tree.token(k).dep == "prep"))
+                || (token.dep == "npadvmod" && token.pos == "PROPN");
+            elided_do || gapped
+        })
+    }
+
+    /// Whether the sentence has a second predicate the parser read as a noun: `…, and stars
+    /// Mike Myers` (a finite verb form right after `and`, followed by an object-like word),
+    /// which would silently take the new subject.
+    fn hidden_coordinated_verb(&self, tree: &Tree<'_>, sentence: &Range<usize>) -> bool {
+        (sentence.start + 1..sentence.end.saturating_sub(1)).any(|i| {
+            let token = tree.token(i);
+            let next = tree.token(i + 1);
+            tree.token(i - 1).lower() == "and"
+                && matches!(token.tag.as_str(), "NN" | "NNS")
+                && matches!(next.tag.as_str(), "DT" | "NNP" | "NNPS" | "PRP$" | "CD")
+                && self
+                    .inflections
+                    .lemma(&token.lower(), "VERB")
+                    .is_some_and(|lemma| {
+                        ["VBZ", "VBD"].iter().any(|tag| {
+                            self.inflections
+                                .inflect(&lemma, tag)
+                                .is_some_and(|f| f.eq_ignore_ascii_case(&token.text))
+                        })
+                    })
+        })
+    }
+
+    /// Whether root child `c` is a subject-less participle clause (`After buying X, he …`,
+    /// `…, making it …`) that would dangle once the subject changes.
+    fn dangles(&self, tree: &Tree<'_>, c: usize) -> bool {
+        let token = tree.token(c);
+        let nonfinite_without_subject = |v: usize| {
+            let t = tree.token(v);
+            matches!(t.tag.as_str(), "VBG" | "VBN")
+                && tree.child_with_dep(v, &["nsubj", "nsubjpass"]).is_none()
+        };
+        // `Aldi overtook Waitrose to become …`: the understood subject of a `to`-infinitive
+        // would switch to the new subject.
+        let controlled_infinitive = tree.token(c).tag == "VB"
+            && tree.child_with_dep(c, &["nsubj", "nsubjpass"]).is_none()
+            && tree
+                .children(c)
+                .any(|k| tree.token(k).dep == "aux" && tree.token(k).tag == "TO");
+        match token.dep.as_str() {
+            "advcl" => nonfinite_without_subject(c) || controlled_infinitive,
+            "prep" => tree
+                .child_with_dep(c, &["pcomp"])
+                .is_some_and(nonfinite_without_subject),
+            _ => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{boolq, resources};
+
+    fn relation() -> VoiceChange {
+        VoiceChange::new(resources()).unwrap()
+    }
+
+    fn cases(passage: &str) -> Vec<Case> {
+        let (example, parses) = boolq("is the sky blue", passage);
+        relation()
+            .follow_ups(&Source::new(&example, &parses))
+            .unwrap()
+    }
+
+    /// The follow-up passage, or `None` when the passage is not eligible.
+    fn changed(passage: &str) -> Option<String> {
+        let mut cases = cases(passage);
+        assert!(cases.len() <= 1);
+        cases.pop().map(|c| c.followup.context.unwrap())
+    }
+
+    fn assert_changes(pairs: &[(&str, &str)]) {
+        for (source, expected) in pairs {
+            assert_eq!(changed(source).as_deref(), Some(*expected), "{source}");
+        }
+    }
+
+    #[test]
+    fn papers_example() {
+        assert_changes(&[(
+            "Since 2012 the company now uses the SSE brand throughout the UK.",
+            "Since 2012 the SSE brand is now used by the company throughout the UK.",
+        )]);
+    }
+
+    #[test]
+    fn active_to_passive_keeps_tense_aspect_and_agreement() {
+        assert_changes(&[
+            (
+                "The company uses the brand.",
+                "The brand is used by the company.",
+            ),
+            (
+                "The company uses the brands.",
+                "The brands are used by the company.",
+            ),
+            (
+                "The company used the brands.",
+                "The brands were used by the company.",
+            ),
+            (
+                "The companies have used the brand.",
+                "The brand has been used by the companies.",
+            ),
+            (
+                "The company has used the brands.",
+                "The brands have been used by the company.",
+            ),
+            (
+                "The company had used the brand.",
+                "The brand had been used by the company.",
+            ),
+            (
+                "The company will use the brand.",
+                "The brand will be used by the company.",
+            ),
+            (
+                "The company can use the brand.",
+                "The brand can be used by the company.",
+            ),
+            (
+                "The company could have used the brand.",
+                "The brand could have been used by the company.",
+            ),
+            (
+                "The company is using the brand.",
+                "The brand is being used by the company.",
+            ),
+            (
+                "The company was using the brands.",
+                "The brands were being used by the company.",
+            ),
+            (
+                "The company does not use the brand.",
+                "The brand is not used by the company.",
+            ),
+            (
+                "The company didn't use the brands.",
+                "The brands weren't used by the company.",
+            ),
+            (
+                "The company will not use the brand.",
+                "The brand will not be used by the company.",
+            ),
+            (
+                "The company wrote the book.",
+                "The book was written by the company.",
+            ),
+            (
+                "The company bought the brand and the logo.",
+                "The brand and the logo were bought by the company.",
+            ),
+        ]);
+    }
+
+    #[test]
+    fn passive_to_active_is_the_inverse() {
+        assert_changes(&[
+            (
+                "The brand is used by the company.",
+                "The company uses the brand.",
+            ),
+            (
+                "The brand is used by the companies.",
+                "The companies use the brand.",
+            ),
+            (
+                "The brands were used by the company.",
+                "The company used the brands.",
+            ),
+            (
+                "The brand has been used by the companies.",
+                "The companies have used the brand.",
+            ),
+            (
+                "The brand will be used by the company.",
+                "The company will use the brand.",
+            ),
+            (
+                "The brand is being used by the companies.",
+                "The companies are using the brand.",
+            ),
+            (
+                "The brand is not used by the company.",
+                "The company does not use the brand.",
+            ),
+            (
+                "The brand wasn't used by the company.",
+                "The company didn't use the brand.",
+            ),
+            (
+                "The book was written by the company.",
+                "The company wrote the book.",
+            ),
+            (
+                "The brand was founded in 1990 by the company.",
+                "The company founded the brand in 1990.",
+            ),
+            (
+                "The series was broadcast by the network.",
+                "The network broadcast the series.",
+            ),
+            // A plain adverb after the participle moves before the active verb.
+            (
+                "It was directed primarily by Victor Fleming.",
+                "Victor Fleming primarily directed it.",
+            ),
+        ]);
+    }
+
+    #[test]
+    fn pronouns_change_case() {
+        assert_changes(&[
+            (
+                "The police arrested them.",
+                "They were arrested by the police.",
+            ),
+            ("The teacher saw me.", "I was seen by the teacher."),
+            ("She was praised by us.", "We praised her."),
+            ("The company was founded by him.", "He founded the company."),
+        ]);
+    }
+
+    #[test]
+    fn capitals_follow_the_sentence_start_not_names() {
+        assert_changes(&[
+            (
+                "John Smith founded the company.",
+                "The company was founded by John Smith.",
+            ),
+            (
+                "The BBC broadcast the series.",
+                "The series was broadcast by the BBC.",
+            ),
+            (
+                "In 1990, the company bought Apple.",
+                "In 1990, Apple was bought by the company.",
+            ),
+            (
+                "The company was founded by NASA.",
+                "NASA founded the company.",
+            ),
+        ]);
+    }
+
+    #[test]
+    fn the_title_heading_of_a_boolq_passage_stays_in_place() {
+        assert_changes(&[(
+            "Great Britain -- The island is dominated by a maritime climate.",
+            "Great Britain -- A maritime climate dominates the island.",
+        )]);
+    }
+
+    #[test]
+    fn heavy_phrases_do_not_move_to_the_front() {
+        for passage in [
+            // A clause in the new subject.
+            "The company bought the house, which was old.",
+            "Congress passed an act providing that the office would end by attrition.",
+            // More than eight tokens.
+            "The council approved the plan for the new bridge over the river at the old ford.",
+        ] {
+            assert_eq!(changed(passage), None, "{passage}");
+        }
+        assert_changes(&[(
+            "The company bought the old house.",
+            "The old house was bought by the company.",
+        )]);
+    }
+
+    #[test]
+    fn complements_focus_particles_dates_and_inner_pronouns_are_left_alone() {
+        for passage in [
+            "The show added a new format to the auditions.",
+            "Only an ordained priest administers the sacrament.",
+            "The album was sold by November 2005.",
+            "Josie is left at the altar by her fiance Liam.",
+        ] {
+            assert_eq!(changed(passage), None, "{passage}");
+        }
+    }
+
+    #[test]
+    fn unsafe_sentences_are_left_alone() {
+        for passage in [
+            "Did the company use the brand?",
+            "The man hurt himself.",
+            "They helped each other.",
+            "The company has a brand.",
+            "It takes two hours to get there.",
+            "He said that the company uses the brand.",
+            "The brand was used in 1990.",
+            "He gave her the book.",
+            "He set up the company.",
+            "\"The company uses the brand,\" he said.",
+            "The company bought the brand and sold it.",
+            "The event takes place in May.",
+            "The product was made by hand.",
+            "What he said surprised everyone.",
+            "He enjoys swimming.",
+            // A negative subject would end up under `ever` / after the verb.
+            "No man has ever achieved a Grand Slam.",
+            // A pronoun agent, a pronoun moved before its antecedent, a light verb.
+            "He founded the company.",
+            "FIFA has used its authority to overturn results.",
+            "The film received a limited release.",
+            // A sentence-initial word that may be a name or a title: unclear capitals.
+            "Queen also released the single.",
+            "Officer Smith wrote the ticket.",
+            // `deprive X of Y`, a stranded particle, a purpose clause of `depart`.
+            "The landlord cannot deprive the tenant of heat.",
+            "The water mixed the bones together.",
+            // A coordinated verb the parser read as a noun would take the new subject.
+            "The film was directed by Mike Mitchell from a script by Josh Klausner, and stars \
+             Mike Myers.",
+            // The understood subject of the infinitive would switch.
+            "In April 2015, Aldi overtook Waitrose to become the sixth-largest chain.",
+            // An elided verb phrase or a gapped list refers back to the old voice.
+            "Most countries do not observe DST, while Paraguay does.",
+            "It is bordered by Virginia to the southeast, Kentucky to the southwest, and Ohio to \
+             the northwest.",
+            "It is bordered by Virginia to the southeast, Kentucky to the southwest, Ohio to the \
+             northwest, and Pennsylvania and Maryland to the northeast.",
+            // A bare noun phrase before the subject (`the year | 1 BC`).
+            "In this system, the year 1 BC is followed by AD 1.",
+            // A sentence the segmenter cut short (no final punctuation).
+            "This creates a situation where residents in",
+        ] {
+            assert_eq!(changed(passage), None, "{passage}");
+        }
+    }
+
+    #[test]
+    fn every_convertible_sentence_changes_with_one_exact_edit_each() {
+        let passage = "The sky is blue. The company now uses the SSE brand throughout the UK. \
+                       It was founded by John Smith.";
+        let case = cases(passage).remove(0);
+        case.validate().unwrap();
+        assert_eq!(case.case_id, "q1:MR2-3:0");
+        assert_eq!(case.expectation().unwrap(), Expectation::Equal);
+        assert_eq!(case.precondition().unwrap(), None);
+        assert_eq!(case.followup.label, None);
+        assert_eq!(case.followup.question.as_deref(), Some("is the sky blue"));
+        assert_eq!(
+            case.followup.context.as_deref(),
+            Some(
+                "The sky is blue. The SSE brand is now used by the company throughout the UK. \
+                 John Smith founded it."
+            )
+        );
+        let edits: Vec<(u32, u32, &str, &str)> = case
+            .edits
+            .iter()
+            .map(|e| (e.start, e.end, e.before.as_str(), e.after.as_str()))
+            .collect();
+        assert_eq!(
+            edits,
+            vec![
+                (
+                    17,
+                    51,
+                    "The company now uses the SSE brand",
+                    "The SSE brand is now used by the company"
+                ),
+                (
+                    71,
+                    99,
+                    "It was founded by John Smith",
+                    "John Smith founded it"
+                ),
+            ]
+        );
+        let chars: Vec<char> = passage.chars().collect();
+        for e in &case.edits {
+            let span: String = chars[e.start as usize..e.end as usize].iter().collect();
+            assert_eq!(span, e.before);
+        }
+    }
+
+    #[test]
+    fn without_a_parse_or_a_convertible_sentence_there_is_no_case() {
+        let (example, _) = boolq("is the sky blue", "The company uses the brand.");
+        assert!(relation()
+            .follow_ups(&Source::unparsed(&example))
+            .unwrap()
+            .is_empty());
+        assert!(cases("The sky is blue. It rains.").is_empty());
+        assert_eq!(relation().parsed_fields(), &["context"]);
+    }
+}

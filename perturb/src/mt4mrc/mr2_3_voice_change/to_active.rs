@@ -1,0 +1,201 @@
+//! Passive → active: rebuilding a clause with the `by`-agent as subject and the old subject as
+//! object, keeping tense and aspect.
+
+use std::ops::Range;
+
+use super::boundaries::{clean_boundary, only_child, starts_sentence, top_child, Lower};
+use super::grammar::{accusative, agreement, chain_of, nominative, Chain, Role, Tense, Words};
+use super::relation::VoiceChange;
+use super::word_lists::{CAST_VERBS, NO_ACTIVE};
+use crate::edit::Replacement;
+use crate::syntax::Tree;
+
+impl VoiceChange {
+    pub(super) fn passive_to_active(
+        &self,
+        tree: &Tree<'_>,
+        sentence: Range<usize>,
+        root: usize,
+        children: &[usize],
+    ) -> Option<Replacement> {
+        let verb = tree.token(root);
+        let lemma = self
+            .inflections
+            .confirmed_lemma(&verb.text, &verb.lemma, "VERB")
+            .to_lowercase();
+        if NO_ACTIVE.contains(&lemma.as_str()) {
+            return None;
+        }
+        for &c in children {
+            if matches!(tree.token(c).dep.as_str(), "nsubj" | "dobj") {
+                return None;
+            }
+        }
+        let subj = only_child(tree, children, "nsubjpass")?;
+        let agent = only_child(tree, children, "agent")?;
+        let auxpass = only_child(tree, children, "auxpass")?;
+        if tree.token(agent).lower() != "by" || tree.token(auxpass).lemma.to_lowercase() != "be" {
+            return None;
+        }
+        let agent_children: Vec<usize> = tree.children(agent).collect();
+        let [by_object] = agent_children[..] else {
+            return None;
+        };
+        if tree.token(by_object).dep != "pobj" {
+            return None;
+        }
+        let subj_range = tree.subtree(subj);
+        let agent_range = tree.subtree(agent);
+        let new_subject_range = tree.subtree(by_object);
+        if subj_range.end > root
+            || agent_range.start <= root
+            || new_subject_range != (agent + 1..agent_range.end)
+        {
+            return None;
+        }
+        // Tokens between the participle and the agent stay (`founded in 1990 by X`): plain
+        // modifiers of the verb only, no punctuation.
+        for i in root + 1..agent_range.start {
+            let top = top_child(tree, root, i)?;
+            if !matches!(tree.token(top).dep.as_str(), "prep" | "advmod" | "npadvmod")
+                || tree.token(i).pos == "PUNCT"
+            {
+                return None;
+            }
+        }
+        // The old passive subject becomes the object.
+        let old_subject = tree.token(subj);
+        if !matches!(
+            old_subject.tag.as_str(),
+            "NN" | "NNS" | "NNP" | "NNPS" | "PRP"
+        ) || (old_subject.tag == "PRP" && accusative(&old_subject.text).is_none())
+        {
+            return None;
+        }
+        // The agent becomes the subject: a noun phrase with a determiner or modifier (not
+        // `by hand`, `by car`) or a personal pronoun.
+        let by_token = tree.token(by_object);
+        match by_token.tag.as_str() {
+            "PRP" if nominative(&by_token.text).is_some() => {}
+            "NN" if tree.children(by_object).next().is_none() => return None,
+            "NN" | "NNS" | "NNP" | "NNPS" => {}
+            _ => return None,
+        }
+        let agreement = agreement(tree, by_object)?;
+        if !clean_boundary(tree, &sentence, agent_range.end) {
+            return None;
+        }
+        if !CAST_VERBS.contains(&lemma.as_str())
+            && !self
+                .inflections
+                .inflect_all(&lemma, "VBN")
+                .iter()
+                .any(|f| f.eq_ignore_ascii_case(&verb.text))
+        {
+            return None;
+        }
+        let middle: Vec<usize> = (subj_range.end..root).collect();
+        let chain = chain_of(tree, root, &middle, true)?;
+        let negated = middle.iter().any(|&i| tree.token(i).dep == "neg");
+        let infl = &self.inflections;
+        let form = |tag: &str| infl.inflect_or_rule(&lemma, tag).map(|f| f.form);
+        let new_verb = match chain {
+            Chain::Simple(_) if negated => lemma.clone(),
+            // `broadcast` rather than `broadcasted` when the participle is spelt that way.
+            Chain::Simple(Tense::Past) => {
+                let participle = verb.text.to_lowercase();
+                let pasts = infl.inflect_all(&lemma, "VBD");
+                if pasts.contains(&participle) || CAST_VERBS.contains(&lemma.as_str()) {
+                    participle
+                } else {
+                    form("VBD")?
+                }
+            }
+            Chain::Simple(Tense::Present) if agreement.third_singular() => form("VBZ")?,
+            Chain::Simple(Tense::Present) => form("VBP")?,
+            Chain::Modal => lemma.clone(),
+            Chain::Perfect(_) | Chain::ModalPerfect => verb.text.to_lowercase(),
+            Chain::Progressive(_) => form("VBG")?,
+            Chain::Do(_) => return None,
+        };
+        if negated {
+            // `is not used` → `does not use`, but not `is often not used` → `does often not use`.
+            let neg = middle.iter().position(|&i| tree.token(i).dep == "neg")?;
+            let aux = middle
+                .iter()
+                .position(|&i| matches!(tree.token(i).dep.as_str(), "aux" | "auxpass"))?;
+            if neg != aux + 1 {
+                return None;
+            }
+        }
+
+        let at_start = starts_sentence(tree, &sentence, subj_range.start)?;
+        let mut words = Words(String::new());
+        let front = self.noun_phrase(
+            tree,
+            new_subject_range.clone(),
+            by_object,
+            Role::Subject,
+            at_start,
+        )?;
+        words.push(&front, false);
+        for &i in &middle {
+            let token = tree.token(i);
+            let glued = i > 0 && tree.token(i - 1).whitespace.is_empty();
+            let is_aux = matches!(token.dep.as_str(), "aux" | "auxpass");
+            if !is_aux {
+                words.push(&token.text, glued);
+                continue;
+            }
+            let tense = Tense::of(&token.tag);
+            let new = match (chain, token.dep.as_str()) {
+                // The passive `be`/`been`/`being` goes, except that a negated simple tense
+                // needs `do`.
+                (Chain::Simple(t), "auxpass") if negated => match t {
+                    Tense::Past => "did".to_string(),
+                    Tense::Present if agreement.third_singular() => "does".to_string(),
+                    Tense::Present => "do".to_string(),
+                },
+                (_, "auxpass") => continue,
+                (Chain::Perfect(Tense::Present), _) if tense.is_some() => {
+                    if agreement.third_singular() {
+                        "has"
+                    } else {
+                        "have"
+                    }
+                    .to_string()
+                }
+                (Chain::Progressive(t), _) => {
+                    let tag = if t == Tense::Past { "VBD" } else { "VBZ" };
+                    infl.be_form(tag, agreement.person, agreement.plural)?
+                }
+                _ => token.text.clone(),
+            };
+            if new == "am" && negated {
+                return None;
+            }
+            words.push(&new, glued);
+        }
+        // Plain adverbs between the participle and the agent (`was directed primarily by X`)
+        // go before the active verb (`X primarily directed it`); other material stays after
+        // the object.
+        let between = root + 1..agent_range.start;
+        let adverbs_only = !between.is_empty()
+            && between.clone().all(|i| {
+                let t = tree.token(i);
+                t.dep == "advmod" && t.tag == "RB" && tree.children(i).next().is_none()
+            });
+        if adverbs_only {
+            words.push(&tree.text(between.clone()), false);
+        }
+        words.push(&new_verb, false);
+        let back = self.noun_phrase(tree, subj_range.clone(), subj, Role::Object, at_start)?;
+        words.push(&back, false);
+        if !adverbs_only && !between.is_empty() {
+            words.push(&tree.text(between), false);
+        }
+        let (start, _) = tree.char_span(subj_range);
+        let (_, end) = tree.char_span(agent_range);
+        Some(Replacement::new(start, end, words.0))
+    }
+}
