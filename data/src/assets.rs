@@ -451,10 +451,14 @@ fn run(command: &mut Command, spec: &AssetSpec, client: &str) -> Result<()> {
 /// # Errors
 /// [`Error::Io`] if the file cannot be read.
 pub fn sha256_file(path: &Path) -> Result<String> {
+    crate::input_file::regular_file(path)?;
     let mut file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
     let mut hasher = Sha256::new();
     let mut buf = vec![0u8; 1 << 16];
     loop {
+        if crate::runner::interrupt_requested() {
+            return Err(Error::Interrupted);
+        }
         let n = file.read(&mut buf).map_err(|e| Error::io(path, e))?;
         if n == 0 {
             break;

@@ -14,6 +14,10 @@ pub struct ConfigFile {
     origin: String,
 }
 
+/// The largest config file read (a config is a few KiB; this only stops a wrong path, such as a
+/// device or a huge data file, from being read whole).
+pub const MAX_CONFIG_BYTES: u64 = 16 << 20;
+
 impl ConfigFile {
     /// Reads and parses `path`.
     ///
@@ -21,6 +25,14 @@ impl ConfigFile {
     /// [`Error::Io`] if unreadable; [`Error::Config`] naming the file, line and column on a syntax
     /// error.
     pub fn load(path: &Path) -> Result<Self> {
+        let size = crate::input_file::regular_file(path)?;
+        if size > MAX_CONFIG_BYTES {
+            return Err(Error::Config(format!(
+                "{}: {size} bytes; a config file is at most {} MiB",
+                path.display(),
+                MAX_CONFIG_BYTES >> 20
+            )));
+        }
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
         Self::parse(&text, &path.display().to_string())
     }
@@ -116,7 +128,15 @@ pub fn is_name_char(c: char) -> bool {
 pub fn check_names<'a>(what: &str, names: impl IntoIterator<Item = &'a str>) -> Result<()> {
     let mut seen = std::collections::HashSet::new();
     for name in names {
-        if name.is_empty() || name == "." || name == ".." || !name.chars().all(is_name_char) {
+        if name.is_empty() {
+            return Err(Error::Config(format!("{what} name is empty")));
+        }
+        if name == "." || name == ".." {
+            return Err(Error::Config(format!(
+                "{what} name {name:?}: a name cannot be `.` or `..` (it names an output folder)"
+            )));
+        }
+        if !name.chars().all(is_name_char) {
             return Err(Error::Config(format!(
                 "{what} name {name:?}: use letters, digits, `-`, `_` and `.` only (it names \
                  output folders and records)"

@@ -33,6 +33,7 @@ mod expectation;
 mod fingerprint;
 mod generation;
 pub mod http;
+mod input_file;
 pub mod memory;
 mod output;
 mod parquet_io;
@@ -51,9 +52,10 @@ pub use error::{Error, Result};
 pub use expectation::{AnswerMetric, Expectation, Precondition};
 pub use fingerprint::Fingerprint;
 pub use generation::GenerationRequest;
+pub use input_file::regular_file;
 pub use output::{
-    claim_shard, completed_shard, is_current, Claim, Manifest, ManifestFile, ShardClaim,
-    ShardOutputs,
+    claim_shard, completed_shard, inside_output, is_current, refuse_symlinked_dir, Claim, Manifest,
+    ManifestFile, ShardClaim, ShardOutputs,
 };
 pub use parquet_io::{
     check_one_shard_count, expand_inputs, file_kind, glob_files, keep_shard_rows, read_shard,
@@ -65,6 +67,8 @@ pub use record::{
     Example, LabelProb, ParsedText, Phrase, Prediction, Record, RecordBuilder, RecordKind,
     Rejected, Task, Token, TokenSpan, Validity, Verdict,
 };
-pub use runner::{CancelToken, Emitter, Pipeline, RunReport, Stage, StageOptions};
+pub use runner::{
+    interrupt_requested, CancelToken, Emitter, Pipeline, RunReport, Stage, StageOptions,
+};
 pub use shard::{fnv1a, ShardSpec};
 pub use shard_lock::ShardLock;

@@ -177,8 +177,7 @@ impl CancelToken {
 
     /// The process-wide token cancelled by Ctrl-C / SIGTERM (the handler is installed once).
     pub fn install_ctrl_c() -> CancelToken {
-        static TOKEN: OnceLock<CancelToken> = OnceLock::new();
-        TOKEN
+        CTRL_C_TOKEN
             .get_or_init(|| {
                 let token = CancelToken::new();
                 let handler_token = token.clone();
@@ -201,6 +200,16 @@ impl CancelToken {
             })
             .clone()
     }
+}
+
+/// The token of [`CancelToken::install_ctrl_c`], once installed.
+static CTRL_C_TOKEN: OnceLock<CancelToken> = OnceLock::new();
+
+/// Whether Ctrl-C / SIGTERM asked this process to stop (false until
+/// [`CancelToken::install_ctrl_c`] installed the handler): for long work outside a pipeline run
+/// — hashing inputs, reading a dataset to build a pool — to stop too.
+pub fn interrupt_requested() -> bool {
+    CTRL_C_TOKEN.get().is_some_and(CancelToken::is_cancelled)
 }
 
 /// What a finished run reports, per stage.

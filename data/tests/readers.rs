@@ -546,3 +546,18 @@ fn duplicate_example_ids_name_both_records() {
     assert_eq!(examples.len(), 2);
     assert_eq!(examples[0].question.as_deref(), Some("is it"));
 }
+
+#[test]
+fn tsv_rows_with_extra_columns_are_refused_like_short_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(
+        &dir,
+        "sst.tsv",
+        b"sentence\tlabel\ngood film\t1\nbad\tfilm\t0\n",
+    );
+    let message = open_error(&path, DatasetFormat::SentimentTsv).to_string();
+    assert!(
+        message.contains("sst.tsv:line 3") && message.contains("row has 3 columns, the header 2"),
+        "{message}"
+    );
+}

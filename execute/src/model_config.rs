@@ -406,8 +406,17 @@ impl<'de> Deserialize<'de> for ModelConfig {
         };
         let what = format!("[[execute.models]] `{name}` (kind `{kind}`)");
         let tasks = match table.remove("tasks") {
-            Some(value) => serde_json::from_value::<Vec<Task>>(value)
-                .map_err(|e| D::Error::custom(format!("{what}: `tasks`: {e}")))?,
+            Some(value) => {
+                let tasks = serde_json::from_value::<Vec<Task>>(value)
+                    .map_err(|e| D::Error::custom(format!("{what}: `tasks`: {e}")))?;
+                if tasks.is_empty() {
+                    return Err(D::Error::custom(format!(
+                        "{what}: `tasks = []` lists no task; leave the key out for a model \
+                         that answers every task"
+                    )));
+                }
+                tasks
+            }
             None => Vec::new(),
         };
         let kind = ModelKind::from_table(&kind, table)

@@ -81,6 +81,12 @@ impl SubprocessModel {
                 "`batch_size` and `timeout_secs` must be positive".into(),
             ));
         }
+        if let Some(dir) = config.workdir.as_deref().filter(|d| !d.is_dir()) {
+            return Err(fail(format!(
+                "`workdir` {} is not an existing folder",
+                dir.display()
+            )));
+        }
         let mut command = Command::new(program);
         command
             .args(args)
@@ -177,9 +183,22 @@ impl SubprocessModel {
             .stderr_tail
             .lock()
             .unwrap_or_else(|e| e.into_inner());
-        let status = status
-            .map(|s| s.to_string())
-            .unwrap_or_else(|| "still running".into());
+        let Some(status) = status else {
+            // Its stdout closed, yet it runs on: it can never answer.
+            stop_group(&mut running.child);
+            let stderr = if tail.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; its last stderr lines:\n  {}",
+                    Vec::from(tail.clone()).join("\n  ")
+                )
+            };
+            return format!(
+                "the model process closed its stdout but kept running, so it can send no \
+                 response; it was stopped{stderr}"
+            );
+        };
         if tail.is_empty() {
             format!("the model process exited ({status}) with nothing on stderr")
         } else {

@@ -236,3 +236,35 @@ fn a_timeout_stops_the_whole_process_group_even_with_a_full_stdin_pipe() {
         "left running"
     );
 }
+
+#[test]
+fn a_child_that_closes_stdout_is_reported_as_such_not_as_a_time_out() {
+    let m = model(&["close-stdout"], 120.0, 2);
+    let examples = questions(2);
+    let refs: Vec<&Example> = examples.iter().collect();
+    let message = m.predict(&refs).unwrap_err().to_string();
+    assert!(
+        message.contains("closed its stdout") && !message.contains("timed out"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_missing_workdir_is_named_as_such() {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/test_model.py");
+    let config = SubprocessConfig {
+        command: vec!["python3".into(), script.display().to_string()],
+        timeout_secs: 10.0,
+        batch_size: 2,
+        workdir: Some("/no/such/folder".into()),
+        env: Default::default(),
+    };
+    let e = SubprocessModel::spawn("m", config)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("`workdir` /no/such/folder is not an existing folder"),
+        "{e}"
+    );
+}

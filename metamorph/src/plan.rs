@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use metamorph_data::{
-    claim_shard, is_current, CancelToken, Claim, ConfigFile, DatasetFormat, Error, Fingerprint,
-    Result, ShardSpec,
+    claim_shard, completed_shard, is_current, refuse_symlinked_dir, CancelToken, Claim, ConfigFile,
+    DatasetFormat, Error, Fingerprint, Result, ShardSpec,
 };
 use metamorph_execute::{ExecuteConfig, Model};
 use metamorph_generate::{GenerateConfig, GenerateStage};
@@ -121,6 +121,8 @@ impl Plan {
     /// Config errors naming the file and the table, dataset errors naming the dataset, missing
     /// assets.
     pub fn load(config_path: &Path, options: &PipelineOptions) -> Result<Plan> {
+        // First, so that Ctrl-C also stops the hashing of large inputs below.
+        let cancel = CancelToken::install_ctrl_c();
         let file = ConfigFile::load(config_path)?;
         check_config(&file)?;
         let base = config_path
@@ -156,17 +158,42 @@ impl Plan {
                 STAGES.join(", ")
             )));
         }
-        if config.shards == 0 {
-            return Err(Error::Config("[pipeline] shards must be at least 1".into()));
+        for (key, value) in [
+            ("shards", config.shards),
+            ("batch_size", config.batch_size),
+            ("channel_capacity", config.channel_capacity),
+        ] {
+            if value == 0 {
+                return Err(Error::Config(format!(
+                    "{}: [pipeline] {key} must be at least 1",
+                    config_path.display()
+                )));
+            }
         }
         let output = options
             .output
             .clone()
             .unwrap_or_else(|| base.join(&config.output));
         let mut units = Vec::new();
+        let mut seen_data: Vec<(&str, Option<PathBuf>, Option<String>)> = Vec::new();
         for (index, dataset) in config.datasets.iter().enumerate() {
             let fingerprint = unit_fingerprint(&file, dataset, &config, &perturb_config, &base)
                 .map_err(|e| e.context(format!("dataset `{}`", dataset.name)))?;
+            let path = base.join(&dataset.path);
+            let canonical = std::fs::canonicalize(&path).ok();
+            let hash = fingerprint.inputs.get(&path.display().to_string()).cloned();
+            if let Some((other, ..)) = seen_data.iter().find(|(_, c, h)| {
+                (canonical.is_some() && *c == canonical) || (hash.is_some() && *h == hash)
+            }) {
+                return Err(Error::Config(format!(
+                    "{}: datasets `{other}` and `{}` read the same data ({}): every example \
+                     would be tested and counted twice; keep one of them",
+                    config_path.display(),
+                    dataset.name,
+                    path.display()
+                )));
+            }
+            seen_data.push((&dataset.name, canonical, hash));
             for shard in 0..config.shards {
                 units.push(Unit {
                     dataset: index,
@@ -201,7 +228,7 @@ impl Plan {
             resources,
             validator,
             units,
-            cancel: CancelToken::install_ctrl_c(),
+            cancel,
             started: Started::default(),
             units_run: 0,
             units_skipped: 0,
@@ -233,6 +260,8 @@ impl Plan {
             return Ok(UnitOutcome::Unanswered);
         }
         let unit_dir = self.output.join(&dataset.name);
+        // A link planted where the dataset's folder goes would take the writes elsewhere.
+        refuse_symlinked_dir(&unit_dir)?;
         let describe = || format!("dataset `{}` shard {shard}", dataset.name);
         // A look without the lock first, so a finished run starts no model.
         if !self.options.force && is_current(&unit_dir, "pipeline", shard, &unit.fingerprint) {
@@ -364,6 +393,7 @@ impl Plan {
     /// # Errors
     /// Unreadable verdict files, IO errors.
     pub fn finish(self) -> Result<PipelineReport> {
+        self.check_units_are_this_runs()?;
         let units: Vec<PathBuf> = self
             .config
             .datasets
@@ -383,6 +413,49 @@ impl Plan {
             report_path,
             perturb_counts: self.perturb_counts,
         })
+    }
+}
+
+impl Plan {
+    /// Fails unless every unit of this run (of the datasets that ran) is complete and made from
+    /// this run's inputs and settings: another run writing the same output with another config
+    /// may have replaced a shard meanwhile, and a summary over the parts on disk would then mix
+    /// the two configs' results.
+    ///
+    /// # Errors
+    /// [`Error::Config`] naming the dataset, the shard and what differs.
+    fn check_units_are_this_runs(&self) -> Result<()> {
+        for unit in &self.units {
+            if self.datasets_unanswered.contains(&unit.dataset_name) {
+                continue;
+            }
+            let dir = self.output.join(&unit.dataset_name);
+            let mut expected = unit.fingerprint.clone();
+            expected.shards = unit.shard.count();
+            let problem = match completed_shard(&dir, "pipeline", unit.shard) {
+                None => Some("its outputs are gone or incomplete".to_string()),
+                Some(manifest) => match &manifest.fingerprint {
+                    Some(found) if *found == expected => None,
+                    Some(found) => Some(format!(
+                        "it was rewritten from other inputs or settings ({})",
+                        expected.changes_from(found).join("; ")
+                    )),
+                    None => Some("its manifest records no fingerprint".to_string()),
+                },
+            };
+            if let Some(problem) = problem {
+                return Err(Error::Config(format!(
+                    "dataset `{}` shard {} in {}: {problem} while this run went — another run \
+                     with another config is writing the same output. A summary now would mix \
+                     the two configs' results, so none is written: give each config its own \
+                     --output, then run again",
+                    unit.dataset_name,
+                    unit.shard,
+                    dir.display()
+                )));
+            }
+        }
+        Ok(())
     }
 }
 

@@ -3,6 +3,7 @@
 //! `cargo test -p metamorph --test integration <file>::`.
 
 mod book_examples;
+mod hostile_inputs;
 mod pipeline;
 mod slurm;
 

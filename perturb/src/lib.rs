@@ -226,6 +226,13 @@ pub fn relations_by_name(
     names: &[String],
     resources: &Resources,
 ) -> Result<Vec<Box<dyn MetamorphicRelation>>> {
+    if names.is_empty() {
+        return Err(metamorph_data::Error::Config(
+            "[perturb] relations = [] names no relation: leave the key out to run all of them, \
+             or name relations or families"
+                .into(),
+        ));
+    }
     for name in names {
         let known = name == "all"
             || REGISTRY

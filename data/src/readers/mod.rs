@@ -334,6 +334,7 @@ fn location_in(example: &Example, path: &Path) -> String {
 /// and more than one in eight of the first 8 KiB; a few bad bytes in a text file are reported at
 /// their own line by the format's reader instead (and skipped with `skip_bad` in line formats).
 fn check_text_file(path: &Path) -> Result<()> {
+    crate::input_file::regular_file(path)?;
     let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
     let mut head = Vec::with_capacity(8192);
     file.by_ref()

@@ -142,6 +142,21 @@ impl Table {
                 Error::malformed(&path, format!("line {line}"), "-", e.to_string())
             })?;
             let line = record.position().map(|p| p.line()).unwrap_or(0);
+            // A row with more fields than the header has a stray delimiter (a tab inside a
+            // text, say): which field is which cannot be known, so it is refused like a short
+            // row, not read shifted.
+            if record.len() > header.len() {
+                return Err(Error::malformed(
+                    &path,
+                    format!("line {line}"),
+                    "-",
+                    format!(
+                        "row has {} columns, the header {} (a stray delimiter inside a field?)",
+                        record.len(),
+                        header.len()
+                    ),
+                ));
+            }
             f(&Row {
                 path: &path,
                 header: &header,
