@@ -90,6 +90,15 @@ enum Task {
         #[arg(long)]
         cpu: bool,
     },
+    /// The tests: set up what the real-component tests need where possible (Debian's
+    /// chromium, a one-node Slurm, a virtualenv with pyarrow and polars), then run
+    /// `cargo test --workspace` (extra flags go to it). What cannot be set up is said, and
+    /// those tests print SKIPPED.
+    Test {
+        /// Flags for cargo test.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// Run the criterion benchmarks (extra flags go to `cargo bench`).
     Bench {
         /// Flags for cargo bench.
@@ -135,6 +144,7 @@ fn main() -> ExitCode {
         Task::Book { open } => book(open),
         Task::Cuda => cuda().map(|_| ()),
         Task::GpuKit { out, cpu } => gpu_kit(&out, cpu),
+        Task::Test { args } => test(&args),
         Task::Bench { args } => status(
             cargo()
                 .args(["bench", "-p", "metamorph-benches"])
@@ -163,6 +173,40 @@ fn pipeline(config: Option<PathBuf>, output: Option<PathBuf>, force: bool) -> an
     let report = run_pipeline(&config, &options)?;
     print!("{}", metamorph::render_run(&report, &config));
     Ok(())
+}
+
+fn test(args: &[String]) -> anyhow::Result<()> {
+    use xtask::test_setup;
+    let mut started_cluster = false;
+    let (venv, venv_bin) = test_setup::interop_venv(&root());
+    let ready = [
+        test_setup::chromium(),
+        test_setup::slurm(&root(), &mut started_cluster),
+        venv,
+    ];
+    for r in &ready {
+        eprintln!(
+            "xtask test: {:<15} {}  {}",
+            r.component,
+            if r.ready { "ready  " } else { "SKIPPED" },
+            r.note
+        );
+    }
+    let mut command = cargo();
+    command.args(["test", "--workspace"]).args(args);
+    if let Some(bin) = venv_bin {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let mut paths = vec![bin];
+        paths.extend(std::env::split_paths(&path));
+        command.env("PATH", std::env::join_paths(paths)?);
+    }
+    let result = status(&mut command);
+    if started_cluster {
+        let _ = Command::new(root().join("deploy/slurm/local-cluster.sh"))
+            .arg("stop")
+            .output();
+    }
+    result
 }
 
 fn report_check(report: Option<PathBuf>, screenshot: &Path) -> anyhow::Result<()> {
