@@ -15,6 +15,9 @@
 //!   objects, a batch per `POST {url}` as a JSON array, answered by a JSON array; for models
 //!   served elsewhere (e.g. a coreference system behind a web app). Retries and bounded
 //!   concurrency as the OpenAI-compatible adapter's.
+//! * [`causal_lm::CausalLmModel`] is a GGUF language model under test, in-process (config
+//!   `kind = "causal-lm"`): label tasks read as the probabilities of each label's words after
+//!   the prompt, QA by greedy generation located in the context. Design notes in [`causal_lm`].
 //! * [`ModelConfig`] is one `[[execute.models]]` table, typed by its `kind` ([`ModelKind`]):
 //!   each kind carries only its own keys, so a key of another kind is refused naming the table,
 //!   the key and the kind; the HTTP kinds share
@@ -90,6 +93,7 @@
 #![deny(missing_docs)]
 
 pub mod candle;
+pub mod causal_lm;
 pub mod http;
 mod model_config;
 pub mod openai;
@@ -100,9 +104,10 @@ mod subprocess;
 pub use candle::{Head, LoadOptions, SentenceEncoder, SentenceSimilarityModel, TaskEncoder};
 pub use http::{HttpConfig, HttpModel};
 pub use model_config::{
-    AnyHeadModelConfig, CheckpointConfig, ClassifierKeys, ClassifierModelConfig, HttpModelConfig,
-    ModelConfig, ModelKind, OpenAiModelConfig, PackingConfig, QaKeys, QaModelConfig,
-    SimilarityModelConfig, SubprocessModelConfig, MODEL_KINDS,
+    AnyHeadModelConfig, CausalLmModelConfig, CheckpointConfig, ClassifierKeys,
+    ClassifierModelConfig, HttpModelConfig, ModelConfig, ModelKind, OpenAiModelConfig,
+    PackingConfig, QaKeys, QaModelConfig, SimilarityModelConfig, SubprocessModelConfig,
+    MODEL_KINDS,
 };
 pub use openai::{OpenAiConfig, OpenAiModel};
 pub use stage::{ExecuteConfig, ExecuteStage, ForTasks};

@@ -26,10 +26,13 @@ use crate::candle::{
     PairOrder, QaOptions, QuestionAnsweringModel, SentenceEncoder, SentenceSimilarityModel,
     SequenceClassificationModel, SimilarityOptions, TaskEncoder,
 };
+use crate::causal_lm::{CausalLmConfig, CausalLmModel};
 use crate::stage::ForTasks;
 use crate::{
     HttpConfig, HttpModel, Model, OpenAiConfig, OpenAiModel, SubprocessConfig, SubprocessModel,
 };
+use metamorph_models::causal_lm::WeightFormat;
+use metamorph_models::{CausalLm, LmOptions};
 
 /// One model under test: its name, the tasks it answers and how it runs.
 #[derive(Clone, Debug)]
@@ -61,10 +64,12 @@ pub enum ModelKind {
     OpenAi(OpenAiModelConfig),
     /// `http`: the JSONL protocol's objects over HTTP, a batch per `POST` to `url`.
     Http(HttpModelConfig),
+    /// `causal-lm`: a GGUF language model in-process, answering through prompts.
+    CausalLm(CausalLmModelConfig),
 }
 
 /// The kinds, as written in the config.
-pub const MODEL_KINDS: [&str; 7] = [
+pub const MODEL_KINDS: [&str; 8] = [
     "subprocess",
     "sentence-similarity",
     "extractive-qa",
@@ -72,6 +77,7 @@ pub const MODEL_KINDS: [&str; 7] = [
     "candle",
     "openai",
     "http",
+    "causal-lm",
 ];
 
 /// Keys a variant did not declare; must stay empty.
@@ -295,6 +301,44 @@ pub struct HttpModelConfig {
     unknown: UnknownKeys,
 }
 
+/// `kind = "causal-lm"`.
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct CausalLmModelConfig {
+    /// The GGUF file: a packaged model (`smollm2-135m`, the default; `gemma3-270m`), a `.gguf`
+    /// path (relative to the config file's folder) or `hf:ORG/NAME/FILE.gguf`.
+    #[serde(default)]
+    pub model: Option<String>,
+    /// `f32` (default: dequantized once at load) or `quantized` (the file's blocks).
+    #[serde(default)]
+    pub weights: Option<String>,
+    /// `cpu` (default), `cuda:N` or `metal`.
+    #[serde(default)]
+    pub device: Option<String>,
+    /// Examples handed over at once (default 16).
+    #[serde(default)]
+    pub batch_size: Option<usize>,
+    /// Prompt templates per task (`[execute.models.prompts]`), replacing the built-in ones.
+    #[serde(default)]
+    pub prompts: BTreeMap<String, String>,
+    /// Label sets of sentiment and relation (`[execute.models.labels]`).
+    #[serde(default)]
+    pub labels: BTreeMap<String, Vec<String>>,
+    /// System message before each prompt.
+    #[serde(default)]
+    pub system: Option<String>,
+    /// Use the model's chat format (default: when its GGUF has a ChatML or Gemma template).
+    #[serde(default)]
+    pub chat: Option<bool>,
+    /// Longest generated answer in tokens (QA; default 32).
+    #[serde(default)]
+    pub max_new_tokens: Option<usize>,
+    /// Longest prompt in tokens; longer passages are cut with a warning (default 1024).
+    #[serde(default)]
+    pub max_prompt_tokens: Option<usize>,
+    #[serde(flatten)]
+    unknown: UnknownKeys,
+}
+
 impl ModelKind {
     /// The kind as written in the config.
     pub fn name(&self) -> &'static str {
@@ -306,6 +350,7 @@ impl ModelKind {
             ModelKind::Candle(_) => "candle",
             ModelKind::OpenAi(_) => "openai",
             ModelKind::Http(_) => "http",
+            ModelKind::CausalLm(_) => "causal-lm",
         }
     }
 
@@ -316,7 +361,10 @@ impl ModelKind {
             ModelKind::ExtractiveQa(c) => Some(&c.checkpoint),
             ModelKind::SequenceClassification(c) => Some(&c.checkpoint),
             ModelKind::Candle(c) => Some(&c.checkpoint),
-            ModelKind::Subprocess(_) | ModelKind::OpenAi(_) | ModelKind::Http(_) => None,
+            ModelKind::Subprocess(_)
+            | ModelKind::OpenAi(_)
+            | ModelKind::Http(_)
+            | ModelKind::CausalLm(_) => None,
         }
     }
 
@@ -327,7 +375,10 @@ impl ModelKind {
             ModelKind::ExtractiveQa(c) => Some(&mut c.checkpoint),
             ModelKind::SequenceClassification(c) => Some(&mut c.checkpoint),
             ModelKind::Candle(c) => Some(&mut c.checkpoint),
-            ModelKind::Subprocess(_) | ModelKind::OpenAi(_) | ModelKind::Http(_) => None,
+            ModelKind::Subprocess(_)
+            | ModelKind::OpenAi(_)
+            | ModelKind::Http(_)
+            | ModelKind::CausalLm(_) => None,
         }
     }
 
@@ -341,6 +392,7 @@ impl ModelKind {
             ModelKind::Candle(c) => &c.unknown,
             ModelKind::OpenAi(c) => &c.unknown,
             ModelKind::Http(c) => &c.unknown,
+            ModelKind::CausalLm(c) => &c.unknown,
         }
         .keys()
         .map(String::as_str)
@@ -365,6 +417,7 @@ impl ModelKind {
             "candle" => ModelKind::Candle(parse(table)?),
             "openai" => ModelKind::OpenAi(parse(table)?),
             "http" => ModelKind::Http(parse(table)?),
+            "causal-lm" => ModelKind::CausalLm(parse(table)?),
             other => {
                 return Err(format!(
                     "unknown kind `{other}` (this build supports: {})",
@@ -517,6 +570,7 @@ impl ModelConfig {
             )?,
             ModelKind::OpenAi(c) => Arc::new(self.start_openai(c, |var| std::env::var(var).ok())?),
             ModelKind::Http(c) => Arc::new(self.start_http(c, |var| std::env::var(var).ok())?),
+            ModelKind::CausalLm(c) => Arc::new(self.start_causal_lm(c, base_dir)?),
         };
         Ok(if self.tasks.is_empty() {
             model
@@ -582,6 +636,61 @@ impl ModelConfig {
             return Err(self.config_err(why));
         }
         Ok(model)
+    }
+
+    /// The `causal-lm` model: the GGUF loaded, the prompts checked.
+    fn start_causal_lm(&self, c: &CausalLmModelConfig, base_dir: &Path) -> Result<CausalLmModel> {
+        let spec = c.model.as_deref().unwrap_or("smollm2-135m");
+        // A relative `.gguf` path is the config folder's.
+        let spec =
+            if spec.ends_with(".gguf") && !spec.starts_with("hf:") && Path::new(spec).is_relative()
+            {
+                base_dir.join(spec).display().to_string()
+            } else {
+                spec.to_string()
+            };
+        let weights = match c.weights.as_deref().unwrap_or("f32") {
+            "f32" => WeightFormat::F32,
+            "quantized" => WeightFormat::Quantized,
+            other => {
+                return Err(self.config_err(format!(
+                    "`weights` is \"f32\" or \"quantized\", found {other:?}"
+                )))
+            }
+        };
+        let options = LmOptions {
+            device: candle::device(c.device.as_deref().unwrap_or("cpu"))?,
+            weights,
+            ..LmOptions::default()
+        };
+        let lm = CausalLm::load(&spec, options)?;
+        let task_key = |key: &str, table: &str| {
+            key.parse::<Task>()
+                .map_err(|e| self.config_err(format!("`{table}.{key}`: {e}")))
+        };
+        let mut config = CausalLmConfig {
+            system: c.system.clone(),
+            chat: c.chat,
+            max_prompt_tokens: c.max_prompt_tokens,
+            ..CausalLmConfig::default()
+        };
+        for (key, text) in &c.prompts {
+            config
+                .prompts
+                .insert(task_key(key, "prompts")?, text.clone());
+        }
+        for (key, labels) in &c.labels {
+            config
+                .labels
+                .insert(task_key(key, "labels")?, labels.clone());
+        }
+        if let Some(n) = c.max_new_tokens {
+            config.max_new_tokens = n;
+        }
+        if let Some(n) = c.batch_size {
+            config.batch_size = n;
+        }
+        CausalLmModel::try_new(&self.name, lm, &self.tasks, config)
     }
 
     /// The `http` model; `env` reads the API key's variable.

@@ -3,6 +3,7 @@
 //! `cargo test -p metamorph-execute --test integration <file>::`.
 
 mod candle_loading;
+mod causal_lm;
 mod classification_parity;
 mod common;
 mod execute_binary;
