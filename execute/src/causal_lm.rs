@@ -231,6 +231,21 @@ impl CausalLmModel {
         &self.format
     }
 
+    /// The prompt ids `example` is answered from (its passage cut to fit, if needed): what
+    /// the parity test compares with the reference implementation's.
+    ///
+    /// # Errors
+    /// A task the model is not configured for; a prompt that cannot be made to fit.
+    pub fn prompt_for(&self, example: &Example) -> Result<Vec<u32>> {
+        let setup = self.tasks.get(&example.task).ok_or_else(|| {
+            self.err(format!(
+                "example `{}`: not configured for `{}`",
+                example.id, example.task
+            ))
+        })?;
+        self.prompt_ids(example, setup)
+    }
+
     fn err(&self, message: impl Into<String>) -> Error {
         Error::Model {
             model: self.name.clone(),

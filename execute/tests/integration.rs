@@ -4,6 +4,7 @@
 
 mod candle_loading;
 mod causal_lm;
+mod causal_lm_real;
 mod classification_parity;
 mod common;
 mod execute_binary;
