@@ -1,6 +1,7 @@
 //! The TOML configuration file shared by the pipeline and every stage binary: one table per
 //! stage (`[perturb]`, `[execute]`, `[judge]`, …), read by each stage into its own typed config.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::de::DeserializeOwned;
@@ -117,6 +118,32 @@ impl ConfigFile {
 /// Whether `c` may appear in a dataset or model name: ASCII letters, digits, `-`, `_`, `.`.
 pub fn is_name_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')
+}
+
+/// Keys of a config table that the struct of its `kind` did not declare: a variant of a table
+/// typed by `kind` collects them in a `#[serde(flatten)]` field, since serde's
+/// `deny_unknown_fields` cannot be combined with the flattened key groups kinds share.
+pub type UnknownKeys = BTreeMap<String, serde_json::Value>;
+
+/// Reads the struct of `kind` from the rest of its table and refuses a key it does not know.
+/// Errors are messages without the table's name (the caller adds it).
+///
+/// # Errors
+/// The deserialisation error, or the first key that is not one of `kind`'s.
+pub fn parse_kind_keys<T: DeserializeOwned>(
+    kind: &str,
+    table: serde_json::Map<String, serde_json::Value>,
+    unknown: impl FnOnce(&T) -> &UnknownKeys,
+) -> std::result::Result<T, String> {
+    let parsed: T =
+        serde_json::from_value(serde_json::Value::Object(table)).map_err(|e| e.to_string())?;
+    if let Some(key) = unknown(&parsed).keys().next() {
+        return Err(format!(
+            "`{key}` is not a key of kind `{kind}` (see the configuration reference for the \
+             keys of each kind)"
+        ));
+    }
+    Ok(parsed)
 }
 
 /// Checks the names a config gives its datasets or models (`what`: "dataset", "model"): each

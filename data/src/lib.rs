@@ -47,7 +47,7 @@ pub mod shared_data;
 pub mod test_layout;
 
 pub use cli::{init_logging, load_config, report_error, run_stage, stage_main, StageArgs};
-pub use config::{check_names, is_name_char, ConfigFile};
+pub use config::{check_names, is_name_char, parse_kind_keys, ConfigFile, UnknownKeys};
 pub use error::{Error, Result};
 pub use expectation::{AnswerMetric, Expectation, Precondition};
 pub use fingerprint::Fingerprint;

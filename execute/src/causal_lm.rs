@@ -97,6 +97,8 @@ struct TaskSetup {
     template: Template,
     /// The labels recorded, with the words scored for each (empty for QA).
     labels: Vec<(String, String)>,
+    /// Each label's words as the ids scored after the prompt, encoded once.
+    continuations: Vec<Vec<u32>>,
 }
 
 /// A causal LM answering tasks through prompts.
@@ -105,6 +107,8 @@ pub struct CausalLmModel {
     lm: CausalLm,
     tasks: BTreeMap<Task, TaskSetup>,
     format: PromptFormat,
+    /// The ids opening and closing a turn (chat formats), looked up once.
+    turn: Option<(u32, u32)>,
     system: Option<String>,
     max_new_tokens: usize,
     max_prompt_tokens: usize,
@@ -172,6 +176,22 @@ impl CausalLmModel {
                 "`chat = true`, but the model's GGUF has no ChatML or Gemma chat template".into(),
             ));
         }
+        let special = |token: &str| {
+            lm.tokenizer()
+                .token_to_id(token)
+                .ok_or_else(|| bad(format!("the tokenizer has no `{token}` token")))
+        };
+        let turn = match format {
+            PromptFormat::Plain => None,
+            PromptFormat::ChatMl => Some((special("<|im_start|>")?, special("<|im_end|>")?)),
+            PromptFormat::Gemma => Some((special("<start_of_turn>")?, special("<end_of_turn>")?)),
+        };
+        // A base model's answer follows `Answer:`, so its label words start with a space.
+        let lead = if format == PromptFormat::Plain {
+            " "
+        } else {
+            ""
+        };
         let mut setups = BTreeMap::new();
         for task in wanted {
             let template = match config.prompts.get(&task) {
@@ -203,7 +223,18 @@ impl CausalLmModel {
                 }
                 _ => Vec::new(),
             };
-            setups.insert(task, TaskSetup { template, labels });
+            let continuations = labels
+                .iter()
+                .map(|(_, word)| lm.encode(&format!("{lead}{word}")))
+                .collect::<Result<Vec<_>>>()?;
+            setups.insert(
+                task,
+                TaskSetup {
+                    template,
+                    labels,
+                    continuations,
+                },
+            );
         }
         let limit = config.max_prompt_tokens.unwrap_or(1024);
         if limit == 0 {
@@ -219,6 +250,7 @@ impl CausalLmModel {
             lm,
             tasks: setups,
             format,
+            turn,
             system: config.system,
             max_new_tokens: config.max_new_tokens,
             max_prompt_tokens,
@@ -253,13 +285,6 @@ impl CausalLmModel {
         }
     }
 
-    fn special(&self, token: &str) -> Result<u32> {
-        self.lm
-            .tokenizer()
-            .token_to_id(token)
-            .ok_or_else(|| self.err(format!("the tokenizer has no `{token}` token")))
-    }
-
     /// The ids of `prompt` wrapped in the model's format, up to where the answer starts.
     fn wrap(&self, prompt: &str) -> Result<Vec<u32>> {
         let mut ids: Vec<u32> = self.lm.start_token().into_iter().collect();
@@ -279,7 +304,7 @@ impl CausalLmModel {
                 text(&mut ids, &full)?;
             }
             PromptFormat::ChatMl => {
-                let (open, close) = (self.special("<|im_start|>")?, self.special("<|im_end|>")?);
+                let (open, close) = self.turn.expect("chat formats resolve their turn ids");
                 if let Some(system) = &self.system {
                     ids.push(open);
                     text(&mut ids, &format!("system\n{system}"))?;
@@ -294,10 +319,7 @@ impl CausalLmModel {
                 text(&mut ids, "assistant\n")?;
             }
             PromptFormat::Gemma => {
-                let (open, close) = (
-                    self.special("<start_of_turn>")?,
-                    self.special("<end_of_turn>")?,
-                );
+                let (open, close) = self.turn.expect("chat formats resolve their turn ids");
                 // Gemma has no system turn: a system message opens the user's.
                 let body = match &self.system {
                     Some(system) => format!("user\n{system}\n\n{prompt}"),
@@ -380,17 +402,7 @@ impl CausalLmModel {
     /// The label prediction of `example`: every label scored as a continuation of the prompt.
     fn classify(&self, example: &Example, setup: &TaskSetup) -> Result<Prediction> {
         let prompt = self.prompt_ids(example, setup)?;
-        let lead = if self.format == PromptFormat::Plain {
-            " "
-        } else {
-            ""
-        };
-        let continuations = setup
-            .labels
-            .iter()
-            .map(|(_, word)| self.lm.encode(&format!("{lead}{word}")))
-            .collect::<Result<Vec<_>>>()?;
-        let scores = self.lm.score_continuations(&prompt, &continuations)?;
+        let scores = self.lm.score_continuations(&prompt, &setup.continuations)?;
         let log_probs: Vec<f64> = scores
             .iter()
             .map(|s| s.iter().map(|&v| f64::from(v)).sum())

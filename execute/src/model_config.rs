@@ -15,8 +15,7 @@ use std::sync::Arc;
 
 use metamorph_data::assets::{HubOptions, ModelSource};
 use metamorph_data::http::HttpTransportConfig;
-use metamorph_data::{Error, Result, Task};
-use serde::de::DeserializeOwned;
+use metamorph_data::{parse_kind_keys, Error, Result, Task, UnknownKeys};
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
@@ -79,9 +78,6 @@ pub const MODEL_KINDS: [&str; 8] = [
     "http",
     "causal-lm",
 ];
-
-/// Keys a variant did not declare; must stay empty.
-type UnknownKeys = BTreeMap<String, Value>;
 
 /// `kind = "subprocess"`.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -382,56 +378,58 @@ impl ModelKind {
         }
     }
 
-    /// Keys the table gave that this kind does not have.
-    fn unknown_keys(&self) -> impl Iterator<Item = &str> {
-        match self {
-            ModelKind::Subprocess(c) => &c.unknown,
-            ModelKind::SentenceSimilarity(c) => &c.unknown,
-            ModelKind::ExtractiveQa(c) => &c.unknown,
-            ModelKind::SequenceClassification(c) => &c.unknown,
-            ModelKind::Candle(c) => &c.unknown,
-            ModelKind::OpenAi(c) => &c.unknown,
-            ModelKind::Http(c) => &c.unknown,
-            ModelKind::CausalLm(c) => &c.unknown,
-        }
-        .keys()
-        .map(String::as_str)
-    }
-
     /// The variant of `kind` from the table's other keys. Errors are messages without the
     /// table's name.
     fn from_table(
         kind: &str,
         table: serde_json::Map<String, Value>,
     ) -> std::result::Result<Self, String> {
-        fn parse<T: DeserializeOwned>(
-            table: serde_json::Map<String, Value>,
-        ) -> std::result::Result<T, String> {
-            serde_json::from_value(Value::Object(table)).map_err(|e| e.to_string())
-        }
-        let parsed = match kind {
-            "subprocess" => ModelKind::Subprocess(parse(table)?),
-            "sentence-similarity" => ModelKind::SentenceSimilarity(parse(table)?),
-            "extractive-qa" => ModelKind::ExtractiveQa(parse(table)?),
-            "sequence-classification" => ModelKind::SequenceClassification(parse(table)?),
-            "candle" => ModelKind::Candle(parse(table)?),
-            "openai" => ModelKind::OpenAi(parse(table)?),
-            "http" => ModelKind::Http(parse(table)?),
-            "causal-lm" => ModelKind::CausalLm(parse(table)?),
+        Ok(match kind {
+            "subprocess" => ModelKind::Subprocess(parse_kind_keys(
+                kind,
+                table,
+                |c: &SubprocessModelConfig| &c.unknown,
+            )?),
+            "sentence-similarity" => ModelKind::SentenceSimilarity(parse_kind_keys(
+                kind,
+                table,
+                |c: &SimilarityModelConfig| &c.unknown,
+            )?),
+            "extractive-qa" => {
+                ModelKind::ExtractiveQa(parse_kind_keys(kind, table, |c: &QaModelConfig| {
+                    &c.unknown
+                })?)
+            }
+            "sequence-classification" => ModelKind::SequenceClassification(parse_kind_keys(
+                kind,
+                table,
+                |c: &ClassifierModelConfig| &c.unknown,
+            )?),
+            "candle" => {
+                ModelKind::Candle(parse_kind_keys(kind, table, |c: &AnyHeadModelConfig| {
+                    &c.unknown
+                })?)
+            }
+            "openai" => {
+                ModelKind::OpenAi(parse_kind_keys(kind, table, |c: &OpenAiModelConfig| {
+                    &c.unknown
+                })?)
+            }
+            "http" => ModelKind::Http(parse_kind_keys(kind, table, |c: &HttpModelConfig| {
+                &c.unknown
+            })?),
+            "causal-lm" => {
+                ModelKind::CausalLm(parse_kind_keys(kind, table, |c: &CausalLmModelConfig| {
+                    &c.unknown
+                })?)
+            }
             other => {
                 return Err(format!(
                     "unknown kind `{other}` (this build supports: {})",
                     MODEL_KINDS.join(", ")
                 ))
             }
-        };
-        if let Some(key) = parsed.unknown_keys().next() {
-            return Err(format!(
-                "`{key}` is not a key of kind `{kind}` (see the configuration reference for \
-                 the keys of each kind)"
-            ));
-        }
-        Ok(parsed)
+        })
     }
 }
 
@@ -583,6 +581,21 @@ impl ModelConfig {
         Error::Config(format!("model `{}`: {message}", self.name))
     }
 
+    /// A per-task sub-table (`[execute.models.<table>] boolq = …`) keyed by task.
+    fn by_task<V: Clone>(
+        &self,
+        map: &BTreeMap<String, V>,
+        table: &str,
+    ) -> Result<BTreeMap<Task, V>> {
+        map.iter()
+            .map(|(key, value)| {
+                key.parse::<Task>()
+                    .map(|task| (task, value.clone()))
+                    .map_err(|e| self.config_err(format!("`{table}.{key}`: {e}")))
+            })
+            .collect()
+    }
+
     /// The `openai` model; `env` reads the API key's variable.
     pub(crate) fn start_openai(
         &self,
@@ -604,25 +617,9 @@ impl ModelConfig {
             env,
             &format!("model `{}`", self.name),
         )?;
-        let task_key = |key: &str, table: &str| {
-            key.parse::<Task>()
-                .map_err(|e| self.config_err(format!("`{table}.{key}`: {e}")))
-        };
-        for (key, text) in &c.prompts {
-            config
-                .prompts
-                .insert(task_key(key, "prompts")?, text.clone());
-        }
-        for (key, labels) in &c.labels {
-            config
-                .labels
-                .insert(task_key(key, "labels")?, labels.clone());
-        }
-        for (key, label) in &c.fallback {
-            config
-                .fallback
-                .insert(task_key(key, "fallback")?, label.clone());
-        }
+        config.prompts = self.by_task(&c.prompts, "prompts")?;
+        config.labels = self.by_task(&c.labels, "labels")?;
+        config.fallback = self.by_task(&c.fallback, "fallback")?;
         config.system = c.system.clone();
         if let Some(t) = c.temperature {
             config.temperature = t;
@@ -664,26 +661,14 @@ impl ModelConfig {
             ..LmOptions::default()
         };
         let lm = CausalLm::load(&spec, options)?;
-        let task_key = |key: &str, table: &str| {
-            key.parse::<Task>()
-                .map_err(|e| self.config_err(format!("`{table}.{key}`: {e}")))
-        };
         let mut config = CausalLmConfig {
+            prompts: self.by_task(&c.prompts, "prompts")?,
+            labels: self.by_task(&c.labels, "labels")?,
             system: c.system.clone(),
             chat: c.chat,
             max_prompt_tokens: c.max_prompt_tokens,
             ..CausalLmConfig::default()
         };
-        for (key, text) in &c.prompts {
-            config
-                .prompts
-                .insert(task_key(key, "prompts")?, text.clone());
-        }
-        for (key, labels) in &c.labels {
-            config
-                .labels
-                .insert(task_key(key, "labels")?, labels.clone());
-        }
         if let Some(n) = c.max_new_tokens {
             config.max_new_tokens = n;
         }

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use metamorph_data::assets::{resolve, resolve_safetensors_checkpoint, HubOptions, ModelSource};
 use metamorph_data::http::chat::{ChatClient, ChatSettings};
 use metamorph_data::http::HttpTransportConfig;
-use metamorph_data::{Error, Result};
+use metamorph_data::{parse_kind_keys, Error, Result, UnknownKeys};
 use metamorph_models::bart::Bart;
 use metamorph_models::masked_lm::CandleMaskedLm;
 use metamorph_models::t5::T5;
@@ -158,9 +158,6 @@ pub enum GeneratorKind {
 /// The generator kinds, as written in the config.
 pub const GENERATOR_KINDS: [&str; 4] = ["bart", "t5", "candle", "openai"];
 
-/// Keys a kind did not declare; must stay empty.
-type UnknownKeys = std::collections::BTreeMap<String, serde_json::Value>;
-
 /// `kind = "bart"`, `"t5"` or `"candle"`.
 #[derive(Clone, Debug, Default, Deserialize)]
 pub struct CheckpointGeneratorConfig {
@@ -286,34 +283,23 @@ impl<'de> Deserialize<'de> for GeneratorConfig {
         })()
         .map_err(|e| D::Error::custom(format!("{what}: {e}")))?;
         let (name, batch_size, template, reference_tokens) = common;
-        let rest = serde_json::Value::Object(table);
-        let (parsed, unknown) = match kind.as_str() {
+        let parsed = match kind.as_str() {
             "bart" | "t5" | "candle" => {
-                let mut c: CheckpointGeneratorConfig = serde_json::from_value(rest)
-                    .map_err(|e| D::Error::custom(format!("{what}: {e}")))?;
-                c.architecture = kind.clone();
-                let unknown = c.unknown.keys().next().cloned();
-                (GeneratorKind::Checkpoint(c), unknown)
+                parse_kind_keys(&kind, table, |c: &CheckpointGeneratorConfig| &c.unknown).map(
+                    |mut c| {
+                        c.architecture = kind.clone();
+                        GeneratorKind::Checkpoint(c)
+                    },
+                )
             }
-            "openai" => {
-                let c: OpenAiGeneratorConfig = serde_json::from_value(rest)
-                    .map_err(|e| D::Error::custom(format!("{what}: {e}")))?;
-                let unknown = c.unknown.keys().next().cloned();
-                (GeneratorKind::OpenAi(c), unknown)
-            }
-            other => {
-                return Err(D::Error::custom(format!(
-                    "unknown kind `{other}` (expected {})",
-                    GENERATOR_KINDS.join(", ")
-                )))
-            }
-        };
-        if let Some(key) = unknown {
-            return Err(D::Error::custom(format!(
-                "`{key}` is not a key of kind `{kind}` (see the configuration reference for \
-                 the keys of each kind)"
-            )));
+            "openai" => parse_kind_keys(&kind, table, |c: &OpenAiGeneratorConfig| &c.unknown)
+                .map(GeneratorKind::OpenAi),
+            other => Err(format!(
+                "unknown kind `{other}` (expected {})",
+                GENERATOR_KINDS.join(", ")
+            )),
         }
+        .map_err(|e| D::Error::custom(format!("{what}: {e}")))?;
         Ok(GeneratorConfig {
             name,
             batch_size,
