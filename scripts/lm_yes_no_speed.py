@@ -2,12 +2,13 @@
 """llama.cpp's side of benches/src/bin/lm_under_test_vs_llama_cpp.rs: BoolQ yes/no answering
 with the same GGUF, the same prompt ids and the same thread count.
 
-Usage: target/venv-torch/bin/python scripts/lm_yes_no_speed.py IDS.json MODEL.gguf THREADS
+Usage: target/venv-torch/bin/python scripts/lm_yes_no_speed.py IDS.json MODEL.gguf THREADS [RUNS]
 
 IDS.json holds {"prompts": [[ids...], ...], "yes": id, "no": id}. Each prompt is evaluated from
 an empty cache (`reset`, then `eval`), and p(yes) is read from the last position's logits of
 the two label tokens, normalised over the two, as metamorph's causal-lm model under test does.
-Prints one JSON line: examples per second (median of 3 runs after a warm-up) and the p(yes).
+Prints one JSON line: examples per second (median of RUNS runs, default 3, after a warm-up on
+the first 8 prompts) and the p(yes).
 """
 import json
 import math
@@ -33,7 +34,9 @@ def main():
         verbose=False,
     )
 
-    def run():
+    runs = int(sys.argv[4]) if len(sys.argv) > 4 else 3
+
+    def run(prompts):
         out = []
         for p in prompts:
             llm.reset()
@@ -45,11 +48,11 @@ def main():
             out.append(math.exp(y - m) / (math.exp(y - m) + math.exp(n - m)))
         return out
 
-    run()  # warm-up
+    run(prompts[:8])  # warm-up
     times = []
-    for _ in range(3):
+    for _ in range(runs):
         start = time.perf_counter()
-        p_yes = run()
+        p_yes = run(prompts)
         times.append(time.perf_counter() - start)
     t = statistics.median(times)
     print(json.dumps({"impl": "llama.cpp", "examples_per_s": len(prompts) / t, "p_yes": p_yes}))

@@ -310,6 +310,7 @@ pub fn perturb_cases(boolq: &Path, copies: usize, work: &Path) -> Result<PathBuf
         output: None,
         force: true,
         progress: false,
+        no_cache: true,
     };
     let report = metamorph::run_pipeline(&config, &options)?;
     let made = PerturbedCases {

@@ -71,12 +71,24 @@ fn log_colour() -> bool {
     std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
 }
 
-/// Prints an error and returns the exit code: 130 when interrupted, 1 otherwise. Every error's
-/// message already includes the errors it wraps, so one line says it all.
+/// Exit status of a run stopped by a spent budget ([`Error::Budget`]).
+pub const EXIT_BUDGET: u8 = 3;
+
+/// Prints an error and returns the exit code: 130 when interrupted, [`EXIT_BUDGET`] (3) when a
+/// budget is spent, 1 otherwise. Every error's message already includes the errors it wraps,
+/// so one line says it all.
 pub fn report_error(error: &Error) -> ExitCode {
     if error.is_interrupted() {
         eprintln!("error: interrupted; completed shards are kept, the current one will be redone");
         return ExitCode::from(130);
+    }
+    if error.is_budget() {
+        eprintln!("error: {error}");
+        eprintln!(
+            "the run stopped at its budget: completed shards are kept and every answer received \
+             is in the response cache; raise the budget and run again to go on from here"
+        );
+        return ExitCode::from(EXIT_BUDGET);
     }
     eprintln!("error: {error}");
     ExitCode::from(1)
@@ -176,10 +188,11 @@ fn run_stage_inner(
         capacity: args.channel_capacity,
     };
     let report = Pipeline::new(source)
-        .stage(stage, options, Some(outputs.tap()))
+        .stage(stage.clone(), options, Some(outputs.tap()))
         .cancel_token(CancelToken::install_ctrl_c())
         .label(format!("shard {}", args.shard))
         .run()?;
+    outputs.record_usage(stage.usage());
     let manifest = outputs.commit()?;
     for file in &manifest.files {
         tracing::info!(path = %args.output.join(&file.path).display(), rows = file.rows, "wrote");

@@ -59,6 +59,16 @@ pub enum Error {
         /// What happened.
         message: String,
     },
+    /// A paid endpoint's budget (`max_total_tokens`, `max_requests`) is spent: the run stops
+    /// cleanly; what was answered is in the response cache, so a run with a larger budget goes
+    /// on from there.
+    #[error("budget of `{model}`: {message}")]
+    Budget {
+        /// The model's or generator's name.
+        model: String,
+        /// What was spent.
+        message: String,
+    },
     /// A stage of the runner failed; wraps the stage's own error.
     #[error("stage `{stage}`: {source}")]
     Stage {
@@ -133,6 +143,15 @@ impl Error {
                 context: context.into(),
                 source: Box::new(other),
             },
+        }
+    }
+
+    /// True when the error (or the error it wraps) is a spent [`Error::Budget`].
+    pub fn is_budget(&self) -> bool {
+        match self {
+            Error::Budget { .. } => true,
+            Error::Stage { source, .. } | Error::Context { source, .. } => source.is_budget(),
+            _ => false,
         }
     }
 

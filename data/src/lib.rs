@@ -45,8 +45,11 @@ mod shard;
 mod shard_lock;
 pub mod shared_data;
 pub mod test_layout;
+pub mod usage;
 
-pub use cli::{init_logging, load_config, report_error, run_stage, stage_main, StageArgs};
+pub use cli::{
+    init_logging, load_config, report_error, run_stage, stage_main, StageArgs, EXIT_BUDGET,
+};
 pub use config::{check_names, is_name_char, parse_kind_keys, ConfigFile, UnknownKeys};
 pub use error::{Error, Result};
 pub use expectation::{AnswerMetric, Expectation, Precondition};

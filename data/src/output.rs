@@ -56,6 +56,10 @@ pub struct Manifest {
     pub fingerprint: Option<Fingerprint>,
     /// Files written, with their record kind and row count.
     pub files: Vec<ManifestFile>,
+    /// What the models and generators did for this shard: predictions, cache hits, requests
+    /// and tokens (the summary sums these over the run's shards).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub usage: Vec<crate::usage::ModelUsage>,
 }
 
 /// One file of a [`Manifest`].
@@ -273,6 +277,7 @@ impl ShardClaim {
         Ok(Arc::new(ShardOutputs {
             claim: self,
             writers: Mutex::new(writers),
+            usage: Mutex::new(Vec::new()),
         }))
     }
 }
@@ -344,6 +349,7 @@ fn remove_other_shard_counts(output: &Path, stage: &str, count: usize) -> Result
 pub struct ShardOutputs {
     claim: ShardClaim,
     writers: Mutex<BTreeMap<RecordKind, ParquetShardWriter>>,
+    usage: Mutex<Vec<crate::usage::ModelUsage>>,
 }
 
 impl ShardOutputs {
@@ -364,6 +370,14 @@ impl ShardOutputs {
             message: format!("produced {kind} records, which it did not declare"),
         })?;
         writer.write(batch)
+    }
+
+    /// Records what the models and generators did for this shard, for its manifest.
+    pub fn record_usage(&self, usage: impl IntoIterator<Item = crate::usage::ModelUsage>) {
+        self.usage
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend(usage);
     }
 
     /// Commits every file and the manifest (see the module docs for the order); returns the
@@ -407,6 +421,12 @@ impl ShardOutputs {
             shard: claim.shard.to_string(),
             fingerprint: Some(claim.fingerprint.clone()),
             files,
+            usage: crate::usage::sum_usage(
+                this.usage
+                    .into_inner()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .iter(),
+            ),
         };
         let json =
             serde_json::to_vec_pretty(&manifest).map_err(|e| Error::Config(e.to_string()))?;

@@ -50,6 +50,12 @@ pub trait Stage: Send + Sync {
     fn finish(&self, _emit: &mut Emitter<'_>) -> Result<()> {
         Ok(())
     }
+
+    /// What the stage's models or generators did so far (predictions, cache hits, requests,
+    /// tokens), recorded in the shard's manifest; none by default.
+    fn usage(&self) -> Vec<crate::usage::ModelUsage> {
+        Vec::new()
+    }
 }
 
 /// Receives the batches a stage emits: a tap (usually a Parquet writer) for the kinds the stage

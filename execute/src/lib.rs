@@ -24,7 +24,12 @@
 //!   [`HttpTransportConfig`](metamorph_data::http::HttpTransportConfig) with the `openai`
 //!   generator.
 //! * [`ExecuteStage`] computes each source's prediction once, however many follow-ups it has,
-//!   runs identical inputs once, and forwards the case batches so the judge sees them.
+//!   runs identical inputs once, answers what the [`ResponseCache`] holds without a model
+//!   call, counts each model's predictions, cache hits and spending ([`ModelUsage`](metamorph_data::usage::ModelUsage)), and
+//!   forwards the case batches so the judge sees them.
+//! * [`response_cache`] stores every prediction by the model's fingerprint
+//!   ([`model_fingerprint`]: what it runs, with which settings) and the request's fields, so a
+//!   rerun, a new relation or another config over the same data asks the model nothing twice.
 //!
 //! * [`candle`] runs checkpoints in-process on candle: [`TaskEncoder`], an encoder of any
 //!   supported architecture with its task [`Head`] (logits for padded batches); BERT-family
@@ -96,8 +101,10 @@ pub mod candle;
 pub mod causal_lm;
 pub mod http;
 mod model_config;
+pub mod model_fingerprint;
 pub mod openai;
 pub mod protocol;
+pub mod response_cache;
 mod stage;
 mod subprocess;
 
@@ -109,10 +116,13 @@ pub use model_config::{
     PackingConfig, QaKeys, QaModelConfig, SimilarityModelConfig, SubprocessModelConfig,
     MODEL_KINDS,
 };
+pub use model_fingerprint::ConfiguredModel;
 pub use openai::{OpenAiConfig, OpenAiModel};
+pub use response_cache::ResponseCache;
 pub use stage::{ExecuteConfig, ExecuteStage, ForTasks};
 pub use subprocess::{SubprocessConfig, SubprocessModel};
 
+use metamorph_data::usage::Spent;
 use metamorph_data::{Example, Prediction, Result, Task};
 
 /// A model under test.
@@ -134,5 +144,27 @@ pub trait Model: Send + Sync {
     /// The largest batch the model wants at once.
     fn max_batch(&self) -> usize {
         32
+    }
+
+    /// What a metered endpoint has spent since the model started (requests, tokens); `None`
+    /// for a model that spends nothing countable (default).
+    fn spent(&self) -> Option<Spent> {
+        None
+    }
+
+    /// Requests a metered endpoint's budget still allows (`None`: no request bound, default):
+    /// the stage never hands it more inputs at once, so no answer paid for is lost when the
+    /// budget runs out.
+    fn requests_left(&self) -> Option<u64> {
+        None
+    }
+
+    /// The model's fingerprint for the response cache: a hash of everything its answers depend
+    /// on (see [`model_fingerprint`]). `None` (default): its answers are never cached.
+    ///
+    /// # Errors
+    /// IO errors hashing its files.
+    fn fingerprint(&self) -> Result<Option<String>> {
+        Ok(None)
     }
 }

@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use metamorph_data::assets::{HubOptions, ModelSource};
 use metamorph_data::http::HttpTransportConfig;
+use metamorph_data::usage::Budget;
 use metamorph_data::{parse_kind_keys, Error, Result, Task, UnknownKeys};
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
@@ -26,9 +27,9 @@ use crate::candle::{
     SequenceClassificationModel, SimilarityOptions, TaskEncoder,
 };
 use crate::causal_lm::{CausalLmConfig, CausalLmModel};
-use crate::stage::ForTasks;
 use crate::{
-    HttpConfig, HttpModel, Model, OpenAiConfig, OpenAiModel, SubprocessConfig, SubprocessModel,
+    ConfiguredModel, HttpConfig, HttpModel, Model, OpenAiConfig, OpenAiModel, SubprocessConfig,
+    SubprocessModel,
 };
 use metamorph_models::causal_lm::WeightFormat;
 use metamorph_models::{CausalLm, LmOptions};
@@ -41,6 +42,10 @@ pub struct ModelConfig {
     /// The tasks the model answers (`["boolq"]`, …); cases of other tasks are not sent to it
     /// and the judge does not expect its verdicts for them. Empty (default): every task.
     pub tasks: Vec<Task>,
+    /// Files whose contents the model's answers depend on beyond those its table names (e.g.
+    /// the weights a subprocess script loads), relative to the config file's folder: part of
+    /// its fingerprint for the response cache ([`crate::model_fingerprint`]).
+    pub cache_inputs: Vec<PathBuf>,
     /// How the model runs, with the keys of that kind.
     pub kind: ModelKind,
 }
@@ -276,6 +281,9 @@ pub struct OpenAiModelConfig {
     /// s), retries and concurrency (default 4).
     #[serde(flatten)]
     pub transport: HttpTransportConfig,
+    /// `max_total_tokens` and `max_requests`: what the model may spend in one run.
+    #[serde(flatten)]
+    pub budget: Budget,
     #[serde(flatten)]
     unknown: UnknownKeys,
 }
@@ -470,9 +478,19 @@ impl<'de> Deserialize<'de> for ModelConfig {
             }
             None => Vec::new(),
         };
+        let cache_inputs = match table.remove("cache_inputs") {
+            Some(value) => serde_json::from_value::<Vec<PathBuf>>(value)
+                .map_err(|e| D::Error::custom(format!("{what}: `cache_inputs`: {e}")))?,
+            None => Vec::new(),
+        };
         let kind = ModelKind::from_table(&kind, table)
             .map_err(|message| D::Error::custom(format!("{what}: {message}")))?;
-        Ok(ModelConfig { name, tasks, kind })
+        Ok(ModelConfig {
+            name,
+            tasks,
+            cache_inputs,
+            kind,
+        })
     }
 }
 
@@ -519,6 +537,7 @@ impl ModelConfig {
         Ok(ModelConfig {
             name,
             tasks: Vec::new(),
+            cache_inputs: Vec::new(),
             kind,
         })
     }
@@ -528,53 +547,93 @@ impl ModelConfig {
     /// # Errors
     /// [`Error::Config`] for a missing or bad setting; [`Error::Model`] if it cannot start.
     pub fn start(&self, base_dir: &Path) -> Result<Arc<dyn Model>> {
+        // The files the model runs: part of its fingerprint for the response cache.
+        let mut files: Vec<PathBuf> = Vec::new();
+        for input in &self.cache_inputs {
+            let path = base_dir.join(input);
+            if path.is_dir() {
+                files.extend(crate::model_fingerprint::files_in(&path));
+            } else {
+                metamorph_data::regular_file(&path)
+                    .map_err(|e| self.config_err(format!("`cache_inputs`: {e}")))?;
+                files.push(path);
+            }
+        }
         let model: Arc<dyn Model> = match &self.kind {
             ModelKind::Subprocess(c) => {
+                let workdir = base_dir.join(c.workdir.as_deref().unwrap_or(Path::new(".")));
+                // The command's files (its script, a weights file passed as an argument).
+                files.extend(
+                    c.command
+                        .iter()
+                        .map(|arg| workdir.join(arg))
+                        .filter(|path| path.is_file()),
+                );
                 let config = SubprocessConfig {
                     command: c.command.clone(),
                     timeout_secs: c.timeout_secs.unwrap_or(120.0),
                     batch_size: c.batch_size.unwrap_or(32),
-                    workdir: Some(base_dir.join(c.workdir.as_deref().unwrap_or(Path::new(".")))),
+                    workdir: Some(workdir),
                     env: c.env.clone(),
                 };
                 Arc::new(SubprocessModel::spawn(&self.name, config)?)
             }
             ModelKind::SentenceSimilarity(c) => {
-                Arc::new(self.start_sentence_similarity(c, base_dir)?)
+                Arc::new(self.start_sentence_similarity(c, base_dir, &mut files)?)
             }
-            ModelKind::ExtractiveQa(c) => self.start_task_model(
-                &c.checkpoint,
-                &c.packing,
-                &c.qa,
-                &ClassifierKeys::default(),
-                base_dir,
-                Some(Head::QuestionAnswering),
-            )?,
-            ModelKind::SequenceClassification(c) => self.start_task_model(
-                &c.checkpoint,
-                &c.packing,
-                &QaKeys::default(),
-                &c.classifier,
-                base_dir,
-                Some(Head::SequenceClassification),
-            )?,
-            ModelKind::Candle(c) => self.start_task_model(
-                &c.checkpoint,
-                &c.packing,
-                &c.qa,
-                &c.classifier,
-                base_dir,
-                None,
-            )?,
+            ModelKind::ExtractiveQa(c) => {
+                let (model, checkpoint_files) = self.start_task_model(
+                    &c.checkpoint,
+                    &c.packing,
+                    &c.qa,
+                    &ClassifierKeys::default(),
+                    base_dir,
+                    Some(Head::QuestionAnswering),
+                )?;
+                files.extend(checkpoint_files);
+                model
+            }
+            ModelKind::SequenceClassification(c) => {
+                let (model, checkpoint_files) = self.start_task_model(
+                    &c.checkpoint,
+                    &c.packing,
+                    &QaKeys::default(),
+                    &c.classifier,
+                    base_dir,
+                    Some(Head::SequenceClassification),
+                )?;
+                files.extend(checkpoint_files);
+                model
+            }
+            ModelKind::Candle(c) => {
+                let (model, checkpoint_files) = self.start_task_model(
+                    &c.checkpoint,
+                    &c.packing,
+                    &c.qa,
+                    &c.classifier,
+                    base_dir,
+                    None,
+                )?;
+                files.extend(checkpoint_files);
+                model
+            }
             ModelKind::OpenAi(c) => Arc::new(self.start_openai(c, |var| std::env::var(var).ok())?),
             ModelKind::Http(c) => Arc::new(self.start_http(c, |var| std::env::var(var).ok())?),
-            ModelKind::CausalLm(c) => Arc::new(self.start_causal_lm(c, base_dir)?),
+            ModelKind::CausalLm(c) => Arc::new(self.start_causal_lm(c, base_dir, &mut files)?),
         };
-        Ok(if self.tasks.is_empty() {
-            model
-        } else {
-            Arc::new(ForTasks::new(model, self.tasks.clone()))
-        })
+        // Every key of the table but the name, the tasks and the budget, which change no
+        // answer (a run resumed with a larger budget must find the answers paid for).
+        let mut kind = self.kind.clone();
+        if let ModelKind::OpenAi(c) = &mut kind {
+            c.budget = Budget::default();
+        }
+        let settings = format!("{kind:?}");
+        Ok(Arc::new(ConfiguredModel::new(
+            model,
+            self.tasks.clone(),
+            settings,
+            files,
+        )))
     }
 
     fn config_err(&self, message: String) -> Error {
@@ -625,6 +684,7 @@ impl ModelConfig {
             config.temperature = t;
         }
         config.max_tokens = c.max_tokens;
+        config.budget = c.budget;
         if let Some(b) = c.batch_size {
             config.batch_size = b;
         }
@@ -636,7 +696,12 @@ impl ModelConfig {
     }
 
     /// The `causal-lm` model: the GGUF loaded, the prompts checked.
-    fn start_causal_lm(&self, c: &CausalLmModelConfig, base_dir: &Path) -> Result<CausalLmModel> {
+    fn start_causal_lm(
+        &self,
+        c: &CausalLmModelConfig,
+        base_dir: &Path,
+        files: &mut Vec<PathBuf>,
+    ) -> Result<CausalLmModel> {
         let spec = c.model.as_deref().unwrap_or("smollm2-135m");
         // A relative `.gguf` path is the config folder's.
         let spec =
@@ -660,7 +725,9 @@ impl ModelConfig {
             weights,
             ..LmOptions::default()
         };
-        let lm = CausalLm::load(&spec, options)?;
+        let path = metamorph_models::causal_lm::resolve_gguf(&spec)?;
+        let lm = CausalLm::from_file(&path, options)?;
+        files.push(path);
         let mut config = CausalLmConfig {
             prompts: self.by_task(&c.prompts, "prompts")?,
             labels: self.by_task(&c.labels, "labels")?,
@@ -748,6 +815,7 @@ impl ModelConfig {
         &self,
         c: &SimilarityModelConfig,
         base_dir: &Path,
+        files: &mut Vec<PathBuf>,
     ) -> Result<SentenceSimilarityModel> {
         self.check_tasks(&[Task::Paraphrase], "a sentence-similarity model")?;
         let load = Self::load_options(&c.checkpoint)?;
@@ -759,6 +827,7 @@ impl ModelConfig {
             encoder = encoder.with_max_length(n);
         }
         let checkpoint = self.resolve_checkpoint(&c.checkpoint, base_dir)?;
+        files.extend(checkpoint_files(&checkpoint));
         let encoder = SentenceEncoder::try_new(&self.name, &checkpoint, encoder)?;
         let mut options = SimilarityOptions::default();
         if let Some(t) = c.threshold {
@@ -776,8 +845,9 @@ impl ModelConfig {
         classifier: &ClassifierKeys,
         base_dir: &Path,
         head: Option<Head>,
-    ) -> Result<Arc<dyn Model>> {
+    ) -> Result<(Arc<dyn Model>, Vec<PathBuf>)> {
         let checkpoint = self.resolve_checkpoint(c, base_dir)?;
+        let files = checkpoint_files(&checkpoint);
         let encoder =
             TaskEncoder::try_load(&self.name, &checkpoint, head, &Self::load_options(c)?)?;
         let mut batch = BatchOptions::default();
@@ -805,9 +875,12 @@ impl ModelConfig {
                 if let Some(n) = qa.max_answer_len {
                     options = options.with_max_answer_len(n);
                 }
-                Ok(Arc::new(QuestionAnsweringModel::try_new(
-                    &self.name, encoder, options,
-                )?))
+                Ok((
+                    Arc::new(QuestionAnsweringModel::try_new(
+                        &self.name, encoder, options,
+                    )?),
+                    files,
+                ))
             }
             Head::SequenceClassification => {
                 self.check_tasks(
@@ -829,9 +902,12 @@ impl ModelConfig {
                 if let Some(n) = c.max_length {
                     options = options.with_max_length(n);
                 }
-                Ok(Arc::new(SequenceClassificationModel::try_new(
-                    &self.name, encoder, options,
-                )?))
+                Ok((
+                    Arc::new(SequenceClassificationModel::try_new(
+                        &self.name, encoder, options,
+                    )?),
+                    files,
+                ))
             }
             other => Err(self.config_err(format!(
                 "a checkpoint with a {other} head answers no task of the execute stage \
@@ -840,6 +916,13 @@ impl ModelConfig {
             ))),
         }
     }
+}
+
+/// A checkpoint's files: those of its folder and its weights.
+fn checkpoint_files(checkpoint: &Checkpoint) -> Vec<PathBuf> {
+    let mut files = crate::model_fingerprint::files_in(&checkpoint.dir);
+    files.extend(checkpoint.weights.iter().cloned());
+    files
 }
 
 #[cfg(test)]
@@ -853,6 +936,38 @@ mod tests {
 
     fn parse(value: Value) -> std::result::Result<ModelConfig, String> {
         serde_json::from_value(value).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn decoding_settings_and_templates_change_the_fingerprint_and_name_tasks_budget_do_not() {
+        let fingerprint = |extra: Value| {
+            let mut table = json!({
+                "name": "llm", "kind": "openai", "base_url": "http://127.0.0.1:1/v1",
+                "model": "m", "prompts": {"boolq": "{question}?"}
+            });
+            for (k, v) in extra.as_object().unwrap() {
+                table[k] = v.clone();
+            }
+            let model = parse(table).unwrap().start(Path::new(".")).unwrap();
+            model.fingerprint().unwrap().unwrap()
+        };
+        let base = fingerprint(json!({}));
+        for same in [
+            json!({"name": "renamed"}),
+            json!({"tasks": ["boolq"]}),
+            json!({"max_requests": 5, "max_total_tokens": 100}),
+        ] {
+            assert_eq!(fingerprint(same.clone()), base, "{same}");
+        }
+        for other in [
+            json!({"temperature": 0.7}),
+            json!({"max_tokens": 5}),
+            json!({"model": "m2"}),
+            json!({"system": "Be brief."}),
+            json!({"prompts": {"boolq": "{question}? yes or no"}}),
+        ] {
+            assert_ne!(fingerprint(other.clone()), base, "{other}");
+        }
     }
 
     #[test]

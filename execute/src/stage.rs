@@ -2,10 +2,11 @@
 //! (passed through for the judge).
 
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use arrow::array::RecordBatch;
+use metamorph_data::usage::{ModelUsage, Spent};
 use metamorph_data::{
     from_batch, Case, Emitter, Error, Example, Prediction, RecordBuilder, RecordKind, Result,
     Stage, Task,
@@ -13,6 +14,7 @@ use metamorph_data::{
 use serde::Deserialize;
 
 use crate::protocol::Request;
+use crate::response_cache::{request_key, ResponseCache, DEFAULT_MAX_MB};
 use crate::{Model, ModelConfig};
 
 /// The `[execute]` table of the config file.
@@ -21,6 +23,14 @@ use crate::{Model, ModelConfig};
 pub struct ExecuteConfig {
     /// The models under test (`[[execute.models]]`).
     pub models: Vec<ModelConfig>,
+    /// Answer from the response cache what a model was asked before (default true; see
+    /// [`crate::response_cache`]).
+    pub cache: Option<bool>,
+    /// The cache's folder (default [`ResponseCache::default_dir`]), relative to the config
+    /// file's folder.
+    pub cache_dir: Option<PathBuf>,
+    /// The cache's size cap in MiB (default 2048), enforced when a run opens it.
+    pub cache_max_mb: Option<u64>,
 }
 
 impl ExecuteConfig {
@@ -30,6 +40,32 @@ impl ExecuteConfig {
     /// [`Error::Config`] naming the offending name.
     pub fn check_names(&self) -> Result<()> {
         metamorph_data::check_names("model", self.models.iter().map(|m| m.name.as_str()))
+    }
+
+    /// Opens the response cache these settings ask for: `None` when `cache = false`,
+    /// `no_cache` (`--no-cache`) or `METAMORPH_NO_CACHE` turns it off.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the folder when it cannot be created.
+    pub fn open_cache(
+        &self,
+        base_dir: &Path,
+        no_cache: bool,
+    ) -> Result<Option<Arc<ResponseCache>>> {
+        if no_cache || self.cache == Some(false) || ResponseCache::disabled_by_env() {
+            return Ok(None);
+        }
+        let root = match &self.cache_dir {
+            Some(dir) => base_dir.join(dir),
+            None => ResponseCache::default_dir(),
+        };
+        let max_bytes = self
+            .cache_max_mb
+            .unwrap_or(DEFAULT_MAX_MB)
+            .saturating_mul(1 << 20);
+        let cache = ResponseCache::open(&root, max_bytes)?;
+        tracing::debug!(cache = %root.display(), "response cache");
+        Ok(Some(Arc::new(cache)))
     }
 }
 
@@ -71,16 +107,36 @@ impl Model for ForTasks {
     fn handles(&self, task: Task) -> bool {
         self.tasks.contains(&task)
     }
+
+    fn spent(&self) -> Option<Spent> {
+        self.inner.spent()
+    }
+
+    fn fingerprint(&self) -> Result<Option<String>> {
+        self.inner.fingerprint()
+    }
+
+    fn requests_left(&self) -> Option<u64> {
+        self.inner.requests_left()
+    }
 }
 
 /// Runs every model on the sources and follow-ups of each case batch.
 ///
 /// Each source is predicted once, however many cases share it (also across batches), and
 /// identical inputs within a batch (same task and text fields) are run once and the prediction
-/// copied to every id.
+/// copied to every id. With a [`ResponseCache`], what a model (with the same fingerprint) was
+/// asked before is answered from it and every new answer is stored; a model that spends
+/// (a paid endpoint) is called `max_batch` inputs at a time, so its answers reach the cache as
+/// they come.
 pub struct ExecuteStage {
     models: Vec<Arc<dyn Model>>,
     predicted_sources: Mutex<HashSet<String>>,
+    cache: Option<Arc<ResponseCache>>,
+    /// Per model (by index): predictions, cache hits, inputs executed.
+    usage: Mutex<Vec<ModelUsage>>,
+    /// What each model had spent when the stage was made.
+    spent_at_start: Vec<Option<Spent>>,
 }
 
 impl ExecuteStage {
@@ -98,24 +154,58 @@ impl ExecuteStage {
             ));
         }
         metamorph_data::check_names("model", models.iter().map(|m| m.name()))?;
+        let usage = models
+            .iter()
+            .map(|m| ModelUsage::new(m.name(), "model"))
+            .collect();
+        let spent_at_start = models.iter().map(|m| m.spent()).collect();
         Ok(ExecuteStage {
             models,
             predicted_sources: Mutex::new(HashSet::new()),
+            cache: None,
+            usage: Mutex::new(usage),
+            spent_at_start,
         })
+    }
+
+    /// Answers from `cache` what was asked before, and stores every new answer in it (`None`:
+    /// no cache).
+    pub fn with_cache(mut self, cache: Option<Arc<ResponseCache>>) -> Self {
+        self.cache = cache;
+        self
+    }
+
+    /// What each model did in this stage so far: predictions, those from the cache, inputs
+    /// executed, and what a metered endpoint spent since the stage was made.
+    pub fn usage(&self) -> Vec<ModelUsage> {
+        let usage = self.usage.lock().unwrap_or_else(|e| e.into_inner());
+        usage
+            .iter()
+            .zip(&self.models)
+            .zip(&self.spent_at_start)
+            .map(|((record, model), start)| {
+                let mut record = record.clone();
+                if let (Some(now), Some(start)) = (model.spent(), start) {
+                    record.add_spent(now.since(*start));
+                }
+                record
+            })
+            .collect()
     }
 
     /// Starts the models `config` lists.
     ///
     /// # Errors
     /// As [`ModelConfig::start`]; [`Error::Config`] when no model is configured.
-    pub fn from_config(config: &ExecuteConfig, base_dir: &Path) -> Result<Self> {
+    pub fn from_config(config: &ExecuteConfig, base_dir: &Path, no_cache: bool) -> Result<Self> {
         config.check_names()?;
+        let cache = config.open_cache(base_dir, no_cache)?;
         let models = config
             .models
             .iter()
             .map(|m| m.start(base_dir))
             .collect::<Result<Vec<_>>>()?;
-        Self::try_new(models)
+        Ok(Self::try_new(models)?.with_cache(cache))
     }
 
     /// The inputs of a batch of cases that still need a prediction, without repeats.
@@ -139,9 +229,15 @@ impl ExecuteStage {
         inputs
     }
 
-    fn predict_all(&self, model: &dyn Model, inputs: &[&Example]) -> Result<Vec<Prediction>> {
+    fn predict_all(
+        &self,
+        index: usize,
+        model: &dyn Model,
+        inputs: &[&Example],
+    ) -> Result<Vec<Prediction>> {
         // Identical inputs under different ids run once.
         let mut unique: Vec<&Example> = Vec::new();
+        let mut keys: Vec<String> = Vec::new();
         let mut slot_of_input = Vec::with_capacity(inputs.len());
         let mut slot_by_key: HashMap<String, usize> = HashMap::new();
         for example in inputs {
@@ -151,32 +247,101 @@ impl ExecuteStage {
                 model: model.name().to_string(),
                 message: format!("cannot encode `{}`: {e}", example.id),
             })?;
-            let slot = *slot_by_key.entry(key).or_insert_with(|| {
-                unique.push(example);
-                unique.len() - 1
-            });
+            let slot = match slot_by_key.get(&key) {
+                Some(slot) => *slot,
+                None => {
+                    unique.push(example);
+                    keys.push(request_key(&key));
+                    slot_by_key.insert(key, unique.len() - 1);
+                    unique.len() - 1
+                }
+            };
             slot_of_input.push(slot);
         }
-        let predictions = model.predict(&unique)?;
-        if predictions.len() != unique.len() {
-            return Err(Error::Model {
-                model: model.name().to_string(),
-                message: format!(
-                    "returned {} predictions for {} inputs",
-                    predictions.len(),
-                    unique.len()
-                ),
-            });
+        let fingerprint = match &self.cache {
+            Some(_) => model.fingerprint()?,
+            None => None,
+        };
+        let cache = self.cache.as_deref().zip(fingerprint.as_deref());
+        let mut answered: Vec<Option<Prediction>> = match cache {
+            Some((cache, fingerprint)) => {
+                let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+                cache.get_many(fingerprint, &keys)?
+            }
+            None => vec![None; unique.len()],
+        };
+        let from_cache: Vec<bool> = answered.iter().map(Option::is_some).collect();
+        let missing: Vec<usize> = (0..unique.len())
+            .filter(|&i| answered[i].is_none())
+            .collect();
+        // A model that spends is called a batch at a time so its answers are stored as they
+        // come; others get every missing input at once (their own batching packs them best).
+        // Within a request budget, never more inputs than it allows: the call past it fails
+        // before sending anything, so no answer paid for is lost.
+        let metered = model.spent().is_some();
+        let mut rest: &[usize] = &missing;
+        while !rest.is_empty() {
+            let mut size = if metered {
+                model.max_batch().max(1)
+            } else {
+                rest.len()
+            };
+            if let Some(left) = model.requests_left() {
+                size = size.min(left.max(1) as usize);
+            }
+            let (part, later) = rest.split_at(size.min(rest.len()));
+            rest = later;
+            let batch: Vec<&Example> = part.iter().map(|&i| unique[i]).collect();
+            let predictions = model.predict(&batch)?;
+            if predictions.len() != batch.len() {
+                return Err(Error::Model {
+                    model: model.name().to_string(),
+                    message: format!(
+                        "returned {} predictions for {} inputs",
+                        predictions.len(),
+                        batch.len()
+                    ),
+                });
+            }
+            if let Some((cache, fingerprint)) = cache {
+                let entries: Vec<(&str, &Prediction)> = part
+                    .iter()
+                    .map(|&i| keys[i].as_str())
+                    .zip(&predictions)
+                    .collect();
+                cache.put_many(fingerprint, &entries)?;
+            }
+            for (&i, prediction) in part.iter().zip(predictions) {
+                answered[i] = Some(prediction);
+            }
+            self.count(index, |u| u.executed += part.len() as u64);
         }
-        Ok(inputs
+        let hits = slot_of_input
+            .iter()
+            .filter(|&&slot| from_cache[slot])
+            .count() as u64;
+        self.count(index, |u| {
+            u.predictions += inputs.len() as u64;
+            u.from_cache += hits;
+        });
+        inputs
             .iter()
             .zip(slot_of_input)
             .map(|(example, slot)| {
-                let mut p = predictions[slot].clone();
+                let mut p = answered[slot].clone().ok_or_else(|| Error::Model {
+                    model: model.name().to_string(),
+                    message: format!("no prediction for `{}`", example.id),
+                })?;
                 p.example_id = example.id.clone();
-                p
+                p.model = model.name().to_string();
+                Ok(p)
             })
-            .collect())
+            .collect()
+    }
+
+    fn count(&self, index: usize, update: impl FnOnce(&mut ModelUsage)) {
+        let mut usage = self.usage.lock().unwrap_or_else(|e| e.into_inner());
+        update(&mut usage[index]);
     }
 }
 
@@ -209,6 +374,10 @@ impl Stage for ExecuteStage {
         &[RecordKind::Prediction]
     }
 
+    fn usage(&self) -> Vec<ModelUsage> {
+        ExecuteStage::usage(self)
+    }
+
     fn process(&self, batch: RecordBatch, emit: &mut Emitter<'_>) -> Result<()> {
         let cases: Vec<Case> = from_batch(&batch, "execute input")?;
         for case in &cases {
@@ -217,12 +386,12 @@ impl Stage for ExecuteStage {
         }
         let inputs = self.pending_inputs(&cases);
         let mut out = RecordBuilder::new();
-        for model in &self.models {
+        for (index, model) in self.models.iter().enumerate() {
             let mine = routed(model.as_ref(), &inputs);
             if mine.is_empty() {
                 continue;
             }
-            for p in self.predict_all(model.as_ref(), &mine)? {
+            for p in self.predict_all(index, model.as_ref(), &mine)? {
                 out.append(p);
             }
         }
@@ -294,9 +463,9 @@ mod tests {
         .unwrap();
         let cases = [case("b", Task::BoolQ), case("r", Task::Relation)];
         let inputs = stage.pending_inputs(&cases);
-        for model in &stage.models {
+        for (index, model) in stage.models.iter().enumerate() {
             let mine = routed(model.as_ref(), &inputs);
-            stage.predict_all(model.as_ref(), &mine).unwrap();
+            stage.predict_all(index, model.as_ref(), &mine).unwrap();
         }
         assert_eq!(*boolq.seen.lock().unwrap(), ["b", "b:MR:0"]);
         assert_eq!(*any.seen.lock().unwrap(), ["b", "b:MR:0", "r", "r:MR:0"]);

@@ -11,7 +11,7 @@ use metamorph_execute::{ExecuteConfig, ExecuteStage};
 fn start(table: &str, base: &Path) -> Result<(), String> {
     let config = ConfigFile::parse(table, "test config").unwrap();
     let execute: ExecuteConfig = config.section("execute").unwrap();
-    ExecuteStage::from_config(&execute, base)
+    ExecuteStage::from_config(&execute, base, true)
         .map(drop)
         .map_err(|e| e.to_string())
 }

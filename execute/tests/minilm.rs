@@ -218,7 +218,7 @@ fn execute_stage_predicts_paraphrase_cases_from_a_config_table() {
     )
     .unwrap();
     let execute: ExecuteConfig = config.section("execute").unwrap();
-    let stage = ExecuteStage::from_config(&execute, std::path::Path::new(".")).unwrap();
+    let stage = ExecuteStage::from_config(&execute, std::path::Path::new("."), true).unwrap();
 
     let source = pair(
         "qqp-1",

@@ -515,7 +515,8 @@ fn the_execute_stage_runs_cases_through_the_adapter_once_per_distinct_input() {
     )
     .unwrap();
     let execute: metamorph_execute::ExecuteConfig = file.section("execute").unwrap();
-    let stage = metamorph_execute::ExecuteStage::from_config(&execute, Path::new(".")).unwrap();
+    let stage =
+        metamorph_execute::ExecuteStage::from_config(&execute, Path::new("."), true).unwrap();
     let source = boolq("s", "is it blue");
     let changed = boolq("s:MR:0", "is it red");
     // Same inputs as the source under another id: predicted once, copied.

@@ -39,7 +39,7 @@ fn write_config(dir: &Path, command: &[String]) -> PathBuf {
     std::fs::write(
         &path,
         format!(
-            "[[execute.models]]\nname = \"m\"\ncommand = {command:?}\nbatch_size = 2\n\
+            "[execute]\ncache = false\n\n[[execute.models]]\nname = \"m\"\ncommand = {command:?}\nbatch_size = 2\n\
              timeout_secs = 60\n"
         ),
     )

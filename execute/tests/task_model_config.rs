@@ -23,7 +23,7 @@ fn config(models: &str) -> ExecuteConfig {
 
 fn start_error(models: &str) -> String {
     let config = config(models);
-    match ExecuteStage::from_config(&config, base()) {
+    match ExecuteStage::from_config(&config, base(), true) {
         Ok(_) => panic!("started: {models}"),
         Err(e) => e.to_string(),
     }

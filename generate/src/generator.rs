@@ -52,6 +52,16 @@ impl Generator {
         }
     }
 
+    /// The model's name.
+    pub fn name(&self) -> &str {
+        self.model.name()
+    }
+
+    /// What the model has spent so far, when it is a metered endpoint.
+    pub fn spent(&self) -> Option<metamorph_data::usage::Spent> {
+        self.model.spent()
+    }
+
     /// The model input for `value` of the template's placeholder `name`.
     pub fn input(&self, name: &str, value: &str) -> String {
         model_input(&self.template, name, value, self.reference_tokens)

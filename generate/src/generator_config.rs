@@ -12,6 +12,7 @@ use std::sync::Arc;
 use metamorph_data::assets::{resolve, resolve_safetensors_checkpoint, HubOptions, ModelSource};
 use metamorph_data::http::chat::{ChatClient, ChatSettings};
 use metamorph_data::http::HttpTransportConfig;
+use metamorph_data::usage::Budget;
 use metamorph_data::{parse_kind_keys, Error, Result, UnknownKeys};
 use metamorph_models::bart::Bart;
 use metamorph_models::masked_lm::CandleMaskedLm;
@@ -241,6 +242,9 @@ pub struct OpenAiGeneratorConfig {
     /// retries and concurrency (default 4).
     #[serde(flatten)]
     pub transport: HttpTransportConfig,
+    /// `max_total_tokens` and `max_requests`: what the generator may spend in one run.
+    #[serde(flatten)]
+    pub budget: Budget,
     #[serde(flatten)]
     unknown: UnknownKeys,
 }
@@ -542,6 +546,7 @@ impl OpenAiGeneratorConfig {
             settings.temperature = t;
         }
         settings.max_tokens = self.max_tokens;
+        settings.budget = self.budget;
         ChatClient::try_new(name, settings)
     }
 }

@@ -153,6 +153,12 @@ pub trait Seq2Seq: Send + Sync {
     /// # Errors
     /// [`metamorph_data::Error::Model`] when the model fails.
     fn generate(&self, inputs: &[&str], options: &DecodingOptions) -> Result<Vec<String>>;
+
+    /// What a metered endpoint has spent so far (requests, tokens); `None` (default) for a
+    /// model that spends nothing countable.
+    fn spent(&self) -> Option<metamorph_data::usage::Spent> {
+        None
+    }
 }
 
 /// BART generates through the search of [`decoding`].

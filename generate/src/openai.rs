@@ -94,6 +94,10 @@ impl Seq2Seq for OpenAiGenerator {
             Ok(clean_reply(&reply, self.shape))
         })
     }
+
+    fn spent(&self) -> Option<metamorph_data::usage::Spent> {
+        Some(self.client.spent())
+    }
 }
 
 /// A chat reply as generated text: reasoning blocks, code fences, a leading label

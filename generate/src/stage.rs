@@ -87,6 +87,15 @@ pub struct GenerateStage {
 }
 
 impl GenerateStage {
+    /// What each metered generator (an `openai` one) has spent so far, by name.
+    pub fn spent(&self) -> Vec<(String, metamorph_data::usage::Spent)> {
+        [&self.question, &self.decomposition]
+            .into_iter()
+            .flatten()
+            .filter_map(|g| Some((g.name().to_string(), g.spent()?)))
+            .collect()
+    }
+
     /// A stage over started generators; `example_steps` makes it read `example` rows too.
     ///
     /// # Errors
@@ -507,6 +516,19 @@ impl Stage for GenerateStage {
 
     fn produces(&self) -> &[RecordKind] {
         &self.consumes
+    }
+
+    /// What each metered generator spent since it started (a stage binary's process: this
+    /// shard).
+    fn usage(&self) -> Vec<metamorph_data::usage::ModelUsage> {
+        self.spent()
+            .into_iter()
+            .map(|(name, spent)| {
+                let mut usage = metamorph_data::usage::ModelUsage::new(name, "generator");
+                usage.add_spent(spent);
+                usage
+            })
+            .collect()
     }
 
     fn process(&self, batch: RecordBatch, emit: &mut Emitter<'_>) -> Result<()> {

@@ -151,7 +151,13 @@ impl Report {
         let mut files = 0;
         let mut case_files = more_cases.to_vec();
         let mut rejected_files = Vec::new();
+        let mut usage = Vec::new();
         for unit in units {
+            for manifest in
+                glob_files(&unit.join("_manifests").join("*.json").display().to_string())?
+            {
+                usage.extend(read_usage(&manifest)?);
+            }
             let (v, n) = read_verdicts(&pattern(unit, "verdict"))?;
             verdicts.extend(v);
             files += n;
@@ -162,13 +168,15 @@ impl Report {
             list.sort();
             list.dedup();
         }
-        Report::from_verdicts_and_rejected(
+        let mut report = Report::from_verdicts_and_rejected(
             &verdicts,
             files,
             &case_files,
             &rejected_files,
             dir.display().to_string(),
-        )
+        )?;
+        report.summary.usage = metamorph_data::usage::sum_usage(&usage);
+        Ok(report)
     }
 
     /// Writes `summary.json` and `report.html` into `dir`, each atomically; returns their paths.
@@ -869,6 +877,17 @@ const METHODS: &str = r#"<section id="methods"><h2>How to read this report</h2><
 <dt>Examples</dt><dd>Per relation and model, one violation per source first, then the smallest edit and the shortest text; the edit is struck through in the source and highlighted in the follow-up.</dd>
 </dl></section>
 "#;
+
+/// The usage a shard's manifest records (none for manifests without any).
+///
+/// # Errors
+/// [`metamorph_data::Error::Malformed`] naming the manifest when it is not a manifest.
+fn read_usage(path: &Path) -> Result<Vec<metamorph_data::usage::ModelUsage>> {
+    let text = std::fs::read_to_string(path).map_err(|e| metamorph_data::Error::io(path, e))?;
+    let manifest: metamorph_data::Manifest = serde_json::from_str(&text)
+        .map_err(|e| metamorph_data::Error::malformed(path, "-", "-", e.to_string()))?;
+    Ok(manifest.usage)
+}
 
 #[cfg(test)]
 mod tests {

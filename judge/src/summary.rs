@@ -96,9 +96,10 @@ pub const SUMMARY_SCHEMA: &str = "metamorph.summary";
 
 /// The version of the `summary.json` layout (`schema_version`): 2 added `schema`, `pooled`,
 /// `comparisons` and `consistency` to version 1's `relations` and `verdict_files`; 3 added
-/// `validity` and the `valid_*` counts of each relation. Fields are
-/// only ever added within a version; readers ignore fields they do not know.
-pub const SUMMARY_VERSION: u32 = 3;
+/// `validity` and the `valid_*` counts of each relation; 4 added `usage` (predictions, cache
+/// hits, requests and tokens per model and generator). Fields are only ever added within a
+/// version; readers ignore fields they do not know.
+pub const SUMMARY_VERSION: u32 = 4;
 
 /// Violation counts pooled over relations: Σ violations / Σ applicable.
 ///
@@ -181,6 +182,10 @@ pub struct Summary {
     /// Per relation: cases generated, checked, passed, rejected or flagged by the validity
     /// step, and failures per check (empty when no case file was read).
     pub validity: Vec<RelationValidity>,
+    /// Per model under test and generator: predictions, those answered from the response
+    /// cache, inputs executed, requests and tokens of paid endpoints, summed over the run's
+    /// shards (from their manifests; empty when none records any).
+    pub usage: Vec<metamorph_data::usage::ModelUsage>,
 }
 
 /// Files written before versioning (only `relations` and `verdict_files`) are version 1.
@@ -199,6 +204,7 @@ impl Default for Summary {
             comparisons: Vec::new(),
             consistency: Vec::new(),
             validity: Vec::new(),
+            usage: Vec::new(),
         }
     }
 }

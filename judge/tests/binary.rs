@@ -297,7 +297,7 @@ fn report_rebuilds_summary_and_page_of_a_run() {
     );
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
-    assert_eq!(summary["schema_version"], 3);
+    assert_eq!(summary["schema_version"], metamorph_judge::SUMMARY_VERSION);
     assert_eq!(summary["relations"][0]["violations"], 10);
     let html = std::fs::read_to_string(run.join("report.html")).unwrap();
     assert!(html.contains("case not found next to the verdicts"));

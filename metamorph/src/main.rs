@@ -65,6 +65,9 @@ struct RunArgs {
     /// Redo units that a previous run completed.
     #[arg(long)]
     force: bool,
+    /// Ask the models everything anew: neither read nor write the response cache.
+    #[arg(long)]
+    no_cache: bool,
     /// Only print warnings, errors and the final table.
     #[arg(long, short)]
     quiet: bool,
@@ -151,6 +154,7 @@ fn run(args: &RunArgs) -> Result<()> {
         output: args.output.clone(),
         force: args.force,
         progress: true,
+        no_cache: args.no_cache,
     };
     let report = run_pipeline(&args.config, &options)?;
     print!("{}", render_run(&report, &args.config));

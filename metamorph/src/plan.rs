@@ -11,7 +11,7 @@ use metamorph_data::{
     claim_shard, completed_shard, is_current, refuse_symlinked_dir, CancelToken, Claim, ConfigFile,
     DatasetFormat, Error, Fingerprint, Result, ShardSpec,
 };
-use metamorph_execute::{ExecuteConfig, Model};
+use metamorph_execute::{ExecuteConfig, Model, ResponseCache};
 use metamorph_generate::{GenerateConfig, GenerateStage};
 use metamorph_judge::{Report, Summary};
 use metamorph_parse::stage::{ParseConfig, ParseStage};
@@ -32,6 +32,8 @@ pub struct PipelineOptions {
     pub force: bool,
     /// Show progress.
     pub progress: bool,
+    /// Neither read nor write the response cache (`--no-cache`).
+    pub no_cache: bool,
 }
 
 /// What a run did.
@@ -84,6 +86,7 @@ pub enum UnitOutcome {
 #[derive(Default)]
 struct Started {
     models: Option<Vec<Arc<dyn Model>>>,
+    cache: Option<Arc<ResponseCache>>,
     generate: Option<Arc<GenerateStage>>,
     parse: Option<Arc<ParseStage>>,
     /// Each dataset's resources: its own entity pool (unless `[perturb] entity_pool` names
@@ -321,6 +324,7 @@ impl Plan {
                 generate: self.started.generate.clone(),
                 validator: self.validator.clone(),
                 models,
+                cache: self.started.cache.clone(),
             },
             &self.cancel,
             self.options.progress,
@@ -342,6 +346,12 @@ impl Plan {
             .map(|m| m.start(&self.base))
             .collect::<Result<Vec<_>>>()?;
         self.started.models = Some(models);
+        self.started.cache = self
+            .execute_config
+            .open_cache(&self.base, self.options.no_cache)?;
+        if let Some(cache) = &self.started.cache {
+            tracing::info!(cache = %cache.root().display(), "response cache");
+        }
         if !self.generate_config.is_empty() {
             self.started.generate = Some(Arc::new(GenerateStage::from_config(
                 &self.generate_config,
@@ -466,8 +476,21 @@ impl Plan {
 /// As [`Plan::load`], [`Plan::run`] and [`Plan::finish`].
 pub fn run_pipeline(config_path: &Path, options: &PipelineOptions) -> Result<PipelineReport> {
     let mut plan = Plan::load(config_path, options)?;
-    for unit in plan.units().to_vec() {
-        plan.run(&unit)?;
+    let units = plan.units().to_vec();
+    for unit in units.iter() {
+        if let Err(e) = plan.run(unit) {
+            if !e.is_budget() {
+                return Err(e);
+            }
+            // How far the run got, for the user deciding on a larger budget.
+            return Err(e.context(format!(
+                "stopped with {} of {} units complete ({} run now, {} by earlier runs)",
+                plan.units_run + plan.units_skipped,
+                units.len(),
+                plan.units_run,
+                plan.units_skipped
+            )));
+        }
     }
     plan.finish()
 }

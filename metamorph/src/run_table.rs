@@ -31,7 +31,34 @@ pub fn render_run(report: &PipelineReport, config: &Path) -> String {
         report.output.display()
     );
     let _ = writeln!(out, "summary:   {}", report.summary_path.display());
-    let _ = writeln!(out, "report:    {}\n", report.report_path.display());
+    let _ = writeln!(out, "report:    {}", report.report_path.display());
+    let models: Vec<_> = report
+        .summary
+        .usage
+        .iter()
+        .filter(|u| u.role == "model")
+        .collect();
+    if !models.is_empty() {
+        let predictions: u64 = models.iter().map(|u| u.predictions).sum();
+        let cached: u64 = models.iter().map(|u| u.from_cache).sum();
+        let _ = write!(
+            out,
+            "answers:   {predictions} predictions, {cached} from the response cache"
+        );
+        let (requests, tokens): (u64, u64) = report
+            .summary
+            .usage
+            .iter()
+            .fold((0, 0), |(r, t), u| (r + u.requests, t + u.total_tokens()));
+        if requests > 0 {
+            let _ = write!(
+                out,
+                "; {requests} requests, {tokens} tokens to paid endpoints"
+            );
+        }
+        let _ = writeln!(out);
+    }
+    let _ = writeln!(out);
     if !report.perturb_counts.is_empty() {
         let counts = &report.perturb_counts;
         let width = |header: &str, cell: fn(&RelationCounts) -> &str| {

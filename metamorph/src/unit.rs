@@ -5,11 +5,12 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use metamorph_data::usage::{ModelUsage, Spent};
 use metamorph_data::{
     keep_shard_rows, CancelToken, DatasetReader, Pipeline, ReadOptions, RecordKind, Result,
     ShardClaim, Stage, StageOptions,
 };
-use metamorph_execute::{ExecuteStage, Model};
+use metamorph_execute::{ExecuteStage, Model, ResponseCache};
 use metamorph_generate::GenerateStage;
 use metamorph_judge::JudgeStage;
 use metamorph_parse::stage::ParseStage;
@@ -30,6 +31,8 @@ pub(crate) struct UnitStages {
     pub validator: Option<Arc<Validator>>,
     /// The models under test (none: the run stops after perturb).
     pub models: Vec<Arc<dyn Model>>,
+    /// The response cache, unless turned off.
+    pub cache: Option<Arc<ResponseCache>>,
 }
 
 /// Streams one claimed unit: the dataset's rows of the claim's shard through every stage,
@@ -50,9 +53,11 @@ pub(crate) fn stream_unit(
         generate,
         validator,
         models,
+        cache,
     } = stages;
     let parse = parse.map(|s| s as Arc<dyn Stage>);
     let generate = generate.as_deref();
+    let generator_spent_at_start = generate.map(GenerateStage::spent).unwrap_or_default();
     let shard = claim.shard();
     let unit = format!("dataset `{}` shard {shard}", dataset.name);
     let path = base.join(&dataset.path);
@@ -121,13 +126,12 @@ pub(crate) fn stream_unit(
             Some(outputs.tap()),
         );
     }
-    if with_models {
+    let execute = with_models
+        .then(|| ExecuteStage::try_new(models).map(|s| Arc::new(s.with_cache(cache))))
+        .transpose()?;
+    if let Some(execute) = &execute {
         pipeline = pipeline
-            .stage(
-                Arc::new(ExecuteStage::try_new(models)?),
-                options("execute"),
-                Some(outputs.tap()),
-            )
+            .stage(execute.clone(), options("execute"), Some(outputs.tap()))
             .stage(
                 Arc::new(JudgeStage::new()),
                 options("judge"),
@@ -137,6 +141,12 @@ pub(crate) fn stream_unit(
         tracing::warn!("no [[execute.models]] configured: stopping after perturb");
     }
     pipeline.run().map_err(|e| e.context(&unit))?;
+    if let Some(execute) = &execute {
+        outputs.record_usage(execute.usage());
+    }
+    if let Some(generate) = generate {
+        outputs.record_usage(generator_usage(&generator_spent_at_start, generate.spent()));
+    }
     let manifest = outputs.commit().map_err(|e| e.context(&unit))?;
     let rows: Vec<String> = manifest
         .files
@@ -146,4 +156,21 @@ pub(crate) fn stream_unit(
     let skipped = skipped.load(std::sync::atomic::Ordering::Relaxed);
     tracing::info!(dataset = %dataset.name, %shard, skipped_bad = skipped, "done: {}", rows.join(", "));
     Ok(())
+}
+
+/// What each metered generator spent during the unit: `now` less what it had spent at the
+/// unit's start.
+fn generator_usage(at_start: &[(String, Spent)], now: Vec<(String, Spent)>) -> Vec<ModelUsage> {
+    now.into_iter()
+        .map(|(name, spent)| {
+            let before = at_start
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, s)| *s)
+                .unwrap_or_default();
+            let mut usage = ModelUsage::new(name, "generator");
+            usage.add_spent(spent.since(before));
+            usage
+        })
+        .collect()
 }

@@ -27,7 +27,7 @@ fn config(dir: &Path, datasets: &[(&str, &Path)], extra: &str, model_mode: &str)
         ));
     }
     text.push_str(&format!(
-        "[perturb]\nrelations = [\"MR1-3\"]\n\n[[execute.models]]\nname = \"keyword\"\n\
+        "[perturb]\nrelations = [\"MR1-3\"]\n\n[execute]\ncache = false\n\n[[execute.models]]\nname = \"keyword\"\n\
          command = [\"python3\", {:?}, {model_mode:?}]\nbatch_size = 4\ntimeout_secs = 60\n\n\
          [validate]\nenabled = false\n",
         script.display().to_string()

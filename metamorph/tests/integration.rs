@@ -5,6 +5,7 @@
 mod book_examples;
 mod hostile_inputs;
 mod pipeline;
+mod response_cache;
 mod slurm;
 
 /// Each `tests/*.rs` file must be a module above, or its tests would silently never run.

@@ -28,7 +28,7 @@ fn config(dir: &Path, datasets: &[(&str, &Path, &str)], mode: &[&str], shards: u
         ));
     }
     text.push_str(&format!(
-        "[perturb]\nrelations = [\"MR1-3\"]\n\n[[execute.models]]\nname = \"keyword\"\ncommand = {command:?}\nbatch_size = 4\ntimeout_secs = 60\n"
+        "[perturb]\nrelations = [\"MR1-3\"]\n\n[execute]\ncache = false\n\n[[execute.models]]\nname = \"keyword\"\ncommand = {command:?}\nbatch_size = 4\ntimeout_secs = 60\n"
     ));
     // These tests count every MR1-3 case through the stages; the validity step, which may set
     // some aside, is tested where its counts are checked (the NLPLego and relation runs below).

@@ -112,7 +112,7 @@ fn a_three_task_array_per_stage_matches_the_pipeline() {
         format!(
             "[pipeline]\noutput = \"pipeline\"\nshards = 3\n\n[[pipeline.datasets]]\n\
              name = \"boolq\"\npath = {:?}\nformat = \"boolq\"\n\n[perturb]\n\
-             relations = [\"mt4mrc\"]\n\n[[execute.models]]\nname = \"keyword\"\n\
+             relations = [\"mt4mrc\"]\n\n[execute]\ncache = false\n\n[[execute.models]]\nname = \"keyword\"\n\
              command = [\"python3\", {:?}, \"keyword\"]\n",
             sample.display().to_string(),
             model.display().to_string()

@@ -31,6 +31,9 @@ enum Task {
         /// Redo units that a previous run completed.
         #[arg(long)]
         force: bool,
+        /// Ask the models everything anew: neither read nor write the response cache.
+        #[arg(long)]
+        no_cache: bool,
         /// Only print warnings, errors and the final table.
         #[arg(long, short)]
         quiet: bool,
@@ -133,8 +136,9 @@ fn main() -> ExitCode {
             config,
             output,
             force,
+            no_cache,
             ..
-        } => pipeline(config, output, force),
+        } => pipeline(config, output, force, no_cache),
         Task::Assets { names, list } => {
             metamorph::assets::fetch_assets(&names, list).map_err(anyhow::Error::from)
         }
@@ -163,12 +167,18 @@ fn main() -> ExitCode {
     }
 }
 
-fn pipeline(config: Option<PathBuf>, output: Option<PathBuf>, force: bool) -> anyhow::Result<()> {
+fn pipeline(
+    config: Option<PathBuf>,
+    output: Option<PathBuf>,
+    force: bool,
+    no_cache: bool,
+) -> anyhow::Result<()> {
     let config = config.unwrap_or_else(|| root().join("metamorph.toml"));
     let options = PipelineOptions {
         output,
         force,
         progress: true,
+        no_cache,
     };
     let report = run_pipeline(&config, &options)?;
     print!("{}", metamorph::render_run(&report, &config));
@@ -194,6 +204,11 @@ fn test(args: &[String]) -> anyhow::Result<()> {
     }
     let mut command = cargo();
     command.args(["test", "--workspace"]).args(args);
+    // The tests' runs answer from a response cache of their own, emptied first, never from
+    // (or into) the user's.
+    let cache = root().join("target/test-response-cache");
+    let _ = std::fs::remove_dir_all(&cache);
+    command.env("METAMORPH_CACHE_DIR", &cache);
     if let Some(bin) = venv_bin {
         let path = std::env::var_os("PATH").unwrap_or_default();
         let mut paths = vec![bin];
@@ -220,6 +235,7 @@ fn report_check(report: Option<PathBuf>, screenshot: &Path) -> anyhow::Result<()
                 output: None,
                 force: false,
                 progress: false,
+                no_cache: false,
             };
             run_pipeline(&root().join("metamorph.toml"), &options)?.report_path
         }

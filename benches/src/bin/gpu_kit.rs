@@ -612,7 +612,7 @@ fn cases(config: &Path, input: &str, output: &Path, batch_size: usize) -> Result
     let base = config.parent().unwrap_or(Path::new("."));
     let settings = file.fingerprint(&["execute"]);
     run_stage(&execute_args, "execute", &[], settings, || {
-        Ok(Arc::new(ExecuteStage::from_config(&execute, base)?))
+        Ok(Arc::new(ExecuteStage::from_config(&execute, base, true)?))
     })?;
     let executed = started.elapsed().as_secs_f64();
     let predictions = output.join("prediction").join("*.parquet");
@@ -640,6 +640,7 @@ fn pipeline(config: &Path, output: Option<PathBuf>, force: bool) -> Result<()> {
         output,
         force,
         progress: true,
+        no_cache: true,
     };
     let started = Instant::now();
     let report = metamorph::run_pipeline(config, &options)?;

@@ -8,7 +8,11 @@
 //!   [`HttpEndpoint`]'s; a malformed chat reply fails at once.
 //! * **The request is the common subset** every server accepts: `model`, `messages`,
 //!   `temperature`, and `max_tokens` only when configured.
+//! * **Spending is metered**: every prompt takes one request from the client's
+//!   [`Budget`] before it is sent, and the `usage` a reply reports is added to its
+//!   [`UsageMeter`] (servers that report none add no tokens). See [`crate::usage`].
 
+use crate::usage::{Budget, Spent, UsageMeter};
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 
@@ -27,6 +31,8 @@ pub struct ChatSettings {
     pub max_tokens: Option<u32>,
     /// The API key, time-outs, retries and concurrency (defaults: [`HttpSettings::default`]).
     pub transport: HttpSettings,
+    /// Requests and tokens this client may spend (default: unbounded).
+    pub budget: Budget,
 }
 
 impl ChatSettings {
@@ -38,6 +44,7 @@ impl ChatSettings {
             temperature: 0.0,
             max_tokens: None,
             transport: HttpSettings::default(),
+            budget: Budget::default(),
         }
     }
 }
@@ -50,6 +57,7 @@ impl std::fmt::Debug for ChatSettings {
             .field("temperature", &self.temperature)
             .field("max_tokens", &self.max_tokens)
             .field("transport", &self.transport)
+            .field("budget", &self.budget)
             .finish()
     }
 }
@@ -75,8 +83,10 @@ impl ChatMessage {
 
 /// A client of one chat/completions endpoint: retries, backoff and bounded concurrency.
 pub struct ChatClient {
+    name: String,
     settings: ChatSettings,
     http: HttpEndpoint,
+    meter: UsageMeter,
 }
 
 impl ChatClient {
@@ -108,9 +118,16 @@ impl ChatClient {
             )));
         }
         let transport = settings.transport.clone();
-        let http = HttpEndpoint::try_new(name, format!("{base}/chat/completions"), transport)?
-            .with_detail(format!(" (model `{}`)", settings.model));
-        Ok(ChatClient { settings, http })
+        let http =
+            HttpEndpoint::try_new(name.clone(), format!("{base}/chat/completions"), transport)?
+                .with_detail(format!(" (model `{}`)", settings.model));
+        let meter = UsageMeter::new(settings.budget);
+        Ok(ChatClient {
+            name,
+            settings,
+            http,
+            meter,
+        })
     }
 
     /// The endpoint, `{base_url}/chat/completions`.
@@ -127,6 +144,16 @@ impl ChatClient {
         self.http.error(item, message)
     }
 
+    /// Requests its budget still allows (`None`: no request bound).
+    pub fn requests_left(&self) -> Option<u64> {
+        self.meter.requests_left()
+    }
+
+    /// What this client has spent so far.
+    pub fn spent(&self) -> Spent {
+        self.meter.spent()
+    }
+
     /// The transport: its retries, backoff and [`HttpEndpoint::map_concurrent`].
     pub fn http(&self) -> &HttpEndpoint {
         &self.http
@@ -136,8 +163,9 @@ impl ChatClient {
     /// ``example `x` ``) names what is asked in errors and logs.
     ///
     /// # Errors
-    /// [`Error::Model`] naming `item`, the URL and the model id: the last failure (with the
-    /// number of attempts), a reply that is not a chat completion, or one without text.
+    /// [`Error::Budget`] when the budget is spent (nothing is sent); [`Error::Model`] naming
+    /// `item`, the URL and the model id: the last failure (with the number of attempts), a
+    /// reply that is not a chat completion, or one without text.
     pub fn complete(&self, item: &str, messages: &[ChatMessage]) -> Result<String> {
         let body = serde_json::to_string(&ChatRequest {
             model: &self.settings.model,
@@ -146,6 +174,7 @@ impl ChatClient {
             max_tokens: self.settings.max_tokens,
         })
         .map_err(|e| self.error(item, format!("cannot encode the request: {e}")))?;
+        self.meter.start_request(&self.name)?;
         let text = self.http.post(item, &body)?;
         self.read_completion(item, &text)
     }
@@ -162,6 +191,10 @@ impl ChatClient {
                 ),
             )
         })?;
+        if let Some(usage) = &reply.usage {
+            self.meter
+                .record_tokens(usage.prompt_tokens, usage.completion_tokens);
+        }
         let Some(choice) = reply.choices.into_iter().next() else {
             return Err(self.error(item, "the reply has no `choices`"));
         };
@@ -197,6 +230,17 @@ struct ChatRequest<'a> {
 #[derive(Deserialize)]
 struct ChatResponse {
     choices: Vec<Choice>,
+    #[serde(default)]
+    usage: Option<ReplyUsage>,
+}
+
+/// The reply's `usage` (OpenAI, vLLM, llama.cpp's server and Ollama report it).
+#[derive(Deserialize)]
+struct ReplyUsage {
+    #[serde(default)]
+    prompt_tokens: u64,
+    #[serde(default)]
+    completion_tokens: u64,
 }
 
 #[derive(Deserialize)]

@@ -33,6 +33,9 @@ struct Cli {
     /// Tasks the `--model` answers (repeatable; default: all it can).
     #[arg(long = "task", value_name = "TASK", requires = "model")]
     tasks: Vec<Task>,
+    /// Ask the models everything anew: neither read nor write the response cache.
+    #[arg(long)]
+    no_cache: bool,
 }
 
 fn main() -> ExitCode {
@@ -68,7 +71,11 @@ fn main() -> ExitCode {
                 .unwrap_or(Path::new(".")),
         };
         run_stage(args, "execute", &[], settings, || {
-            Ok(Arc::new(ExecuteStage::from_config(&config, base)?))
+            Ok(Arc::new(ExecuteStage::from_config(
+                &config,
+                base,
+                cli.no_cache,
+            )?))
         })
     })
 }

@@ -49,6 +49,7 @@ use std::time::Instant;
 
 use metamorph_data::http::chat::{ChatClient, ChatMessage, ChatSettings};
 use metamorph_data::http::HttpSettings;
+use metamorph_data::usage::{Budget, Spent};
 use metamorph_data::{Error, Example, Prediction, Result, Task};
 
 use crate::Model;
@@ -73,6 +74,8 @@ pub struct OpenAiConfig {
     pub max_tokens: Option<u32>,
     /// The API key, time-outs, retries and concurrency (defaults: [`HttpSettings::default`]).
     pub transport: HttpSettings,
+    /// Requests and tokens the model may spend in this run (default: unbounded).
+    pub budget: Budget,
     /// Examples handed over at once ([`Model::max_batch`]; default 32).
     pub batch_size: usize,
     /// Prompt templates replacing the built-in ones, per task.
@@ -94,6 +97,7 @@ impl OpenAiConfig {
             temperature: 0.0,
             max_tokens: None,
             transport: HttpSettings::default(),
+            budget: Budget::default(),
             batch_size: 32,
             prompts: BTreeMap::new(),
             labels: BTreeMap::new(),
@@ -111,6 +115,7 @@ impl std::fmt::Debug for OpenAiConfig {
             .field("temperature", &self.temperature)
             .field("max_tokens", &self.max_tokens)
             .field("transport", &self.transport)
+            .field("budget", &self.budget)
             .field("batch_size", &self.batch_size)
             .field("prompts", &self.prompts)
             .field("labels", &self.labels)
@@ -174,6 +179,7 @@ impl OpenAiModel {
         settings.temperature = config.temperature;
         settings.max_tokens = config.max_tokens;
         settings.transport = config.transport.clone();
+        settings.budget = config.budget;
         let client = ChatClient::try_new(&name, settings)?;
         if config.batch_size == 0 {
             return Err(bad("`batch_size` must be positive".into()));
@@ -378,7 +384,24 @@ impl Model for OpenAiModel {
     }
 
     fn max_batch(&self) -> usize {
-        self.config.batch_size
+        // With a budget, batches as small as the requests in flight: the answers of a batch
+        // reach the response cache when the batch ends, so a budget that runs out mid-batch
+        // loses at most the answers in flight.
+        if self.config.budget.is_bounded() {
+            self.config
+                .batch_size
+                .min(self.config.transport.concurrency.max(1))
+        } else {
+            self.config.batch_size
+        }
+    }
+
+    fn spent(&self) -> Option<Spent> {
+        Some(self.client.spent())
+    }
+
+    fn requests_left(&self) -> Option<u64> {
+        self.client.requests_left()
     }
 }
 
