@@ -336,12 +336,13 @@ pub fn perturb_cases(boolq: &Path, copies: usize, work: &Path) -> Result<PathBuf
 }
 
 /// Fixture folders copied into the kit's `fixtures/`: (source under the workspace, name).
-const KIT_FIXTURES: [(&str, &str); 5] = [
+const KIT_FIXTURES: [(&str, &str); 6] = [
     ("models/tests/fixtures/encoders", "encoders"),
     ("models/tests/fixtures/encoder-variants", "encoder-variants"),
     ("models/tests/fixtures/mlm", "mlm"),
     ("generate/tests/fixtures/bart-tiny", "bart-tiny"),
     ("generate/tests/fixtures/t5-tiny", "t5-tiny"),
+    ("models/tests/fixtures/causal-lm", "causal-lm"),
 ];
 
 /// Writes the kit into `out` (replacing it): `run.py`, `README.md`, `bin/gpu-kit` (xz-compressed,
@@ -384,6 +385,11 @@ pub fn assemble(binary: &Path, sources: &KitSources, out: &Path, compress: bool)
         )?;
     }
     copy_tree(&sources.cases, &tmp.join("data").join("cases"))?;
+    // The BoolQ questions of the language-model step (`run.py --only lm`).
+    copy(
+        &sources.workspace.join("data/samples/boolq.jsonl"),
+        &tmp.join("data").join("boolq.jsonl"),
+    )?;
     ensure!(
         tmp.join("data").join("cases").join("cases.json").is_file(),
         "{} has no cases.json (make it with perturb_cases)",

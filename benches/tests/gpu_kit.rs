@@ -91,6 +91,16 @@ fn the_kit_runs_on_the_cpu_and_its_parity_checks_pass() {
             .unwrap();
     assert!(made["cases"].as_u64().unwrap() > 0, "{made}");
     assert_eq!(pipeline["cases"], made["cases"], "{pipeline}");
+    // The language model under test answered the kit's BoolQ questions, f32 and quantized.
+    let lm: Vec<Value> = rows("lm")
+        .into_iter()
+        .filter(|r| r["impl"] == "metamorph")
+        .collect();
+    assert_eq!(lm.len(), 2, "{}", results["lm"]);
+    assert!(lm
+        .iter()
+        .all(|r| r["examples_per_s"].as_f64().unwrap() > 0.0));
     let markdown = std::fs::read_to_string(out.join("results.md")).unwrap();
     assert!(markdown.contains("## Parity") && markdown.contains("## Pipeline"));
+    assert!(markdown.contains("## Language model under test"));
 }

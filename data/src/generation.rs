@@ -23,6 +23,13 @@ pub enum GenerationRequest {
         steps: Vec<String>,
         /// The follow-up text field that receives the question.
         field: String,
+        /// The source question's own decomposition, for builders that edit the source question
+        /// (`[generate.question] kind = "edit"`); absent in requests of older versions.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        original: Option<Vec<String>>,
+        /// What the perturbation changed (`higher-than:5`, `comparison:highest->lowest`, …).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        detail: Option<String>,
     },
     /// Break-Perturb-Build's *Break*: parse the follow-up's text field `field` (normally
     /// `question`) into QDMR steps, written to the follow-up's `steps`.
@@ -70,6 +77,8 @@ mod tests {
             GenerationRequest::Question {
                 steps: vec!["return touchdowns".into(), "return number of #1".into()],
                 field: "question".into(),
+                original: None,
+                detail: None,
             },
             GenerationRequest::Decomposition {
                 field: "question".into(),

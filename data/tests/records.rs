@@ -144,6 +144,8 @@ fn case() -> impl Strategy<Value = Case> {
                     case.set_generation(Some(&GenerationRequest::Question {
                         steps: vec!["return touchdowns".into(), "return number of #1".into()],
                         field: "question".into(),
+                        original: None,
+                        detail: None,
                     }));
                 }
                 case.set_precondition(

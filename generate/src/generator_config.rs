@@ -21,6 +21,7 @@ use metamorph_models::{device, ModelOptions};
 use metamorph_parse::spacy::pipeline::Pipeline;
 use serde::{Deserialize, Deserializer};
 
+use crate::edit::EditBuilder;
 use crate::generator::{model_input, Generator};
 use crate::openai::{FewShot, OpenAiGenerator, ReplyShape};
 use crate::qdmr::Template;
@@ -154,10 +155,32 @@ pub enum GeneratorKind {
     /// `openai`: an OpenAI-compatible chat/completions endpoint prompted with few-shot
     /// `examples` (the server decodes).
     OpenAi(OpenAiGeneratorConfig),
+    /// `edit` (questions only): BPB's questions written by rules from the source question and
+    /// the decompositions ([`crate::edit`]), no trained generator needed.
+    Edit(EditGeneratorConfig),
 }
 
 /// The generator kinds, as written in the config.
-pub const GENERATOR_KINDS: [&str; 4] = ["bart", "t5", "candle", "openai"];
+pub const GENERATOR_KINDS: [&str; 5] = ["bart", "t5", "candle", "openai", "edit"];
+
+/// `kind = "edit"`.
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct EditGeneratorConfig {
+    /// The spaCy pipeline that parses source questions: `asset:NAME` or a directory (default
+    /// `asset:en_core_web_sm`).
+    #[serde(default)]
+    pub parser: Option<String>,
+    /// The causal language model that picks among renderings: a packaged GGUF
+    /// (`smollm2-135m`, the default), a `.gguf` path or `hf:ORG/NAME/FILE.gguf`; `"none"`
+    /// takes the rules' first rendering.
+    #[serde(default)]
+    pub lm: Option<String>,
+    /// `cpu` (default), `cuda:N` or `metal`, for the language model.
+    #[serde(default)]
+    pub device: Option<String>,
+    #[serde(flatten)]
+    unknown: UnknownKeys,
+}
 
 /// `kind = "bart"`, `"t5"` or `"candle"`.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -298,6 +321,8 @@ impl<'de> Deserialize<'de> for GeneratorConfig {
             }
             "openai" => parse_kind_keys(&kind, table, |c: &OpenAiGeneratorConfig| &c.unknown)
                 .map(GeneratorKind::OpenAi),
+            "edit" => parse_kind_keys(&kind, table, |c: &EditGeneratorConfig| &c.unknown)
+                .map(GeneratorKind::Edit),
             other => Err(format!(
                 "unknown kind `{other}` (expected {})",
                 GENERATOR_KINDS.join(", ")
@@ -361,7 +386,44 @@ impl GeneratorConfig {
         match &self.kind {
             GeneratorKind::Checkpoint(c) => &c.architecture,
             GeneratorKind::OpenAi(_) => "openai",
+            GeneratorKind::Edit(_) => "edit",
         }
+    }
+
+    /// The edit builder, when this is an `edit` table (`None` for the other kinds).
+    ///
+    /// # Errors
+    /// [`Error::Asset`] when the parser or the language model cannot be loaded.
+    pub(crate) fn start_edit(&self, base_dir: &Path) -> Result<Option<EditBuilder>> {
+        let GeneratorKind::Edit(c) = &self.kind else {
+            return Ok(None);
+        };
+        let what = "[generate.question] kind `edit`";
+        let spec = c.parser.as_deref().unwrap_or("asset:en_core_web_sm");
+        let dir = match spec.strip_prefix("asset:") {
+            Some(asset) => metamorph_data::assets::ensure(asset)?,
+            None => base_dir.join(spec),
+        };
+        let parser = Pipeline::load(&dir).map_err(|e| Error::Asset {
+            name: dir.display().to_string(),
+            message: format!("{what} parser: {e}"),
+        })?;
+        let lm = match c.lm.as_deref().unwrap_or("smollm2-135m") {
+            "none" | "" => None,
+            spec => {
+                let spec = if spec.ends_with(".gguf") && !spec.starts_with("hf:") {
+                    base_dir.join(spec).display().to_string()
+                } else {
+                    spec.to_string()
+                };
+                let options = metamorph_models::LmOptions {
+                    device: device::device(c.device.as_deref().unwrap_or("cpu"))?,
+                    ..metamorph_models::LmOptions::default()
+                };
+                Some(Arc::new(metamorph_models::CausalLm::load(&spec, options)?))
+            }
+        };
+        Ok(Some(EditBuilder::new(Arc::new(parser), lm)))
     }
 
     /// Starts the generator for `purpose`; relative paths are taken from `base_dir`.
@@ -402,6 +464,13 @@ impl GeneratorConfig {
                 c.load(&name, base_dir, &what)?,
                 c.decoding.options(purpose, &what)?,
             ),
+            GeneratorKind::Edit(_) => {
+                return Err(Error::Config(format!(
+                    "{what}: kind `edit` writes BPB's questions only ([generate.question]); \
+                     a {} needs bart, t5, candle or openai",
+                    purpose.key()
+                )))
+            }
             GeneratorKind::OpenAi(c) => {
                 let examples = c
                     .examples

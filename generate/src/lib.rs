@@ -37,6 +37,7 @@
 #![deny(missing_docs)]
 
 pub mod decoding;
+pub mod edit;
 mod generator;
 mod generator_config;
 pub mod openai;

@@ -42,6 +42,7 @@ use metamorph_data::{
 use metamorph_models::masked_lm::{CandleMaskedLm, FillOptions};
 use metamorph_parse::spacy::pipeline::Pipeline;
 
+use crate::edit::EditBuilder;
 use crate::generator::Generator;
 use crate::generator_config::{GenerateConfig, Purpose};
 use crate::qdmr;
@@ -57,6 +58,9 @@ pub struct GenerateCounts {
     pub malformed_decomposition: usize,
     /// Cases dropped because no masked-LM candidate passed the substitution's filters.
     pub no_substitute: usize,
+    /// Cases dropped because the edit builder's rules could not write their question
+    /// (per perturbation and reason: [`GenerateStage::unrendered`]).
+    pub unrendered: usize,
     /// Examples given steps.
     pub examples_parsed: usize,
     /// Examples left without steps because their parse was malformed.
@@ -68,6 +72,7 @@ pub struct GenerateCounts {
 #[derive(Default)]
 struct Counters {
     completed: AtomicUsize,
+    unrendered: AtomicUsize,
     empty_question: AtomicUsize,
     malformed_decomposition: AtomicUsize,
     no_substitute: AtomicUsize,
@@ -79,6 +84,9 @@ struct Counters {
 /// The generate stage (see the module documentation).
 pub struct GenerateStage {
     question: Option<Arc<Generator>>,
+    /// The rule-based question builder (`[generate.question] kind = "edit"`), in place of a
+    /// question generator.
+    edit: Option<Arc<EditBuilder>>,
     decomposition: Option<Arc<Generator>>,
     masked_lm: Option<Arc<CandleMaskedLm>>,
     parser: Option<Arc<Pipeline>>,
@@ -117,6 +125,7 @@ impl GenerateStage {
         Ok(GenerateStage {
             question: question.map(Arc::new),
             decomposition: decomposition.map(Arc::new),
+            edit: None,
             masked_lm: None,
             parser: None,
             consumes,
@@ -130,9 +139,14 @@ impl GenerateStage {
     /// # Errors
     /// [`Error::Config`] for bad settings; [`Error::Asset`] when a checkpoint cannot be loaded.
     pub fn from_config(config: &GenerateConfig, base_dir: &Path) -> Result<Self> {
+        let edit = match &config.question {
+            Some(c) => c.start_edit(base_dir)?,
+            None => None,
+        };
         let question = config
             .question
             .as_ref()
+            .filter(|_| edit.is_none())
             .map(|c| c.start(Purpose::Question, base_dir))
             .transpose()?;
         let decomposition = config
@@ -140,7 +154,8 @@ impl GenerateStage {
             .as_ref()
             .map(|c| c.start(Purpose::Decomposition, base_dir))
             .transpose()?;
-        let stage = Self::try_new(question, decomposition, config.example_steps)?;
+        let mut stage = Self::try_new(question, decomposition, config.example_steps)?;
+        stage.edit = edit.map(Arc::new);
         Ok(match &config.masked_lm {
             Some(c) => {
                 let (model, parser) = c.start(base_dir)?;
@@ -169,6 +184,7 @@ impl GenerateStage {
             .contains(&RecordKind::Example)
             .then(|| GenerateStage {
                 question: self.question.clone(),
+                edit: self.edit.clone(),
                 decomposition: self.decomposition.clone(),
                 masked_lm: self.masked_lm.clone(),
                 parser: self.parser.clone(),
@@ -181,12 +197,26 @@ impl GenerateStage {
     pub fn for_cases(&self) -> GenerateStage {
         GenerateStage {
             question: self.question.clone(),
+            edit: self.edit.clone(),
             decomposition: self.decomposition.clone(),
             masked_lm: self.masked_lm.clone(),
             parser: self.parser.clone(),
             consumes: vec![RecordKind::Case],
             counters: self.counters.clone(),
         }
+    }
+
+    /// Per (perturbation, reason): questions the edit builder did not write (empty without one).
+    pub fn unrendered(&self) -> std::collections::BTreeMap<(String, String), usize> {
+        self.edit
+            .as_ref()
+            .map(|e| e.unrendered())
+            .unwrap_or_default()
+    }
+
+    /// Per perturbation: questions the edit builder wrote (empty without one).
+    pub fn rendered(&self) -> std::collections::BTreeMap<String, usize> {
+        self.edit.as_ref().map(|e| e.rendered()).unwrap_or_default()
     }
 
     /// What the stage (and its siblings from [`GenerateStage::for_examples`]) did so far.
@@ -198,6 +228,7 @@ impl GenerateStage {
             empty_question: get(&c.empty_question),
             malformed_decomposition: get(&c.malformed_decomposition),
             no_substitute: get(&c.no_substitute),
+            unrendered: get(&c.unrendered),
             examples_parsed: get(&c.examples_parsed),
             examples_malformed: get(&c.examples_malformed),
             model_inputs: get(&c.model_inputs),
@@ -225,6 +256,8 @@ impl GenerateStage {
     fn complete_cases(&self, mut cases: Vec<Case>) -> Result<Vec<Case>> {
         // (case index, request, model input) per open request, grouped by kind.
         let mut questions: Vec<(usize, String, String)> = Vec::new();
+        // (case index, field) per question request the edit builder writes.
+        let mut edits: Vec<(usize, String)> = Vec::new();
         let mut decompositions: Vec<(usize, String, String)> = Vec::new();
         // (case index, field, new text or None when no candidate survived).
         let mut substitutions: Vec<(usize, String, Option<String>)> = Vec::new();
@@ -233,7 +266,11 @@ impl GenerateStage {
                 continue;
             };
             match &request {
-                GenerationRequest::Question { steps, field } => {
+                GenerationRequest::Question { field, .. } if self.edit.is_some() => {
+                    check_field(case, field)?;
+                    edits.push((i, field.clone()));
+                }
+                GenerationRequest::Question { steps, field, .. } => {
                     let generator =
                         self.generator(case, &request, &self.question, "[generate.question]")?;
                     check_field(case, field)?;
@@ -310,6 +347,7 @@ impl GenerateStage {
         }
         let mut keep = vec![true; cases.len()];
         let (mut completed, mut empty, mut malformed, mut unsubstituted) = (0, 0, 0, 0);
+        let mut unrendered = 0;
         for (i, field, replaced) in substitutions {
             let case = &mut cases[i];
             match replaced {
@@ -322,6 +360,24 @@ impl GenerateStage {
                     tracing::debug!(case = %case.case_id, "dropped: no masked-LM substitute");
                     keep[i] = false;
                     unsubstituted += 1;
+                }
+            }
+        }
+        if let (Some(builder), false) = (&self.edit, edits.is_empty()) {
+            let refs: Vec<&Case> = edits.iter().map(|(i, _)| &cases[*i]).collect();
+            let built = builder.build(&refs)?;
+            for ((i, field), question) in edits.into_iter().zip(built) {
+                let case = &mut cases[i];
+                match question {
+                    Some(text) => {
+                        set_field(case, &field, text);
+                        case.set_generation(None);
+                        completed += 1;
+                    }
+                    None => {
+                        keep[i] = false;
+                        unrendered += 1;
+                    }
                 }
             }
         }
@@ -368,12 +424,14 @@ impl GenerateStage {
         c.malformed_decomposition
             .fetch_add(malformed, Ordering::Relaxed);
         c.no_substitute.fetch_add(unsubstituted, Ordering::Relaxed);
+        c.unrendered.fetch_add(unrendered, Ordering::Relaxed);
         tracing::debug!(
             cases = cases.len(),
             completed,
             dropped_empty_question = empty,
             dropped_malformed_decomposition = malformed,
             dropped_no_substitute = unsubstituted,
+            dropped_unrendered = unrendered,
             "generate: case batch"
         );
         Ok(cases
@@ -624,6 +682,8 @@ mod tests {
         GenerationRequest::Question {
             steps: steps.iter().map(|s| s.to_string()).collect(),
             field: "question".into(),
+            original: None,
+            detail: None,
         }
     }
 
@@ -753,6 +813,8 @@ mod tests {
         let bad_field = GenerationRequest::Question {
             steps: vec!["x".into()],
             field: "answer".into(),
+            original: None,
+            detail: None,
         };
         let stage =
             GenerateStage::try_new(Some(generator(scripted(&[]), "steps")), None, false).unwrap();

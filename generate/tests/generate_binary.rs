@@ -42,6 +42,8 @@ fn question(steps: &[&str]) -> GenerationRequest {
     GenerationRequest::Question {
         steps: steps.iter().map(|s| s.to_string()).collect(),
         field: "question".into(),
+        original: None,
+        detail: None,
     }
 }
 

@@ -135,6 +135,8 @@ fn the_few_shot_config_completes_requests_through_a_chat_server() {
                 Some(GenerationRequest::Question {
                     steps: vec!["yards".into(), "#1 that Rice ran".into()],
                     field: "question".into(),
+                    original: None,
+                    detail: None,
                 }),
             ),
             case("b", "How many yards did Rice run?", Some(decompose())),

@@ -55,6 +55,11 @@ pub struct PipelineReport {
     pub report_path: PathBuf,
     /// What each relation did over the units run now (resumed units are not counted).
     pub perturb_counts: Vec<RelationCounts>,
+    /// Per perturbation: BPB questions the edit builder wrote in the units run now.
+    pub questions_written: BTreeMap<String, usize>,
+    /// Per (perturbation, reason): BPB questions its rules could not write (those cases were
+    /// dropped), in the units run now.
+    pub questions_unwritten: BTreeMap<(String, String), usize>,
 }
 
 /// One unit of work: a shard of a dataset, with the fingerprint of everything its outputs are
@@ -413,6 +418,13 @@ impl Plan {
             .collect();
         let report = Report::from_units(&self.output, &units)?;
         let (summary_path, report_path) = report.write_all(&self.output)?;
+        let (questions_written, questions_unwritten) = match &self.started.generate {
+            Some(g) => (g.rendered(), g.unrendered()),
+            None => Default::default(),
+        };
+        for ((kind, reason), n) in &questions_unwritten {
+            tracing::info!("edit builder: {kind}: {n} not written: {reason}");
+        }
         Ok(PipelineReport {
             output: self.output,
             units_run: self.units_run,
@@ -422,6 +434,8 @@ impl Plan {
             summary_path,
             report_path,
             perturb_counts: self.perturb_counts,
+            questions_written,
+            questions_unwritten,
         })
     }
 }

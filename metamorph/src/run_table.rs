@@ -1,6 +1,7 @@
 //! What `metamorph run` (and `cargo xtask pipeline`) prints when a run ends: what ran, where
 //! the outputs are, each relation's counts and the violation table.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -57,6 +58,27 @@ pub fn render_run(report: &PipelineReport, config: &Path) -> String {
             );
         }
         let _ = writeln!(out);
+    }
+    if !report.questions_written.is_empty() || !report.questions_unwritten.is_empty() {
+        let written: usize = report.questions_written.values().sum();
+        let mut unwritten: BTreeMap<&str, usize> = BTreeMap::new();
+        for ((kind, _), n) in &report.questions_unwritten {
+            *unwritten.entry(kind).or_default() += n;
+        }
+        let per_kind: Vec<String> = unwritten
+            .iter()
+            .map(|(kind, n)| format!("{kind} {n}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "questions: {written} written by the edit builder, {} not ({}; reasons in the log)",
+            unwritten.values().sum::<usize>(),
+            if per_kind.is_empty() {
+                "none".to_string()
+            } else {
+                per_kind.join(", ")
+            }
+        );
     }
     let _ = writeln!(out);
     if !report.perturb_counts.is_empty() {

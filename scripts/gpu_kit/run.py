@@ -4,7 +4,7 @@ against PyTorch `transformers`, on a machine with a driver and PyTorch but no Ru
 
 Usage (inside the kit folder that `cargo xtask gpu-kit` builds):
 
-    python3 run.py [--device cuda|cpu] [--out DIR] [--quick] [--only parity,encoder,generate,pipeline]
+    python3 run.py [--device cuda|cpu] [--out DIR] [--quick] [--only parity,encoder,generate,pipeline,lm]
 
 What it does, each part recorded in `$OUT/results.json` and `$OUT/results.md`:
 
@@ -27,6 +27,11 @@ What it does, each part recorded in `$OUT/results.json` and `$OUT/results.md`:
   CPU by `cargo xtask gpu-kit`: perturbing reads WordNet and all-MiniLM-L6-v2, which do not fit
   in the kit), the BERT-base classifier as the model under test on the device, bf16; cases/s
   and, where `nvidia-smi` answers, GPU utilisation.
+* lm: `bin/gpu-kit bench-lm-yes-no`, a GGUF language model as a BoolQ model under test
+  (`kind = "causal-lm"`, f32 and quantized weights) on `--lm-questions` questions (the kit's
+  BoolQ sample, repeated), questions/s; beside it llama.cpp (`llama-cpp-python`, every layer
+  on the GPU) on the same prompt ids when it is installed, with how often the two agree. The
+  GGUF is not in the kit (SmolLM2-135M-Instruct's is 98 MB): put it in `lm/` or pass `--gguf`.
 
 `--device cpu` runs the same steps on the CPU; `--quick` shrinks them (the tiny fixtures stand
 in for the BERT-base and BART-base models, fewer repetitions) so that the test suite can run
@@ -37,6 +42,7 @@ say so; f32 parity against the goldens still runs.
 import argparse
 import json
 import lzma
+import math
 import os
 import platform
 import shutil
@@ -651,6 +657,69 @@ def count_cases(summary):
     return total
 
 
+# ---------------------------------------------------------------- language model under test
+
+
+def lm_peer(prompts, yes, no, gguf, device):
+    """llama.cpp (llama-cpp-python, all layers on the GPU) on the same prompt ids, each from an
+    empty cache, p(yes) from the two label logits; None when llama-cpp-python is missing."""
+    try:
+        import numpy as np
+        from llama_cpp import Llama
+    except ImportError:
+        return None
+    llm = Llama(model_path=str(gguf), n_ctx=max(512, max(len(p) for p in prompts) + 8), n_batch=512,
+                n_gpu_layers=-1 if device == "cuda" else 0, logits_all=False, verbose=False)
+
+    def run(batch):
+        out = []
+        for p in batch:
+            llm.reset()
+            llm.eval(p)
+            logits = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(llm.n_vocab(),))
+            y, n = float(logits[yes]), float(logits[no])
+            m = max(y, n)
+            out.append(math.exp(y - m) / (math.exp(y - m) + math.exp(n - m)))
+        return out
+
+    run(prompts[:8])
+    started = time.perf_counter()
+    p_yes = run(prompts)
+    return {"impl": "llama.cpp", "examples_per_s": len(prompts) / (time.perf_counter() - started), "p_yes": p_yes}
+
+
+def bench_lm(args, torch, results, work):
+    """BoolQ questions/s of the causal-lm model under test: the kit's binary on the device, and
+    llama.cpp on the same GGUF and prompt ids when llama-cpp-python is installed."""
+    if args.quick:
+        gguf, n = KIT / "fixtures" / "causal-lm" / "llama-tiny.gguf", 16
+    else:
+        found = sorted((KIT / "lm").glob("*.gguf")) if (KIT / "lm").is_dir() else []
+        if args.gguf:
+            found = [Path(args.gguf)]
+        if not found:
+            results["lm"] = {"skipped": "no GGUF: put one in the kit's lm/ folder or pass --gguf"}
+            return
+        gguf, n = found[0], args.lm_questions
+    device = "cuda:0" if args.device == "cuda" else "cpu"
+    rows = []
+    for weights in ["f32", "quantized"]:
+        out = json_lines(run_kit(["bench-lm-yes-no", "--gguf", str(gguf), "--questions",
+                                  str(KIT / "data" / "boolq.jsonl"), "--n", str(n), "--device", device,
+                                  "--weights", weights]))[-1]
+        rows.append({"impl": "metamorph", "weights": weights, "examples_per_s": out["examples_per_s"]})
+        log(f"lm: metamorph {weights}: {out['examples_per_s']:.2f} questions/s")
+    single = len(out["yes"]) == 1 and len(out["no"]) == 1
+    peer = lm_peer(out["prompts"], out["yes"][0], out["no"][0], gguf, args.device) if single else None
+    if peer is not None:
+        agree = sum((a >= 0.5) == (b >= 0.5) for a, b in zip(peer["p_yes"], out["p_yes"]))
+        rows.append({"impl": "llama.cpp", "weights": "file", "examples_per_s": peer["examples_per_s"],
+                     "same_answer": f"{agree}/{len(out['p_yes'])}"})
+    results["lm"] = {"model": gguf.name, "questions": n, "device": device, "rows": rows,
+                     "peer": "llama.cpp" if peer is not None else
+                     ("none: llama-cpp-python is not installed" if single else "none: label words are not single tokens")}
+
+
 # ---------------------------------------------------------------- report
 
 
@@ -697,6 +766,15 @@ def markdown(results):
         lines.append("")
     elif gen:
         lines += [f"## Generation: skipped ({gen['skipped']})", ""]
+    lm = results.get("lm", {})
+    if "rows" in lm:
+        lines += [f"## Language model under test ({lm['model']}, {lm['questions']} BoolQ questions, {lm['device']}; peer: {lm['peer']})", "",
+                  "| impl | weights | questions/s | same answer |", "|---|---|---|---|"]
+        for r in lm["rows"]:
+            lines.append(f"| {r['impl']} | {r['weights']} | {r['examples_per_s']:.2f} | {r.get('same_answer', '—')} |")
+        lines.append("")
+    elif lm:
+        lines += [f"## Language model under test: skipped ({lm['skipped']})", ""]
     pipe = results.get("pipeline", {})
     if "cases" in pipe:
         gpu = pipe["gpu"]
@@ -734,7 +812,9 @@ def main():
     parser.add_argument("--work", default=str(KIT / "work"),
                         help="models, inputs and pipeline outputs (several GB for the full run)")
     parser.add_argument("--quick", action="store_true", help="tiny models, few repetitions (tests)")
-    parser.add_argument("--only", default="parity,encoder,generate,pipeline")
+    parser.add_argument("--only", default="parity,encoder,generate,pipeline,lm")
+    parser.add_argument("--gguf", help="the language model of the lm step (default: the kit's lm/*.gguf)")
+    parser.add_argument("--lm-questions", type=int, default=1000, help="BoolQ questions of the lm step")
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -750,7 +830,8 @@ def main():
     steps = {"parity": lambda: parity(args, torch, results),
              "encoder": lambda: bench_encoder(args, torch, results, work),
              "generate": lambda: bench_generate(args, torch, results, work),
-             "pipeline": lambda: pipeline(args, torch, results, work)}
+             "pipeline": lambda: pipeline(args, torch, results, work),
+             "lm": lambda: bench_lm(args, torch, results, work)}
     failed = []
     for name in args.only.split(","):
         started = time.perf_counter()

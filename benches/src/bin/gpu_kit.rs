@@ -6,6 +6,8 @@
 //! gpu-kit bench-encoder  --model DIR --device cuda:0 --dtype bf16 --seq 128 --batch 1,32,256
 //! gpu-kit bench-generate --model DIR --device cuda:0 --dtype f32 --batch 1,32 --beams 1,4
 //! gpu-kit pipeline       --config gpu.toml [--output DIR]
+//! gpu-kit bench-lm-yes-no --gguf SmolLM2-135M-Instruct.Q4_1.gguf --questions boolq.jsonl \
+//!     --device cuda:0 [--n 1000] [--weights f32|quantized]
 //! ```
 //!
 //! `parity` runs every tiny fixture checkpoint of the test suite (`models/tests/fixtures/`,
@@ -123,6 +125,28 @@ enum Command {
         #[arg(long, default_value_t = 1024)]
         batch_size: usize,
     },
+    /// BoolQ questions/s of a GGUF language model under test (`kind = "causal-lm"`): each
+    /// question's prompt run once and `yes`/`no` scored after it, as the model under test does;
+    /// one JSON line with the figure, the prompts' ids (for a peer to run the same) and p(yes).
+    BenchLmYesNo {
+        /// The GGUF file.
+        #[arg(long)]
+        gguf: PathBuf,
+        /// BoolQ JSON lines (SuperGLUE's or the bundled sample's layout).
+        #[arg(long)]
+        questions: PathBuf,
+        /// Questions (the file's, repeated when it has fewer).
+        #[arg(long, default_value_t = 1000)]
+        n: usize,
+        #[arg(long, default_value = "cpu")]
+        device: String,
+        /// `f32` (dequantized at load) or `quantized` (the file's blocks).
+        #[arg(long, default_value = "f32")]
+        weights: String,
+        /// Timed runs after a warm-up on the first 8 questions (the median is reported).
+        #[arg(long, default_value_t = 1)]
+        reps: usize,
+    },
     /// The whole pipeline of a config file, as `cargo xtask pipeline --config` runs it.
     Pipeline {
         #[arg(long)]
@@ -206,7 +230,92 @@ fn run(command: Command) -> Result<()> {
             output,
             force,
         } => pipeline(&config, output, force),
+        Command::BenchLmYesNo {
+            gguf,
+            questions,
+            n,
+            device,
+            weights,
+            reps,
+        } => bench_lm_yes_no(&gguf, &questions, n, (&device, &weights), reps),
     }
+}
+
+/// See [`Command::BenchLmYesNo`].
+fn bench_lm_yes_no(
+    gguf: &Path,
+    questions: &Path,
+    n: usize,
+    (device, weights): (&str, &str),
+    reps: usize,
+) -> Result<()> {
+    use metamorph_data::{DatasetFormat, DatasetReader, Example, ReadOptions, Task};
+    use metamorph_execute::causal_lm::{CausalLmConfig, CausalLmModel};
+    use metamorph_execute::Model;
+    use metamorph_models::causal_lm::{CausalLm, LmOptions, WeightFormat};
+
+    let weights = match weights {
+        "f32" => WeightFormat::F32,
+        "quantized" => WeightFormat::Quantized,
+        other => return Err(format!("--weights is f32 or quantized, not {other:?}").into()),
+    };
+    let all: Vec<Example> =
+        DatasetReader::open(questions, DatasetFormat::Boolq, ReadOptions::default())?
+            .examples()
+            .collect::<std::result::Result<_, _>>()?;
+    if all.is_empty() {
+        return Err(format!("{}: no questions", questions.display()).into());
+    }
+    let examples: Vec<Example> = all.iter().cycle().take(n.max(1)).cloned().collect();
+    let lm = CausalLm::from_file(
+        gguf,
+        LmOptions {
+            device: metamorph_models::device(device)?,
+            weights,
+            ..LmOptions::default()
+        },
+    )?;
+    let (yes, no) = (lm.encode("yes")?, lm.encode("no")?);
+    let model = CausalLmModel::try_new("lm", lm, &[Task::BoolQ], CausalLmConfig::default())?;
+    let prompts = examples
+        .iter()
+        .map(|e| model.prompt_for(e))
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    let refs: Vec<&Example> = examples.iter().collect();
+    let answer = |refs: &[&Example]| -> Result<Vec<f32>> {
+        let mut p_yes = Vec::with_capacity(refs.len());
+        for chunk in refs.chunks(model.max_batch()) {
+            for p in model.predict(chunk)? {
+                let probs = p.probabilities.unwrap_or_default();
+                p_yes.push(
+                    probs
+                        .iter()
+                        .find(|l| l.label == "yes")
+                        .map_or(0.0, |l| l.prob),
+                );
+            }
+        }
+        Ok(p_yes)
+    };
+    answer(&refs[..refs.len().min(8)])?;
+    let mut times = Vec::new();
+    let mut p_yes = Vec::new();
+    for _ in 0..reps.max(1) {
+        let t0 = Instant::now();
+        p_yes = answer(&refs)?;
+        times.push(t0.elapsed().as_secs_f64());
+    }
+    let seconds = median(times);
+    println!(
+        "{}",
+        json!({
+            "impl": "metamorph", "device": device, "weights": format!("{weights:?}"),
+            "questions": refs.len(), "seconds": seconds,
+            "examples_per_s": refs.len() as f64 / seconds,
+            "prompts": prompts, "yes": yes, "no": no, "p_yes": p_yes,
+        })
+    );
+    Ok(())
 }
 
 fn placement(device: &str, dtype: &str) -> Result<(Device, DType)> {

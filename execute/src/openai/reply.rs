@@ -217,6 +217,9 @@ pub fn parse_span(reply: &str, context: &str) -> AnswerSpan {
     if let Some(line) = first_line_of_several(body) {
         candidates.push(strip_answer_prefix(line));
     }
+    if let Some(word) = yes_no_opening(body) {
+        return answer(word, None, None);
+    }
     let mut fallback = "";
     for candidate in candidates {
         let unwrapped = candidate.trim_matches(is_wrapper).trim();
@@ -237,18 +240,43 @@ pub fn parse_span(reply: &str, context: &str) -> AnswerSpan {
     answer(fallback, None, None)
 }
 
-/// `text` without a leading `Answer:` or `Final answer:` (any case).
+/// `text` without a leading `Answer:`, `Final answer:` or "The answer (to the question) is"
+/// (any case).
 fn strip_answer_prefix(text: &str) -> &str {
     let mut t = text.trim();
-    for prefix in ["final answer:", "answer:"] {
+    for prefix in [
+        "final answer:",
+        "answer:",
+        "the answer to the question is",
+        "the answer to this question is",
+        "the answer is",
+    ] {
         if t.len() >= prefix.len()
             && t.is_char_boundary(prefix.len())
             && t[..prefix.len()].eq_ignore_ascii_case(prefix)
         {
-            t = t[prefix.len()..].trim_start();
+            t = t[prefix.len()..]
+                .trim_start()
+                .trim_start_matches(':')
+                .trim_start();
         }
     }
     t
+}
+
+/// `yes` or `no` when the reply opens with that word ("Yes, Mason Crosby kicked …"): the
+/// answer of a yes/no question, which no passage span holds.
+fn yes_no_opening(text: &str) -> Option<&'static str> {
+    let first: String = text
+        .trim_start_matches(is_wrapper)
+        .chars()
+        .take_while(|c| c.is_alphabetic())
+        .collect();
+    match first.to_lowercase().as_str() {
+        "yes" => Some("yes"),
+        "no" => Some("no"),
+        _ => None,
+    }
 }
 
 /// Character offsets `(start, end)` of the first occurrence of `needle` in `haystack`; runs of
@@ -418,6 +446,15 @@ mod tests {
         );
         let span = parse_span("Answer: 3,530 km\nBecause …", context);
         assert_eq!((span.text.as_str(), span.start), ("3,530 km", None));
+        // Small chat models' lead-ins, and yes/no answers (BPB's AppendBool questions).
+        let span = parse_span("The answer is \"the Volga\".", context);
+        assert_eq!(span.text, "The Volga");
+        let span = parse_span("The answer to the question is: Kaspische Meer", context);
+        assert_eq!(span.start, Some(21));
+        let span = parse_span("The answer is \"Yes, it flows into the sea", context);
+        assert_eq!((span.text.as_str(), span.start), ("yes", None));
+        let span = parse_span("No.", context);
+        assert_eq!(span.text, "no");
         let span = parse_span("Unanswerable.\nThe passage does not say.", context);
         assert_eq!((span.text.as_str(), span.start), ("", None));
         for null in ["unanswerable", "Unanswerable.", "", "  ", "N/A", "None."] {

@@ -21,10 +21,12 @@
 //! [`perturbation::Variant`] in [`perturbation::BpbConfig`]; the default is the paper.
 //!
 //! [`relation`] registers them as metamorphic relations (family `bpb`: `ORIG` and one relation
-//! per perturbation); their follow-up questions are written by the `generate` stage (*Build*).
+//! per perturbation); their follow-up questions are written by the `generate` stage (*Build*):
+//! by a trained generator, or by the rules of [`build`] (`[generate.question] kind = "edit"`).
 
 pub mod answer;
 pub mod append_bool;
+pub mod build;
 pub mod change_last;
 pub mod evaluator;
 pub mod operator;

@@ -317,6 +317,8 @@ impl MetamorphicRelation for ContrastSetRelation {
             let request = GenerationRequest::Question {
                 steps: perturbed,
                 field: "question".into(),
+                original: Some(qdmr.texts()),
+                detail: Some(p.detail.clone()),
             };
             cases.push(
                 Case::new(FAMILY, name, vec![ex.clone()], followup, &expectation)
@@ -388,7 +390,9 @@ mod tests {
             let steps = case.followup.steps.clone().unwrap();
             assert_eq!(steps.len(), 4, "{steps:?}");
             match case.generation().unwrap() {
-                Some(GenerationRequest::Question { steps: s, field }) => {
+                Some(GenerationRequest::Question {
+                    steps: s, field, ..
+                }) => {
                     assert_eq!((s, field.as_str()), (steps, "question"));
                 }
                 other => panic!("{other:?}"),

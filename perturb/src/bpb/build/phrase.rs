@@ -1,0 +1,160 @@
+//! A QDMR step as a phrase a question can use: its text with every `#k` replaced by step k's
+//! phrase, BREAK's stray spaces removed.
+//!
+//! A referenced step that is a question of its own ("when did X die", "if X happened") has no
+//! phrase to stand in for it, so a step that refers to one has none either ([`phrase`] returns
+//! `None`): writing "the sum of when did X die and …" would be no question at all.
+
+use super::super::qdmr::{Part, Qdmr};
+
+/// Words that open a step written as a question or a test rather than a noun phrase.
+const CLAUSE_OPENERS: [&str; 12] = [
+    "when", "where", "who", "whom", "whose", "what", "which", "why", "how", "if", "did", "was",
+];
+
+/// Whether `text` opens with a question word or `if` (it is a clause, not a noun phrase).
+pub fn is_clause(text: &str) -> bool {
+    text.split_whitespace()
+        .next()
+        .is_some_and(|w| CLAUSE_OPENERS.contains(&w.to_lowercase().as_str()))
+}
+
+/// The text of step `k` (1-based) with its references resolved, or `None` when a referenced
+/// step is a clause (see the module docs) or `k` is out of range.
+pub fn phrase(qdmr: &Qdmr, k: usize) -> Option<String> {
+    resolve(qdmr, k, 0)
+}
+
+fn resolve(qdmr: &Qdmr, k: usize, depth: usize) -> Option<String> {
+    if depth > qdmr.len() {
+        return None;
+    }
+    let step = qdmr.step(k)?;
+    // Set operations over the same step ("#1 in both #1 and #3", "#1 besides #2") read as
+    // nonsense once written out.
+    let refs = step.references();
+    let lower = step.text().to_lowercase();
+    if refs.iter().enumerate().any(|(i, r)| refs[..i].contains(r))
+        || [" both ", " besides ", " excluding ", " except "]
+            .iter()
+            .any(|w| lower.contains(w))
+    {
+        return None;
+    }
+    // An aggregate reads as a modifier: "highest of #1" → "the highest <#1>".
+    let text = step.text();
+    let words: Vec<&str> = text.split_whitespace().collect();
+    if let [first @ .., "of", only] = words.as_slice() {
+        let lead = first.iter().map(|w| w.to_lowercase()).collect::<Vec<_>>();
+        let lead: Vec<&str> = lead
+            .iter()
+            .map(String::as_str)
+            .filter(|w| *w != "the")
+            .collect();
+        if let ([word], Some(j)) = (
+            lead.as_slice(),
+            only.strip_prefix('#').and_then(|d| d.parse::<usize>().ok()),
+        ) {
+            if [
+                "highest", "lowest", "largest", "smallest", "longest", "shortest", "first", "last",
+            ]
+            .contains(word)
+            {
+                let inner = resolve(qdmr, j, depth + 1)?;
+                if is_clause(&inner) {
+                    return None;
+                }
+                let inner = inner.strip_prefix("the ").unwrap_or(&inner).to_string();
+                return Some(tidy(&format!("the {word} {inner}")));
+            }
+            if ["sum", "total"].contains(word) {
+                let inner = resolve(qdmr, j, depth + 1)?;
+                if is_clause(&inner) {
+                    return None;
+                }
+                let inner = inner.strip_prefix("the ").unwrap_or(&inner).to_string();
+                return Some(tidy(&format!("the total {inner}")));
+            }
+        }
+    }
+    let mut out = String::new();
+    for part in step.parts() {
+        match part {
+            Part::Text(t) => out.push_str(t),
+            Part::Ref(j) => {
+                let inner = resolve(qdmr, *j, depth + 1)?;
+                if is_clause(&inner) {
+                    return None;
+                }
+                out.push_str(&inner);
+            }
+        }
+    }
+    Some(tidy(&out))
+}
+
+/// BREAK's spacing undone: one space between words, none before `'s`, `,` or `?`.
+pub fn tidy(text: &str) -> String {
+    let mut text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    for p in [
+        " 's", " ,", " ?", " .", " n't", " 're", " 've", " 'll", " 'd", " 'm",
+    ] {
+        text = text.replace(p, &p[1..]);
+    }
+    text.trim_start_matches("return ").to_string()
+}
+
+/// `text` as a definite noun phrase: "the" added unless it opens with a determiner, a
+/// possessive, a number or a proper name.
+pub fn definite(text: &str) -> String {
+    let first = text.split_whitespace().next().unwrap_or("");
+    let lower = first.to_lowercase();
+    let has_determiner = [
+        "the", "a", "an", "his", "her", "its", "their", "our", "my", "your", "this", "that",
+        "these", "those", "each", "every", "all", "both",
+    ]
+    .contains(&lower.as_str());
+    // A capitalised first word is a name unless a common noun follows it ("Albanian revolts").
+    let second = text.split_whitespace().nth(1).unwrap_or("");
+    let adjective_of_a_name = second.chars().next().is_some_and(char::is_lowercase)
+        && !["'s", "of", "and"].contains(&second);
+    let starts_upper = first.chars().next().is_some_and(char::is_uppercase) && !adjective_of_a_name;
+    let number = first.chars().next().is_some_and(|c| c.is_ascii_digit());
+    if has_determiner || starts_upper || number {
+        text.to_string()
+    } else {
+        format!("the {text}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn references_are_replaced_by_their_phrases_and_clauses_stop_it() {
+        let q = Qdmr::from_texts(&[
+            "touchdowns",
+            "#1 by Rice",
+            "number of #2",
+            "when did Rice  retire",
+            "#4 of #1",
+        ])
+        .unwrap();
+        assert_eq!(
+            phrase(&q, 3).as_deref(),
+            Some("number of touchdowns by Rice")
+        );
+        assert_eq!(phrase(&q, 5), None);
+        assert_eq!(
+            definite("yards of Brady 's pass"),
+            "the yards of Brady 's pass"
+        );
+        assert_eq!(definite("Brady 's passes"), "Brady 's passes");
+        assert_eq!(
+            tidy("yards of Brady 's  pass , again"),
+            "yards of Brady's pass, again"
+        );
+        assert!(is_clause("when did Rice retire") && !is_clause("the touchdowns"));
+    }
+}
