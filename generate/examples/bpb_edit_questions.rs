@@ -4,13 +4,15 @@
 //!
 //! ```text
 //! cargo run -p metamorph-generate --example bpb_edit_questions -- \
-//!     ../shared/data/break/break_qdmr_high_level_dev_sample.csv out.tsv [--half tuning|held-out]
+//!     ../shared/data/break/break_qdmr_high_level_dev_sample.csv out.tsv \
+//!     [--half tuning|held-out] [--source DROP|HOTPOT]
 //! ```
 //!
 //! The BREAK file has no answers, so AppendBool uses the authors' code's constants ("two",
-//! 17) and every other perturbation the paper's rules. `--half` keeps the rows of one half (by
-//! position among the file's DROP rows: even = tuning, odd = held-out), so that rules are
-//! written against one half and judged on the other. Prints coverage per perturbation; writes
+//! 17) and every other perturbation the paper's rules. `--source` picks the questions by
+//! BREAK's id prefix (default `DROP`; `HOTPOT` for HotpotQA's, a corpus no rule was written
+//! against). `--half` keeps the rows of one half (by position among those rows: even =
+//! tuning, odd = held-out), so that rules are written against one half and judged on the other. Prints coverage per perturbation; writes
 //! one TSV row per perturbation: id, perturbation, detail, question, QDMR, perturbed QDMR,
 //! built question (empty when none; SmolLM2 picks among several renderings, as in the
 //! pipeline), reason.
@@ -30,10 +32,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let [input, output, rest @ ..] = args.as_slice() else {
         return Err("usage: bpb_edit_questions BREAK.csv OUT.tsv [--half tuning|held-out]".into());
     };
-    let half = match rest {
-        [flag, h] if flag == "--half" => Some(h.as_str() == "tuning"),
-        [] => None,
-        _ => return Err("expected --half tuning|held-out".into()),
+    let mut half = None;
+    let mut source = "DROP".to_string();
+    let mut flags = rest.iter();
+    while let Some(flag) = flags.next() {
+        let value = flags.next().ok_or(format!("{flag} needs a value"))?;
+        match flag.as_str() {
+            "--half" => half = Some(value == "tuning"),
+            "--source" => source = value.clone(),
+            other => return Err(format!("unknown flag {other}").into()),
+        }
+    }
+    let dataset = if source == "HOTPOT" {
+        Dataset::HotpotQa
+    } else {
+        Dataset::Drop
     };
     let examples: Vec<_> = DatasetReader::open(
         std::path::Path::new(input),
@@ -44,7 +57,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     .collect::<Result<_, _>>()?;
     let drop: Vec<_> = examples
         .into_iter()
-        .filter(|e| e.id.starts_with("DROP"))
+        .filter(|e| e.id.starts_with(source.as_str()))
         .enumerate()
         .filter(|(i, _)| half.is_none_or(|tuning| (i % 2 == 0) == tuning))
         .map(|(_, e)| e)
@@ -77,7 +90,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let doc = parser.process(&[question.as_str()])?.remove(0);
         let input = PerturbInput {
             answer: None,
-            dataset: Dataset::Drop,
+            dataset,
             seed: 0,
         };
         for p in perturb(&qdmr, &input, &config) {
@@ -117,7 +130,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             )?;
         }
     }
-    println!("{} DROP questions", drop.len());
+    println!("{} {source} questions", drop.len());
     for (kind, (rendered, all)) in &coverage {
         println!(
             "{kind:<13} {rendered:>5} of {all:>5} written ({:.0}%)",
