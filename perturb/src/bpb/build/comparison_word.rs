@@ -168,6 +168,35 @@ fn opposites(word: &str, next_tag: Option<&str>) -> Vec<String> {
         .collect()
 }
 
+/// `before` with a final "a"/"an" agreeing with `word` ("an earlier" → "a later").
+fn with_article_for(before: &str, word: &str) -> String {
+    let vowel = word
+        .chars()
+        .next()
+        .is_some_and(|c| "aeiouAEIOU".contains(c));
+    let trimmed = before.trim_end();
+    let gap = &before[trimmed.len()..];
+    for (article, other) in [("an", "a"), ("a", "an"), ("An", "A"), ("A", "An")] {
+        let Some(stem) = trimmed.strip_suffix(article) else {
+            continue;
+        };
+        if !stem.is_empty() && !stem.ends_with(' ') {
+            continue;
+        }
+        let right = if vowel {
+            article.len() == 2
+        } else {
+            article.len() == 1
+        };
+        return if right {
+            before.to_string()
+        } else {
+            format!("{stem}{other}{gap}")
+        };
+    }
+    before.to_string()
+}
+
 /// The ReplaceComp question (see the module docs).
 pub fn replace_comp(input: &BuildInput<'_>) -> Result<Vec<String>, Unrendered> {
     let words = words(input);
@@ -192,12 +221,8 @@ pub fn replace_comp(input: &BuildInput<'_>) -> Result<Vec<String>, Unrendered> {
     Ok(opposites(site.text, site.next_tag)
         .into_iter()
         .map(|o| {
-            format!(
-                "{}{}{}",
-                &input.question[..site.start],
-                o,
-                &input.question[site.end..]
-            )
+            let before = with_article_for(&input.question[..site.start], &o);
+            format!("{before}{o}{}", &input.question[site.end..])
         })
         .collect())
 }
@@ -241,6 +266,10 @@ mod tests {
         assert_eq!(
             build("Was the First Battle of Bull Run longer or the siege?").unwrap(),
             ["Was the First Battle of Bull Run shorter or the siege?"]
+        );
+        assert_eq!(
+            build("Which mine was operated at an earlier date, Kemess or Colomac?").unwrap(),
+            ["Which mine was operated at a later date, Kemess or Colomac?"]
         );
         assert!(build("Who won, Edward or John?").is_err());
         assert!(build("Which is longer and older, A or B?").is_err());

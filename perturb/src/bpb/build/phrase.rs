@@ -12,11 +12,18 @@ const CLAUSE_OPENERS: [&str; 12] = [
     "when", "where", "who", "whom", "whose", "what", "which", "why", "how", "if", "did", "was",
 ];
 
-/// Whether `text` opens with a question word or `if` (it is a clause, not a noun phrase).
+/// Whether `text` opens with a question word, a preposition and "which"/"what"/"whom" ("in
+/// which state …"), or `if` (it is a clause, not a noun phrase).
 pub fn is_clause(text: &str) -> bool {
-    text.split_whitespace()
-        .next()
-        .is_some_and(|w| CLAUSE_OPENERS.contains(&w.to_lowercase().as_str()))
+    let mut words = text.split_whitespace().map(str::to_lowercase);
+    let first = words.next().unwrap_or_default();
+    let second = words.next().unwrap_or_default();
+    CLAUSE_OPENERS.contains(&first.as_str())
+        || ([
+            "in", "at", "on", "from", "for", "of", "to", "by", "with", "during",
+        ]
+        .contains(&first.as_str())
+            && ["which", "what", "whom", "whose"].contains(&second.as_str()))
 }
 
 /// The text of step `k` (1-based) with its references resolved, or `None` when a referenced
@@ -156,5 +163,7 @@ mod tests {
             "yards of Brady's pass, again"
         );
         assert!(is_clause("when did Rice retire") && !is_clause("the touchdowns"));
+        assert!(is_clause("in which state is the forest located"));
+        assert!(!is_clause("in the first quarter"));
     }
 }
