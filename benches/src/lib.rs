@@ -5,6 +5,7 @@ pub mod bart;
 pub mod cli;
 pub mod encoder;
 pub mod gpu_kit;
+pub mod lm;
 pub mod parse_corpus;
 
 use metamorph_data::{Example, Task};

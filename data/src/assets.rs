@@ -465,11 +465,7 @@ pub fn sha256_file(path: &Path) -> Result<String> {
         }
         hasher.update(&buf[..n]);
     }
-    Ok(hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
+    Ok(crate::to_hex(&hasher.finalize()))
 }
 
 /// Where a model or lexicon comes from.

@@ -54,7 +54,7 @@ impl Fingerprint {
     /// TOML, or a flag's value).
     pub fn with_setting(mut self, name: &str, text: &str) -> Self {
         self.settings
-            .insert(name.to_string(), hex(&Sha256::digest(text.as_bytes())));
+            .insert(name.to_string(), to_hex(&Sha256::digest(text.as_bytes())));
         self
     }
 
@@ -95,7 +95,8 @@ fn map_changes(
     changes
 }
 
-fn hex(bytes: &[u8]) -> String {
+/// `bytes` as lower-case hexadecimal (how every SHA-256 in metamorph is written).
+pub fn to_hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 

@@ -53,7 +53,7 @@ pub use cli::{
 pub use config::{check_names, is_name_char, parse_kind_keys, ConfigFile, UnknownKeys};
 pub use error::{Error, Result};
 pub use expectation::{AnswerMetric, Expectation, Precondition};
-pub use fingerprint::Fingerprint;
+pub use fingerprint::{to_hex, Fingerprint};
 pub use generation::GenerationRequest;
 pub use input_file::regular_file;
 pub use output::{

@@ -48,7 +48,7 @@ pub fn fingerprint(settings: &str, files: &[PathBuf]) -> Result<String> {
         hasher.update(b"\nfile ");
         hasher.update(hash.as_bytes());
     }
-    Ok(hex(&hasher.finalize()))
+    Ok(metamorph_data::to_hex(&hasher.finalize()))
 }
 
 /// Every regular file directly in `dir` (a checkpoint's folder), following links as the
@@ -64,10 +64,6 @@ pub fn files_in(dir: &Path) -> Vec<PathBuf> {
         .collect();
     files.sort();
     files
-}
-
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// A model started from its config table: it answers the table's `tasks` and knows its

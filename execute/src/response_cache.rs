@@ -36,8 +36,6 @@ use metamorph_data::{Error, Prediction, Result};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::model_fingerprint::hex;
-
 /// The layout version: a folder per version, so an incompatible layout never reads another's.
 const LAYOUT: &str = "v1";
 
@@ -76,7 +74,7 @@ impl std::fmt::Debug for ResponseCache {
 
 /// The request key of an input: the SHA-256 of its request as encoded (id left out).
 pub fn request_key(encoded_request: &str) -> String {
-    hex(&Sha256::digest(encoded_request.as_bytes()))
+    metamorph_data::to_hex(&Sha256::digest(encoded_request.as_bytes()))
 }
 
 impl ResponseCache {
@@ -176,20 +174,19 @@ impl ResponseCache {
         }
         let dir = model.dir.clone();
         for (key, prediction) in entries {
-            let mut stored = (*prediction).clone();
-            stored.example_id.clear();
-            stored.model.clear();
-            let line = serde_json::to_string(&Entry {
+            let mut entry = Entry {
                 key: key.to_string(),
-                prediction: stored.clone(),
-            })
-            .map_err(|e| Error::Schema {
+                prediction: (*prediction).clone(),
+            };
+            entry.prediction.example_id.clear();
+            entry.prediction.model.clear();
+            let line = serde_json::to_string(&entry).map_err(|e| Error::Schema {
                 context: "response cache".into(),
                 message: format!("cannot encode a prediction: {e}"),
             })?;
             let segment = model.segment.as_mut().expect("opened above");
             writeln!(segment, "{line}").map_err(|e| Error::io(&dir, e))?;
-            model.answers.insert(key.to_string(), stored);
+            model.answers.insert(entry.key, entry.prediction);
         }
         model
             .segment

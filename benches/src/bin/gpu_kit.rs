@@ -251,7 +251,6 @@ fn bench_lm_yes_no(
 ) -> Result<()> {
     use metamorph_data::{DatasetFormat, DatasetReader, Example, ReadOptions, Task};
     use metamorph_execute::causal_lm::{CausalLmConfig, CausalLmModel};
-    use metamorph_execute::Model;
     use metamorph_models::causal_lm::{CausalLm, LmOptions, WeightFormat};
 
     let weights = match weights {
@@ -282,21 +281,8 @@ fn bench_lm_yes_no(
         .map(|e| model.prompt_for(e))
         .collect::<std::result::Result<Vec<_>, _>>()?;
     let refs: Vec<&Example> = examples.iter().collect();
-    let answer = |refs: &[&Example]| -> Result<Vec<f32>> {
-        let mut p_yes = Vec::with_capacity(refs.len());
-        for chunk in refs.chunks(model.max_batch()) {
-            for p in model.predict(chunk)? {
-                let probs = p.probabilities.unwrap_or_default();
-                p_yes.push(
-                    probs
-                        .iter()
-                        .find(|l| l.label == "yes")
-                        .map_or(0.0, |l| l.prob),
-                );
-            }
-        }
-        Ok(p_yes)
-    };
+    let answer =
+        |refs: &[&Example]| -> Result<Vec<f32>> { Ok(metamorph_benches::lm::p_yes(&model, refs)?) };
     answer(&refs[..refs.len().min(8)])?;
     let mut times = Vec::new();
     let mut p_yes = Vec::new();

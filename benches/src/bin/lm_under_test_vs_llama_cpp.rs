@@ -19,7 +19,6 @@ use std::time::Instant;
 use metamorph_benches::cli::median;
 use metamorph_data::{DatasetFormat, DatasetReader, Example, ReadOptions, Task};
 use metamorph_execute::causal_lm::{CausalLmConfig, CausalLmModel};
-use metamorph_execute::Model;
 use metamorph_models::causal_lm::{resolve_gguf, CausalLm, LmOptions, WeightFormat};
 use serde_json::json;
 
@@ -77,21 +76,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .collect::<Result<Vec<_>, _>>()?;
     let tokens: usize = prompts.iter().map(Vec::len).sum();
     let refs: Vec<&Example> = examples.iter().collect();
-    let run = |refs: &[&Example]| -> Result<Vec<f32>, metamorph_data::Error> {
-        let mut p_yes = Vec::new();
-        for chunk in refs.chunks(model.max_batch()) {
-            for p in model.predict(chunk)? {
-                let probs = p.probabilities.unwrap_or_default();
-                p_yes.push(
-                    probs
-                        .iter()
-                        .find(|l| l.label == "yes")
-                        .map_or(0.0, |l| l.prob),
-                );
-            }
-        }
-        Ok(p_yes)
-    };
+    let run = |refs: &[&Example]| metamorph_benches::lm::p_yes(&model, refs);
     run(&refs[..refs.len().min(8)])?;
     let mut times = Vec::new();
     let mut ours = Vec::new();
