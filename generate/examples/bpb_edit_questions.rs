@@ -10,8 +10,7 @@
 //!
 //! The BREAK file has no answers, so AppendBool uses the authors' code's constants ("two",
 //! 17) and every other perturbation the paper's rules. `--source` picks the questions by
-//! BREAK's id prefix (default `DROP`; `HOTPOT` for HotpotQA's, a corpus no rule was written
-//! against). `--half` keeps the rows of one half (by position among those rows: even =
+//! BREAK's id prefix (default `DROP`; `HOTPOT` for HotpotQA's, `CWQ` for ComplexWebQuestions'). `--half` keeps the rows of one half (by position among those rows: even =
 //! tuning, odd = held-out), so that rules are written against one half and judged on the other. Prints coverage per perturbation; writes
 //! one TSV row per perturbation: id, perturbation, detail, question, QDMR, perturbed QDMR,
 //! built question (empty when none; SmolLM2 picks among several renderings, as in the
@@ -24,7 +23,7 @@ use std::sync::Arc;
 use metamorph_data::{DatasetFormat, DatasetReader, ReadOptions};
 use metamorph_generate::edit::EditBuilder;
 use metamorph_parse::spacy::pipeline::Pipeline;
-use metamorph_perturb::bpb::build::{build_question, BuildInput};
+use metamorph_perturb::bpb::build::{build_question, BuildInput, Wording};
 use metamorph_perturb::bpb::{perturb, BpbConfig, Dataset, PerturbInput, Qdmr, Variant};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -43,11 +42,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             other => return Err(format!("unknown flag {other}").into()),
         }
     }
-    let dataset = if source == "HOTPOT" {
-        Dataset::HotpotQa
-    } else {
-        Dataset::Drop
-    };
     let examples: Vec<_> = DatasetReader::open(
         std::path::Path::new(input),
         DatasetFormat::Break,
@@ -68,6 +62,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The pipeline's choice among renderings: SmolLM2's most fluent.
     let lm =
         metamorph_models::CausalLm::load("smollm2-135m", metamorph_models::LmOptions::default())?;
+    let inflections = metamorph_perturb::lexicon::inflect::Inflections::from_assets()?;
     let builder = EditBuilder::new(parser.clone(), Some(Arc::new(lm)));
     let config = BpbConfig {
         append_bool: Variant::Code,
@@ -90,7 +85,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let doc = parser.process(&[question.as_str()])?.remove(0);
         let input = PerturbInput {
             answer: None,
-            dataset,
+            dataset: Dataset::from_break_id(&example.id),
             seed: 0,
         };
         for p in perturb(&qdmr, &input, &config) {
@@ -101,6 +96,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 perturbed: &p.qdmr,
                 kind: p.kind,
                 detail: &p.detail,
+                wording: Some(Wording {
+                    parser: &parser,
+                    inflections: &inflections,
+                }),
             });
             let entry = coverage.entry(p.kind.name()).or_default();
             entry.1 += 1;

@@ -16,13 +16,16 @@ use std::sync::{Arc, Mutex};
 use metamorph_data::{Case, Error, GenerationRequest, Result};
 use metamorph_models::CausalLm;
 use metamorph_parse::spacy::pipeline::Pipeline;
-use metamorph_perturb::bpb::build::{build_question, BuildInput, Unrendered};
+use metamorph_perturb::bpb::build::{build_question, BuildInput, Unrendered, Wording};
 use metamorph_perturb::bpb::{PerturbationKind, Qdmr};
+use metamorph_perturb::lexicon::inflect::Inflections;
 
 /// The rule-based question builder (see the module docs).
 pub struct EditBuilder {
     parser: Arc<Pipeline>,
     lm: Option<Arc<CausalLm>>,
+    /// lemminflect's tables, for BREAK's wording made English (`None`: the steps' own words).
+    inflections: Option<Arc<Inflections>>,
     /// (perturbation, reason) → perturbations not written.
     unrendered: Mutex<BTreeMap<(String, String), usize>>,
     /// perturbation → questions written.
@@ -36,9 +39,18 @@ impl EditBuilder {
         EditBuilder {
             parser,
             lm,
+            inflections: None,
             unrendered: Mutex::new(BTreeMap::new()),
             rendered: Mutex::new(BTreeMap::new()),
         }
+    }
+
+    /// The builder with `inflections` to write BREAK's step wording as English (past tense for
+    /// "did V", agreement, do-support, dates and ages compared as English does; see
+    /// `metamorph_perturb::bpb::build::wording`).
+    pub fn with_inflections(mut self, inflections: Arc<Inflections>) -> Self {
+        self.inflections = Some(inflections);
+        self
     }
 
     /// Per (perturbation, reason): how many perturbations were not written.
@@ -82,6 +94,10 @@ impl EditBuilder {
                 perturbed: &prepared.perturbed,
                 kind: prepared.kind,
                 detail: &prepared.detail,
+                wording: self.inflections.as_deref().map(|inflections| Wording {
+                    parser: &self.parser,
+                    inflections,
+                }),
             };
             match build_question(&input) {
                 Ok(candidates) => {

@@ -423,7 +423,10 @@ impl GeneratorConfig {
                 Some(Arc::new(metamorph_models::CausalLm::load(&spec, options)?))
             }
         };
-        Ok(Some(EditBuilder::new(Arc::new(parser), lm)))
+        let inflections = metamorph_perturb::lexicon::inflect::Inflections::from_assets()?;
+        Ok(Some(
+            EditBuilder::new(Arc::new(parser), lm).with_inflections(Arc::new(inflections)),
+        ))
     }
 
     /// Starts the generator for `purpose`; relative paths are taken from `base_dir`.

@@ -242,6 +242,7 @@ mod tests {
             perturbed: &q,
             kind: PerturbationKind::ReplaceComp,
             detail: "comparison:highest->lowest",
+            wording: None,
         })
     }
 

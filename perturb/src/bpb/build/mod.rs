@@ -22,12 +22,14 @@
 pub mod comparison_word;
 pub mod from_qdmr;
 pub mod phrase;
+pub mod wording;
 pub mod yes_no;
 
 use metamorph_parse::spacy::Doc;
 
 use super::qdmr::Qdmr;
 use super::types::PerturbationKind;
+pub use wording::Wording;
 
 /// What the builder reads for one perturbation.
 pub struct BuildInput<'a> {
@@ -43,6 +45,9 @@ pub struct BuildInput<'a> {
     pub kind: PerturbationKind,
     /// Its detail (`higher-than:5`, `comparison:highest->lowest`, …).
     pub detail: &'a str,
+    /// The parser and inflection tables that make BREAK's step wording English
+    /// ([`wording`]); `None` writes the steps' own words.
+    pub wording: Option<Wording<'a>>,
 }
 
 /// Why a perturbation was not written.
@@ -76,8 +81,19 @@ pub fn build_question(input: &BuildInput<'_>) -> Result<Vec<String>, Unrendered>
         PerturbationKind::ChangeLast => from_qdmr::change_last(input),
         PerturbationKind::ReplaceBool => from_qdmr::replace_bool(input),
     }?;
+    // The questions written from the decomposition's words get BREAK's wording polished; the
+    // edits of the original question keep its own.
+    let from_steps = !matches!(
+        input.kind,
+        PerturbationKind::ReplaceComp | PerturbationKind::AppendBool
+    );
+    let past = from_qdmr::past(input.question, input);
     let mut out: Vec<String> = Vec::new();
     for q in rendered {
+        let q = match input.wording {
+            Some(w) if from_steps => w.polish(&finish(&q), past),
+            _ => q,
+        };
         let q = finish(&q);
         if !out.contains(&q) {
             out.push(q);

@@ -1,0 +1,503 @@
+//! BREAK's step wording made into English: what the decompositions' annotators wrote to be
+//! read by a parser ("touchdowns that the Colts did score", "when Frederick William lay claim
+//! to …", "the day when the transfer of power take place") is not how a question says it.
+//!
+//! * [`Wording::polish`] rewrites a written question: an emphatic `did V` inside it becomes
+//!   the past tense ("that the Colts scored"), and a bare verb whose subject is a singular
+//!   noun agrees with it ("take place" → "took place" in a past question, "takes place" in a
+//!   present one). Both read the spaCy port's tags, so a name is never taken for a verb.
+//! * [`Wording::as_question`] gives a question word clause without an auxiliary its
+//!   do-support: "when X died" → "when did X die".
+//! * [`TimePair`] reads two steps that ask the same thing of two subjects ("when was X born",
+//!   "when was Y born"; "how old is X", …) so that a comparison of them is asked as English
+//!   does ("Was X born later than Y?", "Is X older than Y?") and an arithmetic step over them
+//!   names a number ("the year X was born", "the age of X"): without it those steps are
+//!   clauses where a noun phrase is needed, and were not written.
+//!
+//! Decision: every rewrite needs the inflection tables (lemminflect's), and the two parse
+//! based ones the parser; without them ([`super::BuildInput::wording`] `None`) questions are
+//! written as before, from the steps' own words.
+
+use metamorph_parse::spacy::pipeline::Pipeline;
+use metamorph_parse::spacy::Doc;
+
+use crate::lexicon::inflect::Inflections;
+
+/// What the rewrites read: the parser and the inflection tables.
+#[derive(Clone, Copy)]
+pub struct Wording<'a> {
+    /// The spaCy port (`en_core_web_sm`).
+    pub parser: &'a Pipeline,
+    /// lemminflect's tables.
+    pub inflections: &'a Inflections,
+}
+
+/// Auxiliaries after which a verb is already in the form it needs.
+const AUXILIARIES: [&str; 21] = [
+    "did", "does", "do", "was", "were", "is", "are", "am", "be", "been", "has", "have", "had",
+    "can", "could", "will", "would", "shall", "should", "may", "might",
+];
+
+impl Wording<'_> {
+    fn parse(&self, text: &str) -> Option<Doc> {
+        self.parser.process(&[text]).ok()?.into_iter().next()
+    }
+
+    /// The past tense of the verb `lemma`, from the tables (`None` when they do not know it).
+    fn past(&self, lemma: &str) -> Option<String> {
+        self.inflections.inflect(lemma, "VBD")
+    }
+
+    /// The base form of the verb `word` as written in a past clause: the word itself when it
+    /// is a verb's base form too ("lay", "read", "beat"), else its lemma.
+    fn base(&self, word: &str, tag: &str) -> Option<String> {
+        let lower = word.to_lowercase();
+        if tag == "VB" || tag == "VBP" {
+            return Some(lower);
+        }
+        if tag == "VBD" && self.inflections.inflect(&lower, "VBD").is_some() {
+            return Some(lower);
+        }
+        self.inflections.lemma(&lower, "VERB")
+    }
+
+    /// `question` with its emphatic `did V` in the past tense and a bare verb of a singular
+    /// noun subject made to agree (in the past when `past`); unchanged where the parse does
+    /// not show one of those.
+    pub fn polish(&self, question: &str, past: bool) -> String {
+        let Some(doc) = self.parse(question) else {
+            return question.to_string();
+        };
+        let n = doc.tokens.len();
+        let text = |i: usize| doc.token_text(i).to_string();
+        let mut words: Vec<Option<String>> = (0..n).map(|i| Some(text(i))).collect();
+        for i in 1..n.saturating_sub(1) {
+            let next = &doc.tokens[i + 1];
+            let next_text = text(i + 1);
+            if text(i).eq_ignore_ascii_case("did")
+                && next.tag == "VB"
+                && next_text.chars().next().is_some_and(char::is_lowercase)
+            {
+                if let Some(past) = self.past(&next_text) {
+                    words[i] = None;
+                    words[i + 1] = Some(past);
+                }
+            }
+        }
+        // "What was the field goals …": `be` agrees with a plural subject; "What is A
+        // multiplied by B" asks for one number.
+        let product = [" multiplied by ", " divided by "]
+            .iter()
+            .any(|w| question.contains(w));
+        for j in (0..n).filter(|_| !product) {
+            let word = text(j).to_lowercase();
+            let plural = match word.as_str() {
+                "was" => "were",
+                "is" => "are",
+                _ => continue,
+            };
+            let subjects: Vec<&str> = (0..n)
+                .filter(|&c| c != j && doc.tokens[c].head == j)
+                .filter(|&c| ["nsubj", "attr"].contains(&doc.tokens[c].dep.as_str()))
+                .map(|c| doc.tokens[c].tag.as_str())
+                .collect();
+            if subjects.iter().any(|t| ["NNS", "NNPS"].contains(t))
+                && !subjects.iter().any(|t| ["NN", "NNP"].contains(t))
+            {
+                words[j] = Some(capital_like(&text(j), plural));
+            }
+        }
+        for (j, token) in doc.tokens.iter().enumerate() {
+            if !(token.tag == "VBP" || token.tag == "VB") || token.pos != "VERB" || j == 0 {
+                continue;
+            }
+            let before = text(j - 1).to_lowercase();
+            if AUXILIARIES.contains(&before.as_str()) || before == "to" || words[j - 1].is_none() {
+                continue;
+            }
+            let children: Vec<usize> = (0..n)
+                .filter(|&c| c != j && doc.tokens[c].head == j)
+                .collect();
+            if children.iter().any(|&c| {
+                ["aux", "auxpass", "neg"].contains(&doc.tokens[c].dep.as_str())
+                    || doc.tokens[c].tag == "MD"
+            }) {
+                continue;
+            }
+            let singular_subject = children.iter().any(|&c| {
+                doc.tokens[c].dep == "nsubj"
+                    && c < j
+                    && ["NN", "NNP"].contains(&doc.tokens[c].tag.as_str())
+            });
+            if !singular_subject {
+                continue;
+            }
+            let lemma = text(j).to_lowercase();
+            let form = if past {
+                self.past(&lemma)
+            } else {
+                self.inflections.inflect(&lemma, "VBZ")
+            };
+            if let Some(form) = form {
+                words[j] = Some(form);
+            }
+        }
+        join(&doc, &words)
+    }
+
+    /// A question word clause without an auxiliary ("when Frederick William lay claim to the
+    /// principalities", "where X died") with do-support ("when did Frederick William lay
+    /// claim …"); any other text unchanged (a clause with its auxiliary, one whose question
+    /// word is the subject: "who won the award").
+    pub fn as_question(&self, clause: &str, past: bool) -> String {
+        let Some(doc) = self.parse(clause) else {
+            return clause.to_string();
+        };
+        let n = doc.tokens.len();
+        if n < 3 || !["when", "where", "why"].contains(&doc.token_text(0).to_lowercase().as_str()) {
+            return clause.to_string();
+        }
+        if AUXILIARIES.contains(&doc.token_text(1).to_lowercase().as_str()) {
+            return clause.to_string();
+        }
+        // The first finite verb after the subject, with its subject between it and the
+        // question word.
+        let Some(verb) = (2..n).find(|&j| {
+            let t = &doc.tokens[j];
+            t.pos == "VERB" && ["VBD", "VBZ", "VBP", "VB"].contains(&t.tag.as_str())
+        }) else {
+            return clause.to_string();
+        };
+        let has_subject =
+            (1..verb).any(|c| doc.tokens[c].head == verb && doc.tokens[c].dep.starts_with("nsubj"));
+        if !has_subject
+            || (1..verb).any(|c| AUXILIARIES.contains(&doc.token_text(c).to_lowercase().as_str()))
+        {
+            return clause.to_string();
+        }
+        let tag = doc.tokens[verb].tag.as_str();
+        let Some(base) = self.base(doc.token_text(verb), tag) else {
+            return clause.to_string();
+        };
+        let support = match tag {
+            "VBD" => "did",
+            "VBZ" => "does",
+            _ if past => "did",
+            _ => "do",
+        };
+        let mut words: Vec<Option<String>> = (0..n)
+            .map(|i| Some(doc.token_text(i).to_string()))
+            .collect();
+        words[0] = Some(format!("{} {support}", doc.token_text(0)));
+        words[verb] = Some(base);
+        join(&doc, &words)
+    }
+}
+
+/// The tokens' words (a `None` is left out) with the document's spacing.
+fn join(doc: &Doc, words: &[Option<String>]) -> String {
+    let mut out = String::new();
+    for (i, word) in words.iter().enumerate() {
+        if let Some(word) = word {
+            out.push_str(word);
+            if doc.tokens[i].whitespace {
+                out.push(' ');
+            }
+        }
+    }
+    out.trim_end().to_string()
+}
+
+/// How two parallel time or age steps ask their question.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TimeForm {
+    /// "when was X born".
+    Passive {
+        /// `was` or `were`.
+        aux: String,
+        /// The participle and what follows it ("first published").
+        predicate: String,
+    },
+    /// "when did X come to market".
+    DoSupport {
+        /// The predicate, its verb in the base form ("come to market").
+        predicate: String,
+    },
+    /// "when X died".
+    Past {
+        /// The predicate, its verb in the past ("died").
+        predicate: String,
+    },
+    /// "how old is X".
+    Age {
+        /// The verb (`is`, `was`, …).
+        verb: String,
+    },
+}
+
+/// Two steps that ask the same time or age question of two subjects.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TimePair {
+    /// How they ask.
+    pub form: TimeForm,
+    /// The first step's subject ("George Kuchar").
+    pub first: String,
+    /// The second's.
+    pub second: String,
+}
+
+impl TimePair {
+    /// The pair of steps `a` and `b` (their phrases, references resolved), or `None` when they
+    /// are not the same time or age question of two different subjects.
+    pub fn read(a: &str, b: &str, inflections: &Inflections) -> Option<TimePair> {
+        let wa: Vec<&str> = a.split_whitespace().collect();
+        let wb: Vec<&str> = b.split_whitespace().collect();
+        let lower = |w: &str| w.to_lowercase();
+        let (form_len, form) = match wa.as_slice() {
+            [w, aux, ..]
+                if lower(w) == "when" && ["was", "were"].contains(&lower(aux).as_str()) =>
+            {
+                (2, "passive")
+            }
+            [w, did, ..] if lower(w) == "when" && lower(did) == "did" => (2, "do"),
+            [w, ..] if lower(w) == "when" => (1, "past"),
+            [how, old, verb, ..]
+                if lower(how) == "how"
+                    && ["old", "young"].contains(&lower(old).as_str())
+                    && ["is", "was", "are", "were"].contains(&lower(verb).as_str()) =>
+            {
+                (3, "age")
+            }
+            _ => return None,
+        };
+        if wb.len() < form_len
+            || wa[..form_len]
+                .iter()
+                .zip(&wb[..form_len])
+                .any(|(x, y)| !x.eq_ignore_ascii_case(y))
+        {
+            return None;
+        }
+        // The common words after the form ("the film") and at the end ("born").
+        let (ra, rb) = (&wa[form_len..], &wb[form_len..]);
+        let suffix = ra
+            .iter()
+            .rev()
+            .zip(rb.iter().rev())
+            .take_while(|(x, y)| x == y)
+            .count();
+        let suffix = suffix
+            .min(ra.len().saturating_sub(1))
+            .min(rb.len().saturating_sub(1));
+        let (sa, sb) = (&ra[..ra.len() - suffix], &rb[..rb.len() - suffix]);
+        // A subject with a verb in it is BREAK's wording gone wrong ("when was Kemess mine
+        // was operated by …").
+        let has_verb = |s: &[&str]| s.iter().any(|w| AUXILIARIES.contains(&lower(w).as_str()));
+        if sa.is_empty() || sb.is_empty() || sa == sb || has_verb(sa) || has_verb(sb) {
+            return None;
+        }
+        if has_verb(&ra[ra.len() - suffix..]) {
+            return None;
+        }
+        let predicate = ra[ra.len() - suffix..].join(" ");
+        let form = match form {
+            "passive" if !predicate.is_empty() => TimeForm::Passive {
+                aux: lower(wa[1]),
+                predicate,
+            },
+            "do" if !predicate.is_empty() => TimeForm::DoSupport { predicate },
+            "past" if !predicate.is_empty() => {
+                // The predicate must open with a past-tense verb ("died", "came out").
+                let verb = lower(predicate.split_whitespace().next()?);
+                let lemma = inflections.lemma(&verb, "VERB")?;
+                if inflections.inflect(&lemma, "VBD").as_deref() != Some(verb.as_str()) {
+                    return None;
+                }
+                TimeForm::Past { predicate }
+            }
+            "age" if predicate.is_empty() => TimeForm::Age { verb: lower(wa[2]) },
+            _ => return None,
+        };
+        Some(TimePair {
+            form,
+            first: sa.join(" "),
+            second: sb.join(" "),
+        })
+    }
+
+    /// The yes/no question comparing the two: `relation` is `later`, `earlier` or `same`.
+    pub fn compare(&self, relation: &str, inflections: &Inflections) -> Option<String> {
+        let (a, b) = (&self.first, &self.second);
+        let when = match relation {
+            "later" => "later than",
+            "earlier" => "earlier than",
+            _ => "at the same time as",
+        };
+        Some(match &self.form {
+            TimeForm::Passive { aux, predicate } => {
+                format!("{} {a} {predicate} {when} {b}?", capital(aux))
+            }
+            TimeForm::DoSupport { predicate } => format!("Did {a} {predicate} {when} {b}?"),
+            TimeForm::Past { predicate } => {
+                let (verb, rest) = predicate.split_once(' ').unwrap_or((predicate, ""));
+                let base = inflections.lemma(&verb.to_lowercase(), "VERB")?;
+                let rest = if rest.is_empty() {
+                    String::new()
+                } else {
+                    format!(" {rest}")
+                };
+                format!("Did {a} {base}{rest} {when} {b}?")
+            }
+            TimeForm::Age { verb } => {
+                let than = match relation {
+                    "later" => "older than",
+                    "earlier" => "younger than",
+                    _ => "the same age as",
+                };
+                format!("{} {a} {than} {b}?", capital(verb))
+            }
+        })
+    }
+
+    /// The two steps as noun phrases naming numbers: "the year X was born", "the age of X".
+    pub fn noun_phrases(&self, inflections: &Inflections) -> Option<(String, String)> {
+        let one = |s: &str| -> Option<String> {
+            Some(match &self.form {
+                TimeForm::Passive { aux, predicate } => format!("the year {s} {aux} {predicate}"),
+                TimeForm::DoSupport { predicate } => {
+                    let (verb, rest) = predicate.split_once(' ').unwrap_or((predicate, ""));
+                    let past = inflections.inflect(&verb.to_lowercase(), "VBD")?;
+                    format!("the year {s} {past} {rest}").trim_end().to_string()
+                }
+                TimeForm::Past { predicate } => format!("the year {s} {predicate}"),
+                TimeForm::Age { .. } => format!("the age of {s}"),
+            })
+        };
+        Some((one(&self.first)?, one(&self.second)?))
+    }
+}
+
+/// `word` written with `model`'s first-letter case.
+fn capital_like(model: &str, word: &str) -> String {
+    if model.chars().next().is_some_and(char::is_uppercase) {
+        capital(word)
+    } else {
+        word.to_string()
+    }
+}
+
+fn capital(word: &str) -> String {
+    let mut chars = word.chars();
+    chars.next().map_or_else(String::new, |c| {
+        c.to_uppercase().collect::<String>() + chars.as_str()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn inflections() -> std::sync::Arc<Inflections> {
+        crate::testing::resources().inflections().unwrap()
+    }
+
+    #[test]
+    fn parallel_time_steps_are_compared_as_english_does() {
+        let infl = inflections();
+        let pair = TimePair::read(
+            "when was George Kuchar born",
+            "when was Arthur Penn born",
+            &infl,
+        )
+        .unwrap();
+        assert_eq!(pair.first, "George Kuchar");
+        assert_eq!(
+            pair.compare("later", &infl).unwrap(),
+            "Was George Kuchar born later than Arthur Penn?"
+        );
+        assert_eq!(
+            pair.noun_phrases(&infl).unwrap().1,
+            "the year Arthur Penn was born"
+        );
+        let pair = TimePair::read(
+            "when did African Cats come out",
+            "when did Fun and Fancy Free come out",
+            &infl,
+        )
+        .unwrap();
+        assert_eq!(
+            pair.compare("earlier", &infl).unwrap(),
+            "Did African Cats come out earlier than Fun and Fancy Free?"
+        );
+        assert_eq!(
+            pair.noun_phrases(&infl).unwrap().0,
+            "the year African Cats came out"
+        );
+        let pair =
+            TimePair::read("when Vladimir Arnold died", "when Georg Cantor died", &infl).unwrap();
+        assert_eq!(
+            pair.compare("same", &infl).unwrap(),
+            "Did Vladimir Arnold die at the same time as Georg Cantor?"
+        );
+        let pair =
+            TimePair::read("how old is Ivan Foster", "how old is Ian Paisley", &infl).unwrap();
+        assert_eq!(
+            pair.compare("later", &infl).unwrap(),
+            "Is Ivan Foster older than Ian Paisley?"
+        );
+        assert_eq!(
+            pair.noun_phrases(&infl).unwrap().0,
+            "the age of Ivan Foster"
+        );
+        // Different questions, or the same subject, are no pair.
+        assert!(TimePair::read("when was X born", "when did Y die", &infl).is_none());
+        assert!(TimePair::read("when was X born", "when was X born", &infl).is_none());
+        assert!(TimePair::read(
+            "when was Kemess mine was operated by Royal Oak Mines",
+            "when was Colomac Mine was operated by Royal Oak Mines",
+            &infl
+        )
+        .is_none());
+        assert!(TimePair::read("the year of X", "the year of Y", &infl).is_none());
+    }
+
+    #[test]
+    fn break_wording_is_polished() {
+        let infl = inflections();
+        let w = Wording {
+            parser: crate::testing::pipeline(),
+            inflections: &infl,
+        };
+        assert_eq!(
+            w.polish(
+                "What were the yards that Rivers did pass to Ajirotutu?",
+                true
+            ),
+            "What were the yards that Rivers passed to Ajirotutu?"
+        );
+        assert_eq!(
+            w.polish("What was the field goals Kris Brown kicked?", true),
+            "What were the field goals Kris Brown kicked?"
+        );
+        // The question's own do-support stays.
+        assert_eq!(
+            w.polish("How many yards did Rivers pass to Ajirotutu?", true),
+            "How many yards did Rivers pass to Ajirotutu?"
+        );
+        assert_eq!(
+            w.as_question(
+                "when Frederick William lay claim to the Silesian principalities",
+                true
+            ),
+            "when did Frederick William lay claim to the Silesian principalities"
+        );
+        assert_eq!(
+            w.as_question("when Vladimir Arnold died", true),
+            "when did Vladimir Arnold die"
+        );
+        assert_eq!(
+            w.as_question("when was Arthur Penn born", true),
+            "when was Arthur Penn born"
+        );
+    }
+}
