@@ -33,7 +33,7 @@ pub struct Wording<'a> {
 }
 
 /// Auxiliaries after which a verb is already in the form it needs.
-const AUXILIARIES: [&str; 21] = [
+pub(crate) const AUXILIARIES: [&str; 21] = [
     "did", "does", "do", "was", "were", "is", "are", "am", "be", "been", "has", "have", "had",
     "can", "could", "will", "would", "shall", "should", "may", "might",
 ];
@@ -105,6 +105,52 @@ impl Wording<'_> {
                 && !subjects.iter().any(|t| ["NN", "NNP"].contains(t))
             {
                 words[j] = Some(capital_like(&text(j), plural));
+            }
+        }
+        // "is frozen drink": a singular common noun after `be` takes an article.
+        for j in 0..n {
+            let t = &doc.tokens[j];
+            if t.dep != "attr" || t.tag != "NN" || t.head >= n {
+                continue;
+            }
+            if !["is", "was"].contains(&text(t.head).to_lowercase().as_str()) {
+                continue;
+            }
+            let children: Vec<usize> = (0..n)
+                .filter(|&c| c != j && doc.tokens[c].head == j)
+                .collect();
+            if children
+                .iter()
+                .any(|&c| ["det", "poss", "nummod", "predet"].contains(&doc.tokens[c].dep.as_str()))
+            {
+                continue;
+            }
+            // The noun phrase opens with its leftmost modifier before the noun.
+            let first = children
+                .iter()
+                .copied()
+                .filter(|&c| c < j)
+                .min()
+                .unwrap_or(j);
+            if first <= t.head || doc.tokens[first].tag.starts_with("NNP") && first == j {
+                continue;
+            }
+            if let Some(word) = words[first].clone() {
+                let article = crate::edit::indefinite_article(&word);
+                words[first] = Some(format!("{article} {word}"));
+            }
+        }
+        // "a American" → "an American".
+        for i in 0..n.saturating_sub(1) {
+            let lower = text(i).to_lowercase();
+            if (lower == "a" || lower == "an") && words[i].is_some() {
+                if let Some(next) = words[i + 1].as_deref() {
+                    let next = next.split_whitespace().next().unwrap_or(next);
+                    words[i] = Some(capital_like(
+                        &text(i),
+                        crate::edit::indefinite_article(next),
+                    ));
+                }
             }
         }
         for (j, token) in doc.tokens.iter().enumerate() {
@@ -478,6 +524,20 @@ mod tests {
         assert_eq!(
             w.polish("What was the field goals Kris Brown kicked?", true),
             "What were the field goals Kris Brown kicked?"
+        );
+        assert_eq!(
+            w.polish(
+                "Is it true that neither Finding Kraftland nor Shikashika is frozen drink?",
+                false
+            ),
+            "Is it true that neither Finding Kraftland nor Shikashika is a frozen drink?"
+        );
+        assert_eq!(
+            w.polish(
+                "Is it true that neither X nor Y is a American rock band?",
+                false
+            ),
+            "Is it true that neither X nor Y is an American rock band?"
         );
         // The question's own do-support stays.
         assert_eq!(
