@@ -8,8 +8,9 @@
 use super::super::qdmr::{Part, Qdmr};
 
 /// Words that open a step written as a question or a test rather than a noun phrase.
-const CLAUSE_OPENERS: [&str; 12] = [
+const CLAUSE_OPENERS: [&str; 20] = [
     "when", "where", "who", "whom", "whose", "what", "which", "why", "how", "if", "did", "was",
+    "is", "are", "were", "does", "do", "has", "have", "can",
 ];
 
 /// Whether `text` opens with a question word, a preposition and "which"/"what"/"whom" ("in

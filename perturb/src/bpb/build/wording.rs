@@ -71,16 +71,47 @@ impl Wording<'_> {
         let n = doc.tokens.len();
         let text = |i: usize| doc.token_text(i).to_string();
         let mut words: Vec<Option<String>> = (0..n).map(|i| Some(text(i))).collect();
+        // "that the Colts did score": `did` after its subject is emphatic; its verb (after
+        // adverbs, "did allegedly rise") takes the past tense.
         for i in 1..n.saturating_sub(1) {
-            let next = &doc.tokens[i + 1];
-            let next_text = text(i + 1);
-            if text(i).eq_ignore_ascii_case("did")
-                && next.tag == "VB"
-                && next_text.chars().next().is_some_and(char::is_lowercase)
+            if !text(i).eq_ignore_ascii_case("did") {
+                continue;
+            }
+            let verb = doc.tokens[i].head;
+            if verb <= i
+                || verb >= n
+                || !(i + 1..verb).all(|k| doc.tokens[k].tag.starts_with("RB"))
+                || !text(verb).chars().next().is_some_and(char::is_lowercase)
             {
-                if let Some(past) = self.past(&next_text) {
-                    words[i] = None;
-                    words[i + 1] = Some(past);
+                continue;
+            }
+            let subject_before = (0..i)
+                .any(|c| doc.tokens[c].head == verb && doc.tokens[c].dep.starts_with("nsubj"));
+            if !subject_before {
+                continue;
+            }
+            if let Some(past) = self.past(&text(verb).to_lowercase()) {
+                words[i] = None;
+                words[verb] = Some(past);
+            }
+        }
+        // "What was the year when X sails …": a present verb in a past question's clause.
+        let root_past = doc
+            .tokens
+            .iter()
+            .enumerate()
+            .any(|(r, t)| t.head == r && t.tag == "VBD");
+        if past && root_past {
+            for (j, t) in doc.tokens.iter().enumerate().skip(1) {
+                if t.tag != "VBZ" || t.pos != "VERB" || t.head == j {
+                    continue;
+                }
+                let lemma = t.lemma.to_lowercase();
+                if ["be", "have", "do"].contains(&lemma.as_str()) {
+                    continue;
+                }
+                if let Some(past) = self.past(&lemma) {
+                    words[j] = Some(past);
                 }
             }
         }
@@ -538,6 +569,17 @@ mod tests {
                 false
             ),
             "Is it true that neither X nor Y is an American rock band?"
+        );
+        assert_eq!(
+            w.polish(
+                "What was the year the population did allegedly rise to 250000?",
+                true
+            ),
+            "What was the year the population allegedly rose to 250000?"
+        );
+        assert_eq!(
+            w.polish("What was the year when the army crosses the river?", true),
+            "What was the year when the army crossed the river?"
         );
         // The question's own do-support stays.
         assert_eq!(
