@@ -62,7 +62,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The pipeline's choice among renderings: SmolLM2's most fluent.
     let lm =
         metamorph_models::CausalLm::load("smollm2-135m", metamorph_models::LmOptions::default())?;
-    let inflections = metamorph_perturb::lexicon::inflect::Inflections::from_assets()?;
+    let inflections = Arc::new(metamorph_perturb::lexicon::inflect::Inflections::from_assets()?);
+    let wordnet = metamorph_perturb::lexicon::wordnet::WordNet::from_assets()?
+        .with_exceptions(inflections.clone());
     let builder = EditBuilder::new(parser.clone(), Some(Arc::new(lm)));
     let config = BpbConfig {
         append_bool: Variant::Code,
@@ -99,6 +101,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 wording: Some(Wording {
                     parser: &parser,
                     inflections: &inflections,
+                    wordnet: Some(&wordnet),
                 }),
             });
             let entry = coverage.entry(p.kind.name()).or_default();

@@ -19,6 +19,7 @@ use metamorph_parse::spacy::pipeline::Pipeline;
 use metamorph_perturb::bpb::build::{build_question, BuildInput, Unrendered, Wording};
 use metamorph_perturb::bpb::{PerturbationKind, Qdmr};
 use metamorph_perturb::lexicon::inflect::Inflections;
+use metamorph_perturb::lexicon::wordnet::WordNet;
 
 /// The rule-based question builder (see the module docs).
 pub struct EditBuilder {
@@ -26,6 +27,8 @@ pub struct EditBuilder {
     lm: Option<Arc<CausalLm>>,
     /// lemminflect's tables, for BREAK's wording made English (`None`: the steps' own words).
     inflections: Option<Arc<Inflections>>,
+    /// WordNet: "Who" for nouns of people, misspelt steps declined.
+    wordnet: Option<Arc<WordNet>>,
     /// (perturbation, reason) → perturbations not written.
     unrendered: Mutex<BTreeMap<(String, String), usize>>,
     /// perturbation → questions written.
@@ -40,6 +43,7 @@ impl EditBuilder {
             parser,
             lm,
             inflections: None,
+            wordnet: None,
             unrendered: Mutex::new(BTreeMap::new()),
             rendered: Mutex::new(BTreeMap::new()),
         }
@@ -50,6 +54,13 @@ impl EditBuilder {
     /// `metamorph_perturb::bpb::build::wording`).
     pub fn with_inflections(mut self, inflections: Arc<Inflections>) -> Self {
         self.inflections = Some(inflections);
+        self
+    }
+
+    /// The builder with WordNet: "Who" for every noun of people it knows, and a step carrying a
+    /// word that is no English word (a misspelling) not written.
+    pub fn with_wordnet(mut self, wordnet: Arc<WordNet>) -> Self {
+        self.wordnet = Some(wordnet);
         self
     }
 
@@ -97,6 +108,7 @@ impl EditBuilder {
                 wording: self.inflections.as_deref().map(|inflections| Wording {
                     parser: &self.parser,
                     inflections,
+                    wordnet: self.wordnet.as_deref(),
                 }),
             };
             match build_question(&input) {

@@ -423,9 +423,14 @@ impl GeneratorConfig {
                 Some(Arc::new(metamorph_models::CausalLm::load(&spec, options)?))
             }
         };
-        let inflections = metamorph_perturb::lexicon::inflect::Inflections::from_assets()?;
+        let inflections =
+            Arc::new(metamorph_perturb::lexicon::inflect::Inflections::from_assets()?);
+        let wordnet = metamorph_perturb::lexicon::wordnet::WordNet::from_assets()?
+            .with_exceptions(inflections.clone());
         Ok(Some(
-            EditBuilder::new(Arc::new(parser), lm).with_inflections(Arc::new(inflections)),
+            EditBuilder::new(Arc::new(parser), lm)
+                .with_inflections(inflections)
+                .with_wordnet(Arc::new(wordnet)),
         ))
     }
 

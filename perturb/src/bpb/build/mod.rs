@@ -89,18 +89,35 @@ pub fn build_question(input: &BuildInput<'_>) -> Result<Vec<String>, Unrendered>
     );
     let past = from_qdmr::past(input.question, input);
     let mut out: Vec<String> = Vec::new();
+    let mut declined = None;
     for q in rendered {
         let q = match input.wording {
             Some(w) if from_steps => w.polish(&finish(&q), past),
             _ => q,
         };
         let q = finish(&q);
+        if from_steps {
+            // BREAK's group-by steps ("number of #2 for each #1") read as no question.
+            if q.contains(" for each ") {
+                declined = Some("a group-by step (`for each`)");
+                continue;
+            }
+            // A misspelling of the decomposition's would be copied into the question.
+            if input
+                .wording
+                .and_then(|w| w.unknown_word(&q, input.question))
+                .is_some()
+            {
+                declined = Some("a word of the decomposition is not English (a misspelling?)");
+                continue;
+            }
+        }
         if !out.contains(&q) {
             out.push(q);
         }
     }
     if out.is_empty() {
-        return Err(Unrendered::new("no rendering"));
+        return Err(Unrendered::new(declined.unwrap_or("no rendering")));
     }
     Ok(out)
 }

@@ -98,7 +98,49 @@ fn resolve(qdmr: &Qdmr, k: usize, depth: usize) -> Option<String> {
             }
         }
     }
-    Some(tidy(&out))
+    Some(filter_as_modifier(&tidy(&out)))
+}
+
+/// BREAK's filter "X where A of X is higher than N" as English: "X of more than N yards" for
+/// lengths in yards, else "X whose A is higher than N".
+fn filter_as_modifier(text: &str) -> String {
+    let Some((x, rest)) = text.split_once(" where ") else {
+        return text.to_string();
+    };
+    let Some((attribute, test)) = rest.split_once(&format!(" of {x} ")) else {
+        return text.to_string();
+    };
+    let Some(test) = test
+        .strip_prefix("is ")
+        .or_else(|| test.strip_prefix("are "))
+    else {
+        return text.to_string();
+    };
+    if attribute.split_whitespace().count() > 3 || attribute.is_empty() {
+        return text.to_string();
+    }
+    if attribute == "yards" {
+        let yards = [
+            ("higher than ", "more than "),
+            ("more than ", "more than "),
+            ("over ", "more than "),
+            ("lower than ", "less than "),
+            ("less than ", "less than "),
+            ("under ", "less than "),
+            ("at least ", "at least "),
+            ("at most ", "at most "),
+        ];
+        for (from, to) in yards {
+            if let Some(n) = test.strip_prefix(from) {
+                let n = n.trim_end_matches("-yards").trim_end_matches(" yards");
+                if n.chars().all(|c| c.is_ascii_digit()) && !n.is_empty() {
+                    return format!("{x} of {to}{n} yards");
+                }
+            }
+        }
+        return text.to_string();
+    }
+    format!("{x} whose {attribute} is {test}")
 }
 
 /// BREAK's spacing undone: one space between words, none before `'s`, `,` or `?`.
@@ -122,11 +164,25 @@ pub fn definite(text: &str) -> String {
         "these", "those", "each", "every", "all", "both",
     ]
     .contains(&lower.as_str());
-    // A capitalised first word is a name unless a common noun follows it ("Albanian revolts").
-    let second = text.split_whitespace().nth(1).unwrap_or("");
-    let adjective_of_a_name = second.chars().next().is_some_and(char::is_lowercase)
-        && !["'s", "of", "and"].contains(&second);
-    let starts_upper = first.chars().next().is_some_and(char::is_uppercase) && !adjective_of_a_name;
+    // Capitalised words open a name ("Battle of Vienna", "Kwok Kin Pong", "Brady's passes")
+    // unless a common noun follows them ("Albanian revolts", "Western African country").
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let lead = words
+        .iter()
+        .take_while(|w| w.chars().next().is_some_and(char::is_uppercase))
+        .count();
+    let possessive = words[..lead]
+        .iter()
+        .any(|w| w.ends_with("'s") || w.ends_with("’s"));
+    let common_noun_follows = lead > 0
+        && words.get(lead).is_some_and(|w| {
+            ![
+                "'s", "’s", "of", "and", "de", "von", "van", "del", "da", "la", "le", "du",
+            ]
+            .contains(w)
+                && w.chars().all(|c| c.is_alphabetic() || c == '-')
+        });
+    let starts_upper = lead > 0 && (possessive || !common_noun_follows);
     let number = first.chars().next().is_some_and(|c| c.is_ascii_digit());
     if has_determiner || starts_upper || number {
         text.to_string()
@@ -160,11 +216,40 @@ mod tests {
         );
         assert_eq!(definite("Brady 's passes"), "Brady 's passes");
         assert_eq!(
+            definite("Kasay's shortest field goal"),
+            "Kasay's shortest field goal"
+        );
+        assert_eq!(
+            definite("Western African country that has Conakry"),
+            "the Western African country that has Conakry"
+        );
+        assert_eq!(definite("Albanian revolts"), "the Albanian revolts");
+        assert_eq!(definite("Battle of Vienna"), "Battle of Vienna");
+        assert_eq!(definite("Kwok Kin Pong"), "Kwok Kin Pong");
+        assert_eq!(
             tidy("yards of Brady 's  pass , again"),
             "yards of Brady's pass, again"
         );
         assert!(is_clause("when did Rice retire") && !is_clause("the touchdowns"));
         assert!(is_clause("in which state is the forest located"));
         assert!(!is_clause("in the first quarter"));
+        assert_eq!(
+            filter_as_modifier("field goals where yards of field goals is higher than 30"),
+            "field goals of more than 30 yards"
+        );
+        assert_eq!(
+            filter_as_modifier(
+                "passing touchdowns where yards of passing touchdowns is higher than 20-yards"
+            ),
+            "passing touchdowns of more than 20 yards"
+        );
+        assert_eq!(
+            filter_as_modifier("groups where size of groups is at most 5800"),
+            "groups whose size is at most 5800"
+        );
+        assert_eq!(
+            filter_as_modifier("teams where the Bears won"),
+            "teams where the Bears won"
+        );
     }
 }

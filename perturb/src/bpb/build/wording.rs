@@ -22,15 +22,151 @@ use metamorph_parse::spacy::pipeline::Pipeline;
 use metamorph_parse::spacy::Doc;
 
 use crate::lexicon::inflect::Inflections;
+use crate::lexicon::wordnet::{Pos, WordNet};
 
-/// What the rewrites read: the parser and the inflection tables.
+/// What the rewrites read: the parser, the inflection tables and (optionally) WordNet.
 #[derive(Clone, Copy)]
 pub struct Wording<'a> {
     /// The spaCy port (`en_core_web_sm`).
     pub parser: &'a Pipeline,
     /// lemminflect's tables.
     pub inflections: &'a Inflections,
+    /// WordNet, which tells nouns of people ("Who") and words that are English from
+    /// misspellings the steps carry ("forim", "recieved"); `None` uses a list of person nouns
+    /// and lets every word pass.
+    pub wordnet: Option<&'a WordNet>,
 }
+
+/// Closed-class words WordNet and the inflection tables do not list.
+const FUNCTION_WORDS: &[&str] = &[
+    "the",
+    "a",
+    "an",
+    "of",
+    "in",
+    "on",
+    "at",
+    "by",
+    "for",
+    "from",
+    "with",
+    "to",
+    "into",
+    "onto",
+    "and",
+    "or",
+    "nor",
+    "but",
+    "that",
+    "which",
+    "who",
+    "whom",
+    "whose",
+    "what",
+    "when",
+    "where",
+    "why",
+    "how",
+    "than",
+    "as",
+    "if",
+    "whether",
+    "there",
+    "their",
+    "they",
+    "them",
+    "his",
+    "her",
+    "its",
+    "it",
+    "he",
+    "she",
+    "we",
+    "our",
+    "you",
+    "your",
+    "my",
+    "this",
+    "these",
+    "those",
+    "each",
+    "every",
+    "any",
+    "all",
+    "both",
+    "either",
+    "neither",
+    "some",
+    "no",
+    "not",
+    "also",
+    "about",
+    "after",
+    "before",
+    "during",
+    "since",
+    "until",
+    "while",
+    "between",
+    "among",
+    "against",
+    "without",
+    "within",
+    "upon",
+    "over",
+    "under",
+    "through",
+    "across",
+    "toward",
+    "towards",
+    "per",
+    "via",
+    "is",
+    "are",
+    "was",
+    "were",
+    "be",
+    "been",
+    "being",
+    "did",
+    "does",
+    "do",
+    "has",
+    "have",
+    "had",
+    "can",
+    "could",
+    "will",
+    "would",
+    "shall",
+    "should",
+    "may",
+    "might",
+    "must",
+    "many",
+    "much",
+    "more",
+    "most",
+    "less",
+    "least",
+    "fewer",
+    "fewest",
+    "than",
+    "other",
+    "same",
+    "such",
+    "own",
+    "whose",
+    "himself",
+    "herself",
+    "itself",
+    "themselves",
+    "one",
+    "ones",
+];
+
+/// WordNet's lexicographer file of nouns denoting people (`noun.person`).
+const NOUN_PERSON: u8 = 18;
 
 /// Auxiliaries after which a verb is already in the form it needs.
 pub(crate) const AUXILIARIES: [&str; 21] = [
@@ -59,6 +195,46 @@ impl Wording<'_> {
             return Some(lower);
         }
         self.inflections.lemma(&lower, "VERB")
+    }
+
+    /// Whether the noun `word` (any number) names people, by its first WordNet sense
+    /// (`noun.person`): "entertainer", "rapper", "actresses"; `None` without WordNet or for a
+    /// word it does not know.
+    pub fn names_people(&self, word: &str) -> Option<bool> {
+        let wordnet = self.wordnet?;
+        let lower = word.to_lowercase();
+        let lemma = wordnet.morphy(&lower, Pos::Noun).into_iter().next()?;
+        let first = wordnet.synsets(&lemma, Pos::Noun).into_iter().next()?;
+        Some(first.lex_filenum() == NOUN_PERSON)
+    }
+
+    /// The first lower-case word of `question` that is no English word WordNet or the
+    /// inflection tables know (a misspelling the decomposition carries: "forim", "recieved",
+    /// "coutry"); `None` when every word is known or without WordNet. Words with digits,
+    /// hyphens or apostrophes, capitalised words (names) and the words of `original` (the
+    /// dataset's own question: its words, "akinjis", are the data's, in source and follow-up
+    /// alike) are not looked at.
+    pub fn unknown_word(&self, question: &str, original: &str) -> Option<String> {
+        let wordnet = self.wordnet?;
+        let original = original.to_lowercase();
+        let own: Vec<&str> = original
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .collect();
+        question
+            .split(|c: char| c.is_whitespace() || ",.?;:()\"".contains(c))
+            .filter(|w| w.len() >= 3 && w.chars().all(|c| c.is_ascii_lowercase()))
+            .find(|w| {
+                !FUNCTION_WORDS.contains(w)
+                    && !own.contains(w)
+                    && [Pos::Noun, Pos::Verb, Pos::Adj, Pos::Adv]
+                        .iter()
+                        .all(|&pos| wordnet.morphy(w, pos).is_empty())
+                    && ["NOUN", "VERB", "ADJ", "ADV"]
+                        .iter()
+                        .all(|upos| self.inflections.lemma(w, upos).is_none())
+            })
+            .map(str::to_string)
     }
 
     /// `question` with its emphatic `did V` in the past tense and a bare verb of a singular
@@ -169,6 +345,28 @@ impl Wording<'_> {
             if let Some(word) = words[first].clone() {
                 let article = crate::edit::indefinite_article(&word);
                 words[first] = Some(format!("{article} {word}"));
+            }
+        }
+        // "the country In the Chamorro Time Zone", "German As of 2000": a capitalised function
+        // word between lower-case words is a sentence's first word carried in.
+        for (i, slot) in words
+            .iter_mut()
+            .enumerate()
+            .take(n.saturating_sub(1))
+            .skip(1)
+        {
+            let word = text(i);
+            let lower = word.to_lowercase();
+            let before_lower = text(i - 1).chars().next().is_some_and(char::is_lowercase);
+            let after_lower = text(i + 1).chars().next().is_some_and(char::is_lowercase);
+            if word != lower
+                && word.chars().skip(1).all(char::is_lowercase)
+                && FUNCTION_WORDS.contains(&lower.as_str())
+                && before_lower
+                && after_lower
+                && slot.as_deref() == Some(word.as_str())
+            {
+                *slot = Some(lower);
             }
         }
         // "a American" → "an American".
@@ -541,10 +739,41 @@ mod tests {
     #[test]
     fn break_wording_is_polished() {
         let infl = inflections();
+        let wordnet = crate::testing::resources().wordnet().unwrap();
         let w = Wording {
             parser: crate::testing::pipeline(),
             inflections: &infl,
+            wordnet: Some(&wordnet),
         };
+        assert_eq!(w.names_people("entertainers"), Some(true));
+        assert_eq!(w.names_people("rapper"), Some(true));
+        assert_eq!(w.names_people("film"), Some(false));
+        assert_eq!(
+            w.unknown_word(
+                "What is the forim of writing that he is famous for?",
+                "What form of writing is he famous for?"
+            ),
+            Some("forim".to_string())
+        );
+        assert_eq!(
+            w.unknown_word(
+                "What were the touchdowns that the Colts scored in 2010?",
+                ""
+            ),
+            None
+        );
+        // The dataset's own words are its own.
+        assert_eq!(
+            w.unknown_word(
+                "How many akinjis returned home alive?",
+                "How many akinjis died?"
+            ),
+            None
+        );
+        assert_eq!(
+            w.polish("What is the country In the Chamorro Time Zone?", false),
+            "What is the country in the Chamorro Time Zone?"
+        );
         assert_eq!(
             w.polish(
                 "What were the yards that Rivers did pass to Ajirotutu?",
