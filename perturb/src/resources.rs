@@ -59,6 +59,24 @@ struct Caches {
     entity_pools: Mutex<HashMap<PathBuf, Arc<EntityPool>>>,
     parser: ParserSlot,
     masked_lm: MaskedLmSlot,
+    causal_lm: CausalLmSlot,
+}
+
+/// The cached causal LMs that choose substitutions, by spec (no `Debug` of their own).
+#[derive(Default)]
+struct CausalLmSlot(Mutex<HashMap<String, Arc<metamorph_models::causal_lm::CausalLm>>>);
+
+impl std::fmt::Debug for CausalLmSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let loaded: Vec<String> = self
+            .0
+            .lock()
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default();
+        f.debug_struct("CausalLmSlot")
+            .field("loaded", &loaded)
+            .finish()
+    }
 }
 
 /// The cached masked LMs (`[perturb.crest] masked_lm`, `[perturb.nlplego] masked_lm`) by their
@@ -158,6 +176,32 @@ impl Resources {
             .as_deref()
             .map(|spec| self.masked_lm(spec, "[perturb.crest] masked_lm"))
             .transpose()
+    }
+
+    /// CREST's choosing causal LM (`[perturb.crest] lm`), loaded on first use; `None` when not
+    /// configured.
+    ///
+    /// # Errors
+    /// When the model cannot be fetched or loaded.
+    pub fn crest_lm(&self) -> Result<Option<Arc<metamorph_models::causal_lm::CausalLm>>> {
+        let Some(spec) = self.crest.lm.as_deref() else {
+            return Ok(None);
+        };
+        let mut slot = self
+            .caches
+            .causal_lm
+            .0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if let Some(model) = slot.get(spec) {
+            return Ok(Some(Arc::clone(model)));
+        }
+        let model = Arc::new(metamorph_models::causal_lm::CausalLm::load(
+            spec,
+            metamorph_models::LmOptions::default(),
+        )?);
+        slot.insert(spec.to_string(), Arc::clone(&model));
+        Ok(Some(model))
     }
 
     /// NLPLego's masked LM (`[perturb.nlplego] masked_lm`), loaded on first use; `None` when not

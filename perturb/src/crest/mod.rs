@@ -39,6 +39,17 @@ pub struct CrestConfig {
     /// ineffective"): an antonym keeps the coreference links but contradicts the rest of the
     /// text.
     pub antonyms: bool,
+    /// A causal LM that *chooses* the replacements (issue 39): `smollm2-135m`, a GGUF file or
+    /// `hf:` spec; default none. With it, every WordNet sense's lemmas for the word's part of
+    /// speech are candidates (not only the sense the encoder picks), and the LM keeps those
+    /// whose sentence costs at most `lm_max_cost` nats against the original
+    /// ([`crate::lexicon::lm_choice`]); the encoder's fit check is not applied to them.
+    pub lm: Option<String>,
+    /// The most a chosen replacement may cost (nats; default 7.95, the validity step's
+    /// calibrated threshold for word substitutions).
+    pub lm_max_cost: f32,
+    /// At most this many replacements chosen per word (default 2).
+    pub lm_per_site: usize,
 }
 
 impl Default for CrestConfig {
@@ -49,6 +60,9 @@ impl Default for CrestConfig {
             masked_lm_min_prob: 0.1,
             masked_lm_top_k: 100,
             antonyms: false,
+            lm: None,
+            lm_max_cost: crate::lexicon::lm_choice::DEFAULT_MAX_COST,
+            lm_per_site: 2,
         }
     }
 }

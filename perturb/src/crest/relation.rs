@@ -52,10 +52,53 @@ use crate::lexicon::in_context::{
     MIN_WORD_SIMILARITY, NO_WORD_CHECK,
 };
 use crate::lexicon::inflect::Inflections;
+use crate::lexicon::lm_choice::SubstitutionChooser;
+use crate::lexicon::wordnet::WordNet;
 use crate::{case_id, shuffle, source_seed, MetamorphicRelation, Resources, Source};
 
 /// The relation's name.
 pub const NAME: &str = "CREST";
+
+/// Words of context the choosing LM reads before a replaced word.
+const CONTEXT_BEFORE: usize = 24;
+/// Words of context it reads after it.
+const CONTEXT_AFTER: usize = 5;
+
+/// The end of `text` from its `n`-th last word (with the whitespace after it).
+fn last_words(text: &str, n: usize) -> &str {
+    let mut starts: Vec<usize> = text
+        .char_indices()
+        .filter(|&(i, c)| {
+            !c.is_whitespace() && (i == 0 || text[..i].ends_with(char::is_whitespace))
+        })
+        .map(|(i, _)| i)
+        .collect();
+    if starts.len() <= n {
+        return text;
+    }
+    let from = starts.split_off(starts.len() - n)[0];
+    &text[from..]
+}
+
+/// The start of `text` up to its `n`-th word (the whitespace before the first kept).
+fn first_words(text: &str, n: usize) -> &str {
+    let mut seen = 0;
+    let mut in_word = false;
+    for (i, c) in text.char_indices() {
+        if c.is_whitespace() {
+            if in_word {
+                seen += 1;
+                if seen == n {
+                    return &text[..i];
+                }
+            }
+            in_word = false;
+        } else {
+            in_word = true;
+        }
+    }
+    text
+}
 
 /// At most this many follow-ups per source sentence (the paper's M = 20).
 pub const DEFAULT_MAX_PER_SENTENCE: usize = 20;
@@ -71,6 +114,9 @@ pub struct CorefPreservingMutation {
     base_seed: u64,
     /// The masked LM whose predictions join WordNet's candidates, and how they are filtered.
     masked_lm: Option<(Arc<CandleMaskedLm>, FillOptions)>,
+    /// The causal LM that chooses among every sense's lemmas (`[perturb.crest] lm`), with
+    /// WordNet to propose them; `None`: the encoder picks the sense and checks the fit.
+    chooser: Option<(SubstitutionChooser, Arc<WordNet>)>,
 }
 
 impl std::fmt::Debug for CorefPreservingMutation {
@@ -113,6 +159,12 @@ impl CorefPreservingMutation {
             ));
         }
         let config = resources.crest_config();
+        if config.lm.is_some() && config.masked_lm.is_some() {
+            return Err(metamorph_data::Error::Config(
+                "[perturb.crest] lm and masked_lm are two ways of proposing replacements: set one"
+                    .into(),
+            ));
+        }
         let masked_lm = resources.crest_masked_lm()?.map(|model| {
             let options = FillOptions {
                 top_k: config.masked_lm_top_k,
@@ -121,8 +173,16 @@ impl CorefPreservingMutation {
             };
             (model, options)
         });
+        let chooser = match resources.crest_lm()? {
+            Some(lm) => Some((
+                SubstitutionChooser::new(lm, config.lm_max_cost, config.lm_per_site.max(1)),
+                resources.wordnet()?,
+            )),
+            None => None,
+        };
         Ok(CorefPreservingMutation {
             masked_lm,
+            chooser,
             lexicon: resources.contextual_lexicon()?,
             inflections: resources.inflections()?,
             parser: resources.parser()?,
@@ -172,6 +232,70 @@ impl CorefPreservingMutation {
                 let lower = w.to_lowercase();
                 !PERSONAL_PRONOUNS.contains(&lower.as_str()) && !mention_words.contains(&lower)
             })
+            .collect())
+    }
+
+    /// The replacements of `token` the causal LM chooses among every WordNet sense's lemmas
+    /// for its part of speech (inflected to its tag; see [`crate::lexicon::lm_choice`]), with
+    /// the thresholds that let them through the fit check (the LM has judged them). The
+    /// sentence is `text`'s bytes `byte(start)..byte(end)`.
+    fn lm_chosen(
+        &self,
+        (text, byte): (&str, &dyn Fn(u32) -> usize),
+        (start, end): (u32, u32),
+        token: &Token,
+        pos: crate::lexicon::wordnet::Pos,
+        article: Option<&str>,
+        mention_words: &std::collections::BTreeSet<String>,
+    ) -> Result<Vec<(String, (f32, f32))>> {
+        let Some((chooser, wordnet)) = &self.chooser else {
+            return Ok(Vec::new());
+        };
+        let original = token.text.to_lowercase();
+        let lemma = token.lemma.to_lowercase();
+        let mut forms: Vec<String> = Vec::new();
+        for word in wordnet.synonyms(&lemma, pos) {
+            let name = word.raw;
+            if name == lemma
+                || !name.chars().all(|c| c.is_ascii_lowercase())
+                || is_never_a_substitute(&name)
+                || (!self.antonyms && wordnet.antonyms(&lemma, pos).iter().any(|a| a.raw == name))
+            {
+                continue;
+            }
+            let Some(form) = super::generation::inflect(&self.inflections, &name, &token.tag)
+            else {
+                continue;
+            };
+            let form = match_case(&token.text, &form);
+            let lower = form.to_lowercase();
+            if lower == original
+                || PERSONAL_PRONOUNS.contains(&lower.as_str())
+                || mention_words.contains(&lower)
+                || article.is_some_and(|a| a != indefinite_article(&lower))
+                || changes_gender(&token.text, &lower)
+                || forms.contains(&form)
+            {
+                continue;
+            }
+            forms.push(form);
+        }
+        if forms.is_empty() {
+            return Ok(Vec::new());
+        }
+        // The window the LM reads: up to `CONTEXT_BEFORE` words before the word and
+        // `CONTEXT_AFTER` after it (within the sentence), which is where a wrong sense or a
+        // broken construction shows, at a fraction of the whole sentence's cost.
+        let sentence_prefix = &text[byte(start)..byte(token.start)];
+        let prefix = last_words(sentence_prefix, CONTEXT_BEFORE);
+        let after = first_words(&text[byte(token.end)..byte(end)], CONTEXT_AFTER);
+        let original_rest = format!("{}{after}", &text[byte(token.start)..byte(token.end)]);
+        let rests: Vec<String> = forms.iter().map(|f| format!("{f}{after}")).collect();
+        let refs: Vec<&str> = rests.iter().map(String::as_str).collect();
+        let chosen = chooser.choose(prefix, &original_rest, &refs)?;
+        Ok(chosen
+            .into_iter()
+            .map(|i| (forms[i].clone(), (f32::NEG_INFINITY, NO_WORD_CHECK)))
             .collect())
     }
 
@@ -233,6 +357,14 @@ impl CorefPreservingMutation {
                 .map(|p| tokens[p].text.to_lowercase())
                 .filter(|a| a == "a" || a == "an");
             let mut words_for_token: Vec<(String, (f32, f32))> = match mutable_pos(token) {
+                Some(pos) if self.chooser.is_some() => self.lm_chosen(
+                    (text, &byte),
+                    (start, end),
+                    token,
+                    pos,
+                    article.as_deref(),
+                    &words.mention_words,
+                )?,
                 Some(pos) => candidates(
                     &self.lexicon,
                     &self.inflections,
@@ -324,13 +456,17 @@ impl CorefPreservingMutation {
             }
             follow_ups.push((sources.len() - 1, m.sentence.as_str(), m.spans.1.clone()));
         }
-        let fits = self.lexicon.fit(&sources, &follow_ups)?;
-        let fitting: Vec<Mutation> = pool
-            .into_iter()
-            .zip(fits)
-            .filter(|(m, fit)| fit.fits(m.min_similarity, m.min_word))
-            .map(|(m, _)| m)
-            .collect();
+        // The LM's choices need no encoder: the LM has read them in context already.
+        let fitting: Vec<Mutation> = if self.chooser.is_some() {
+            pool
+        } else {
+            let fits = self.lexicon.fit(&sources, &follow_ups)?;
+            pool.into_iter()
+                .zip(fits)
+                .filter(|(m, fit)| fit.fits(m.min_similarity, m.min_word))
+                .map(|(m, _)| m)
+                .collect()
+        };
         let mut pool = fitting;
         shuffle(&mut pool, seed);
 
@@ -505,6 +641,14 @@ fn indefinite_article(word: &str) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_lm_reads_a_window_of_words_around_the_replacement() {
+        assert_eq!(last_words("a b  c d ", 2), "c d ");
+        assert_eq!(last_words("a b", 5), "a b");
+        assert_eq!(first_words(" wars of religion ended.", 2), " wars of");
+        assert_eq!(first_words(" wars.", 5), " wars.");
+    }
     use crate::testing::{pipeline, resources};
 
     /// Figure 1 with "large" for "clean" and "quickly" added: en_core_web_sm reads "the clean
@@ -576,6 +720,43 @@ mod tests {
             .follow_ups(&Source::new(&ex, &parses))
             .unwrap();
         assert!(two.len() <= 2 && !two.is_empty());
+    }
+
+    /// With a choosing causal LM (here the tiny random Llama of the models crate's fixtures, no
+    /// cost limit, one per word), every sense's lemmas are proposed, at most one per word is
+    /// kept, and the same protection and selection hold.
+    #[test]
+    fn a_causal_lm_chooses_among_every_senses_lemmas() {
+        let gguf = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../models/tests/fixtures/causal-lm/llama-tiny.gguf"
+        );
+        let config: crate::PerturbConfig = toml::from_str(&format!(
+            "[crest]\nlm = \"{gguf}\"\nlm_max_cost = 1e9\nlm_per_site = 1\n"
+        ))
+        .unwrap();
+        let resources = Resources::from_config(&config);
+        let chooser = CorefPreservingMutation::new(&resources).unwrap();
+        let (ex, parses) = example(
+            FIGURE_1,
+            vec![vec![span(FIGURE_1, "the worm"), span(FIGURE_1, "it")]],
+        );
+        let cases = chooser.follow_ups(&Source::new(&ex, &parses)).unwrap();
+        assert!(!cases.is_empty());
+        let mut replaced: Vec<(u32, u32)> = Vec::new();
+        for case in &cases {
+            case.validate().unwrap();
+            let edit = &case.edits[0];
+            assert!(!["the worm", "it", "tasty"].contains(&edit.before.as_str()));
+            // One replacement per word.
+            assert!(!replaced.contains(&(edit.start, edit.end)));
+            replaced.push((edit.start, edit.end));
+        }
+        // Two ways of proposing replacements are one too many.
+        let both: crate::PerturbConfig =
+            toml::from_str(&format!("[crest]\nlm = \"{gguf}\"\nmasked_lm = \"x\"\n")).unwrap();
+        let err = CorefPreservingMutation::new(&Resources::from_config(&both)).unwrap_err();
+        assert!(err.to_string().contains("set one"), "{err}");
     }
 
     /// With a masked LM (here the tiny random BERT of the models crate's parity fixtures, floor 0 since

@@ -7,6 +7,7 @@ pub mod gender;
 pub mod geography;
 pub mod in_context;
 pub mod inflect;
+pub mod lm_choice;
 pub mod wordnet;
 
 /// The value in `cell`, loaded by `load` on first call; `lock` keeps two threads from loading
