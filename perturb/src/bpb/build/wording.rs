@@ -369,6 +369,71 @@ impl Wording<'_> {
                 *slot = Some(lower);
             }
         }
+        // "When did the careers … ended": a verb under do-support is in its base form.
+        for j in 1..n {
+            let t = &doc.tokens[j];
+            if !(t.tag == "VBD" || t.tag == "VBN") || t.pos != "VERB" || words[j].is_none() {
+                continue;
+            }
+            let supported = (0..j).any(|c| {
+                doc.tokens[c].head == j
+                    && doc.tokens[c].dep == "aux"
+                    && ["did", "does", "do"].contains(&text(c).to_lowercase().as_str())
+                    && words[c].is_some()
+            });
+            if supported {
+                if let Some(base) = self.base(&text(j), &t.tag) {
+                    words[j] = Some(base);
+                }
+            }
+        }
+        // "the players who was a member": a relative clause's `be` agrees with a plural noun.
+        for (j, slot) in words.iter_mut().enumerate().skip(1) {
+            let lower = text(j).to_lowercase();
+            let plural = match lower.as_str() {
+                "was" => "were",
+                "is" => "are",
+                _ => continue,
+            };
+            // The relative clause's head: `be` itself (a copula) or the verb it serves.
+            let clause = if doc.tokens[j].dep == "relcl" {
+                j
+            } else {
+                doc.tokens[j].head
+            };
+            if clause >= n || doc.tokens[clause].dep != "relcl" {
+                continue;
+            }
+            let relative_subject = (0..n).any(|c| {
+                doc.tokens[c].head == clause
+                    && doc.tokens[c].dep.starts_with("nsubj")
+                    && ["who", "that", "which"].contains(&text(c).to_lowercase().as_str())
+            });
+            let antecedent = doc.tokens[clause].head;
+            if relative_subject && ["NNS", "NNPS"].contains(&doc.tokens[antecedent].tag.as_str()) {
+                *slot = Some(plural.to_string());
+            }
+        }
+        // "from fourth studio album", "of 20th century": an ordinal after a preposition takes
+        // "the".
+        const ORDINALS: [&str; 12] = [
+            "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
+            "tenth", "eleventh", "twelfth",
+        ];
+        for (j, slot) in words.iter_mut().enumerate().skip(1) {
+            let lower = text(j).to_lowercase();
+            let numeric_ordinal = ["st", "nd", "rd", "th"].iter().any(|suffix| {
+                lower
+                    .strip_suffix(suffix)
+                    .is_some_and(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()))
+            });
+            if (ORDINALS.contains(&lower.as_str()) || numeric_ordinal)
+                && doc.tokens[j - 1].tag == "IN"
+                && slot.as_deref() == Some(text(j).as_str())
+            {
+                *slot = Some(format!("the {}", text(j)));
+            }
+        }
         // "a American" → "an American".
         for i in 0..n.saturating_sub(1) {
             let lower = text(i).to_lowercase();
@@ -433,6 +498,21 @@ impl Wording<'_> {
             return clause.to_string();
         }
         if AUXILIARIES.contains(&doc.token_text(1).to_lowercase().as_str()) {
+            return clause.to_string();
+        }
+        // "where X is made": the form of `be` after the subject moves before it.
+        if let Some(be) = (2..n).find(|&j| {
+            ["is", "are", "was", "were"].contains(&doc.token_text(j).to_lowercase().as_str())
+        }) {
+            let subject = (1..be).any(|c| doc.tokens[c].dep.starts_with("nsubj"));
+            if subject && be + 1 < n {
+                let mut words: Vec<Option<String>> = (0..n)
+                    .map(|i| Some(doc.token_text(i).to_string()))
+                    .collect();
+                words[0] = Some(format!("{} {}", doc.token_text(0), doc.token_text(be)));
+                words[be] = None;
+                return join(&doc, &words);
+            }
             return clause.to_string();
         }
         // The first finite verb after the subject, with its subject between it and the
@@ -809,6 +889,33 @@ mod tests {
         assert_eq!(
             w.polish("What was the year when the army crosses the river?", true),
             "What was the year when the army crossed the river?"
+        );
+        assert_eq!(
+            w.polish(
+                "What were the songs from fourth studio album made by The Who?",
+                true
+            ),
+            "What were the songs from the fourth studio album made by The Who?"
+        );
+        assert_eq!(
+            w.polish(
+                "Who were the former NBA players who was a member of the Charlotte Hornets?",
+                true
+            ),
+            "Who were the former NBA players who were a member of the Charlotte Hornets?"
+        );
+        assert_eq!(
+            w.as_question("where Zhu Jiang Beer is made", false),
+            "where is Zhu Jiang Beer made"
+        );
+        // Words of other scripts are read safely ("of chişinău").
+        assert_eq!(
+            w.polish("What is the population of chişinău?", false),
+            "What is the population of chişinău?"
+        );
+        assert_eq!(
+            w.polish("When did Frederick William lay claim to Silesia?", true),
+            "When did Frederick William lay claim to Silesia?"
         );
         // The question's own do-support stays.
         assert_eq!(
