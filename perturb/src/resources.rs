@@ -58,40 +58,42 @@ struct Caches {
     contextual: Mutex<Option<Arc<ContextualLexicon>>>,
     entity_pools: Mutex<HashMap<PathBuf, Arc<EntityPool>>>,
     parser: ParserSlot,
-    masked_lm: MaskedLmSlot,
-    causal_lm: CausalLmSlot,
+    masked_lm: ModelSlot<CandleMaskedLm>,
+    causal_lm: ModelSlot<metamorph_models::causal_lm::CausalLm>,
 }
 
-/// The cached causal LMs that choose substitutions, by spec (no `Debug` of their own).
-#[derive(Default)]
-struct CausalLmSlot(Mutex<HashMap<String, Arc<metamorph_models::causal_lm::CausalLm>>>);
+/// Models cached by their spec, so two relations naming one model load it once: the masked
+/// LMs (`[perturb.crest] masked_lm`, `[perturb.nlplego] masked_lm`) and the causal LMs that
+/// choose substitutions (`[perturb.crest] lm`). The models have no `Debug` of their own.
+struct ModelSlot<M>(Mutex<HashMap<String, Arc<M>>>);
 
-impl std::fmt::Debug for CausalLmSlot {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let loaded: Vec<String> = self
-            .0
-            .lock()
-            .map(|m| m.keys().cloned().collect())
-            .unwrap_or_default();
-        f.debug_struct("CausalLmSlot")
-            .field("loaded", &loaded)
-            .finish()
+impl<M> Default for ModelSlot<M> {
+    fn default() -> Self {
+        ModelSlot(Mutex::new(HashMap::new()))
     }
 }
 
-/// The cached masked LMs (`[perturb.crest] masked_lm`, `[perturb.nlplego] masked_lm`) by their
-/// spec, so two relations naming one model load it once (no `Debug` of its own).
-#[derive(Default)]
-struct MaskedLmSlot(Mutex<HashMap<String, Arc<CandleMaskedLm>>>);
+impl<M> ModelSlot<M> {
+    /// The model of `spec`, loaded by `load` the first time it is asked for.
+    fn get_or_load(&self, spec: &str, load: impl FnOnce() -> Result<M>) -> Result<Arc<M>> {
+        let mut slot = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(model) = slot.get(spec) {
+            return Ok(Arc::clone(model));
+        }
+        let model = Arc::new(load()?);
+        slot.insert(spec.to_string(), Arc::clone(&model));
+        Ok(model)
+    }
+}
 
-impl std::fmt::Debug for MaskedLmSlot {
+impl<M> std::fmt::Debug for ModelSlot<M> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let loaded: Vec<String> = self
             .0
             .lock()
             .map(|m| m.keys().cloned().collect())
             .unwrap_or_default();
-        f.debug_struct("MaskedLmSlot")
+        f.debug_struct("ModelSlot")
             .field("loaded", &loaded)
             .finish()
     }
@@ -184,24 +186,18 @@ impl Resources {
     /// # Errors
     /// When the model cannot be fetched or loaded.
     pub fn crest_lm(&self) -> Result<Option<Arc<metamorph_models::causal_lm::CausalLm>>> {
-        let Some(spec) = self.crest.lm.as_deref() else {
-            return Ok(None);
-        };
-        let mut slot = self
-            .caches
-            .causal_lm
-            .0
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        if let Some(model) = slot.get(spec) {
-            return Ok(Some(Arc::clone(model)));
-        }
-        let model = Arc::new(metamorph_models::causal_lm::CausalLm::load(
-            spec,
-            metamorph_models::LmOptions::default(),
-        )?);
-        slot.insert(spec.to_string(), Arc::clone(&model));
-        Ok(Some(model))
+        self.crest
+            .lm
+            .as_deref()
+            .map(|spec| {
+                self.caches.causal_lm.get_or_load(spec, || {
+                    metamorph_models::causal_lm::CausalLm::load(
+                        spec,
+                        metamorph_models::LmOptions::default(),
+                    )
+                })
+            })
+            .transpose()
     }
 
     /// NLPLego's masked LM (`[perturb.nlplego] masked_lm`), loaded on first use; `None` when not
@@ -219,25 +215,16 @@ impl Resources {
 
     /// The masked LM `spec` names (`key` is the config key, for errors), cached by spec.
     fn masked_lm(&self, spec: &str, key: &str) -> Result<Arc<CandleMaskedLm>> {
-        let mut slot = self
-            .caches
-            .masked_lm
-            .0
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        if let Some(model) = slot.get(spec) {
-            return Ok(Arc::clone(model));
-        }
-        let source: metamorph_data::assets::ModelSource = spec
-            .parse()
-            .map_err(|e| metamorph_data::Error::Config(format!("{key}: {e}")))?;
-        let model = Arc::new(CandleMaskedLm::from_source(
-            &source,
-            &metamorph_data::assets::HubOptions::default(),
-            &metamorph_models::ModelOptions::default(),
-        )?);
-        slot.insert(spec.to_string(), Arc::clone(&model));
-        Ok(model)
+        self.caches.masked_lm.get_or_load(spec, || {
+            let source: metamorph_data::assets::ModelSource = spec
+                .parse()
+                .map_err(|e| metamorph_data::Error::Config(format!("{key}: {e}")))?;
+            CandleMaskedLm::from_source(
+                &source,
+                &metamorph_data::assets::HubOptions::default(),
+                &metamorph_models::ModelOptions::default(),
+            )
+        })
     }
 
     /// The single-step QA model of Break-Perturb-Build's evaluator, if the run provides one.

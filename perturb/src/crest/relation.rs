@@ -253,13 +253,23 @@ impl CorefPreservingMutation {
         };
         let original = token.text.to_lowercase();
         let lemma = token.lemma.to_lowercase();
+        // The lemma's antonyms are proposed only with `antonyms = true`.
+        let antonyms: Vec<String> = if self.antonyms {
+            Vec::new()
+        } else {
+            wordnet
+                .antonyms(&lemma, pos)
+                .into_iter()
+                .map(|a| a.raw)
+                .collect()
+        };
         let mut forms: Vec<String> = Vec::new();
         for word in wordnet.synonyms(&lemma, pos) {
             let name = word.raw;
             if name == lemma
                 || !name.chars().all(|c| c.is_ascii_lowercase())
                 || is_never_a_substitute(&name)
-                || (!self.antonyms && wordnet.antonyms(&lemma, pos).iter().any(|a| a.raw == name))
+                || antonyms.contains(&name)
             {
                 continue;
             }

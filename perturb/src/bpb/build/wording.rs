@@ -635,15 +635,7 @@ impl TimePair {
         }
         // The common words after the form ("the film") and at the end ("born").
         let (ra, rb) = (&wa[form_len..], &wb[form_len..]);
-        let suffix = ra
-            .iter()
-            .rev()
-            .zip(rb.iter().rev())
-            .take_while(|(x, y)| x == y)
-            .count();
-        let suffix = suffix
-            .min(ra.len().saturating_sub(1))
-            .min(rb.len().saturating_sub(1));
+        let suffix = shared_suffix(ra, rb);
         let (sa, sb) = (&ra[..ra.len() - suffix], &rb[..rb.len() - suffix]);
         // A subject with a verb in it is BREAK's wording gone wrong ("when was Kemess mine
         // was operated by …").
@@ -690,7 +682,10 @@ impl TimePair {
         };
         Some(match &self.form {
             TimeForm::Passive { aux, predicate } => {
-                format!("{} {a} {predicate} {when} {b}?", capital(aux))
+                format!(
+                    "{} {a} {predicate} {when} {b}?",
+                    crate::edit::capitalize(aux)
+                )
             }
             TimeForm::DoSupport { predicate } => format!("Did {a} {predicate} {when} {b}?"),
             TimeForm::Past { predicate } => {
@@ -709,7 +704,7 @@ impl TimePair {
                     "earlier" => "younger than",
                     _ => "the same age as",
                 };
-                format!("{} {a} {than} {b}?", capital(verb))
+                format!("{} {a} {than} {b}?", crate::edit::capitalize(verb))
             }
         })
     }
@@ -735,17 +730,23 @@ impl TimePair {
 /// `word` written with `model`'s first-letter case.
 fn capital_like(model: &str, word: &str) -> String {
     if model.chars().next().is_some_and(char::is_uppercase) {
-        capital(word)
+        crate::edit::capitalize(word)
     } else {
         word.to_string()
     }
 }
 
-fn capital(word: &str) -> String {
-    let mut chars = word.chars();
-    chars.next().map_or_else(String::new, |c| {
-        c.to_uppercase().collect::<String>() + chars.as_str()
-    })
+/// How many words `a` and `b` share at their ends, leaving each at least its first word.
+pub(crate) fn shared_suffix<T: PartialEq>(a: &[T], b: &[T]) -> usize {
+    let shared = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    shared
+        .min(a.len().saturating_sub(1))
+        .min(b.len().saturating_sub(1))
 }
 
 #[cfg(test)]
