@@ -14,6 +14,9 @@
 //!   "Is … higher than …?"), ReplaceBool the negated test; each step's phrase is its text with
 //!   references replaced by the referenced steps' phrases ([`phrase`]).
 //!
+//! Words the steps retyped from the question are written back as the question writes them
+//! ([`question_words`]: a title's capitals, a possessive, an article the annotator dropped).
+//!
 //! A perturbation the rules cannot write faithfully is not written: [`build_question`] returns
 //! [`Unrendered`] with the reason (counted per kind by the caller), never a broken question.
 //! Where the rules see more than one fluent way (e.g. "fewer" or "less" before a noun they
@@ -22,6 +25,7 @@
 pub mod comparison_word;
 pub mod from_qdmr;
 pub mod phrase;
+pub mod question_words;
 pub mod wording;
 pub mod yes_no;
 
@@ -94,6 +98,12 @@ pub fn build_question(input: &BuildInput<'_>) -> Result<Vec<String>, Unrendered>
         let q = match input.wording {
             Some(w) if from_steps => w.polish(&finish(&q), past),
             _ => q,
+        };
+        // The question's own capitals, possessives and articles where a step dropped them.
+        let q = if from_steps {
+            question_words::restore(&q, input.question)
+        } else {
+            q
         };
         let q = finish(&q);
         if from_steps {

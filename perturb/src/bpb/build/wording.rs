@@ -241,6 +241,7 @@ impl Wording<'_> {
     /// noun subject made to agree (in the past when `past`); unchanged where the parse does
     /// not show one of those.
     pub fn polish(&self, question: &str, past: bool) -> String {
+        let question = &self.superlative_lengths(question);
         let Some(doc) = self.parse(question) else {
             return question.to_string();
         };
@@ -483,6 +484,53 @@ impl Wording<'_> {
             }
         }
         join(&doc, &words)
+    }
+
+    /// BREAK's superlative of a length ("the longest yards of TD runs of Thomas Jones", from
+    /// "yards of TD runs of X ; longest of #1") as English says it: "the yards of the longest
+    /// TD run of Thomas Jones" (the counted noun made singular; at most three words before
+    /// it, none of them an article or a number).
+    fn superlative_lengths(&self, text: &str) -> String {
+        const SUPERLATIVES: [&str; 6] = [
+            "longest", "shortest", "highest", "lowest", "largest", "smallest",
+        ];
+        let mut words: Vec<String> = text.split_whitespace().map(str::to_string).collect();
+        let mut k = 0;
+        while k + 3 < words.len() {
+            let unit = words[k + 1].to_lowercase();
+            if !SUPERLATIVES.contains(&words[k].to_lowercase().as_str())
+                || !["yards", "meters", "metres", "miles"].contains(&unit.as_str())
+                || words[k + 2] != "of"
+            {
+                k += 1;
+                continue;
+            }
+            let plural = (k + 3..(k + 7).min(words.len()))
+                .take_while(|&m| {
+                    let w = words[m].to_lowercase();
+                    !["the", "a", "an", "of"].contains(&w.as_str())
+                        && !w.chars().any(|c| c.is_ascii_digit())
+                })
+                .find_map(|m| {
+                    let w = words[m].trim_end_matches(['?', ',']);
+                    let singular = self.inflections.lemma(&w.to_lowercase(), "NOUN")?;
+                    (w.ends_with('s') && singular != w.to_lowercase()).then_some((m, singular))
+                });
+            let Some((m, singular)) = plural else {
+                k += 1;
+                continue;
+            };
+            let tail = &words[m][words[m].trim_end_matches(['?', ',']).len()..];
+            let singular = format!("{singular}{tail}");
+            let superlative = words[k].clone();
+            let between: Vec<String> = words[k + 3..m].to_vec();
+            let mut replaced = vec![unit, "of".to_string(), "the".to_string(), superlative];
+            replaced.extend(between);
+            replaced.push(singular);
+            words.splice(k..=m, replaced);
+            k = m + 2;
+        }
+        words.join(" ")
     }
 
     /// A question word clause without an auxiliary ("when Frederick William lay claim to the
@@ -904,6 +952,17 @@ mod tests {
                 true
             ),
             "Who were the former NBA players who were a member of the Charlotte Hornets?"
+        );
+        assert_eq!(
+            w.polish(
+                "Are the longest yards of TD runs of Thomas Jones higher than the shortest yards of TD runs of Thomas Jones?",
+                true
+            ),
+            "Are the yards of the longest TD run of Thomas Jones higher than the yards of the shortest TD run of Thomas Jones?"
+        );
+        assert_eq!(
+            w.polish("What were the shortest yards of touchdown passes?", true),
+            "What were the yards of the shortest touchdown pass?"
         );
         assert_eq!(
             w.as_question("where Zhu Jiang Beer is made", false),
