@@ -110,9 +110,24 @@ fn filter_as_modifier(text: &str) -> String {
     let Some((attribute, test)) = rest.split_once(&format!(" of {x} ")) else {
         return text.to_string();
     };
+    // BREAK writes the test with its verb or without ("… of X at least 20000").
+    let bare_comparison = [
+        "at least ",
+        "at most ",
+        "higher than ",
+        "lower than ",
+        "more than ",
+        "less than ",
+        "over ",
+        "under ",
+        "equal to ",
+    ]
+    .iter()
+    .any(|c| test.starts_with(c));
     let Some(test) = test
         .strip_prefix("is ")
         .or_else(|| test.strip_prefix("are "))
+        .or(bare_comparison.then_some(test))
     else {
         return text.to_string();
     };
@@ -246,6 +261,12 @@ mod tests {
         assert_eq!(
             filter_as_modifier("groups where size of groups is at most 5800"),
             "groups whose size is at most 5800"
+        );
+        assert_eq!(
+            filter_as_modifier(
+                "federal entities in 2000 where per capita GDP of federal entities in 2000 at least 20000"
+            ),
+            "federal entities in 2000 whose per capita GDP is at least 20000"
         );
         assert_eq!(
             filter_as_modifier("teams where the Bears won"),

@@ -542,7 +542,32 @@ impl Wording<'_> {
             return clause.to_string();
         };
         let n = doc.tokens.len();
-        if n < 3 || !["when", "where", "why"].contains(&doc.token_text(0).to_lowercase().as_str()) {
+        // "what the benefit of X was": `be` last, after its subject, moves after the question
+        // word ("what was the benefit of X").
+        let wh = doc.token_text(0).to_lowercase();
+        let mut last = n;
+        while last > 0 && doc.tokens[last - 1].pos == "PUNCT" {
+            last -= 1;
+        }
+        if n >= 3
+            && ["what", "who", "which", "when", "where", "why"].contains(&wh.as_str())
+            // Not a question word with a noun or an adjective of its own ("which team the
+            // player was on", "how old X was").
+            && !["NOUN", "ADJ", "ADV"].contains(&doc.tokens[1].pos.as_str())
+            && last >= 3
+            && ["is", "are", "was", "were"]
+                .contains(&doc.token_text(last - 1).to_lowercase().as_str())
+            && !AUXILIARIES.contains(&doc.token_text(1).to_lowercase().as_str())
+        {
+            let be = last - 1;
+            let mut words: Vec<Option<String>> = (0..n)
+                .map(|i| Some(doc.token_text(i).to_string()))
+                .collect();
+            words[0] = Some(format!("{} {}", doc.token_text(0), doc.token_text(be)));
+            words[be] = None;
+            return join(&doc, &words);
+        }
+        if n < 3 || !["when", "where", "why"].contains(&wh.as_str()) {
             return clause.to_string();
         }
         if AUXILIARIES.contains(&doc.token_text(1).to_lowercase().as_str()) {
@@ -988,6 +1013,14 @@ mod tests {
                 true
             ),
             "when did Frederick William lay claim to the Silesian principalities"
+        );
+        assert_eq!(
+            w.as_question("What the benefit of replacing the engine was", true),
+            "What was the benefit of replacing the engine"
+        );
+        assert_eq!(
+            w.as_question("who the director of the film is", false),
+            "who is the director of the film"
         );
         assert_eq!(
             w.as_question("when Vladimir Arnold died", true),
