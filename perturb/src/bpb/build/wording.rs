@@ -292,6 +292,74 @@ impl Wording<'_> {
                 }
             }
         }
+        // "the country that Russia border", "the year when the Kingdom forms": the tagger
+        // reads a clause's verb after a name as a noun with the name as its compound. A
+        // lower-case word it heads that way, right after "that"/"when"/"where" and the name,
+        // that the tables know as a verb, is the clause's verb: it agrees with the name (in
+        // the past in a past question).
+        for (k, slot) in words.iter_mut().enumerate().skip(2) {
+            let t = &doc.tokens[k];
+            let word = text(k);
+            if !["NN", "NNS"].contains(&t.tag.as_str())
+                || [
+                    "nsubj",
+                    "nsubjpass",
+                    "dobj",
+                    "pobj",
+                    "attr",
+                    "compound",
+                    "conj",
+                ]
+                .contains(&t.dep.as_str())
+                || !word.chars().all(|c| c.is_ascii_lowercase())
+                || slot.as_deref() != Some(word.as_str())
+            {
+                continue;
+            }
+            // The name: the proper nouns right before it, all its compounds.
+            let mut first = k;
+            while first > 0
+                && doc.tokens[first - 1].tag.starts_with("NNP")
+                && doc.tokens[first - 1].head == k
+            {
+                first -= 1;
+            }
+            // "the Indo-Greek Kingdom": a hyphen inside the name.
+            while first > 1
+                && ["HYPH", "NNP", "NNPS", "DT"].contains(&doc.tokens[first - 1].tag.as_str())
+                && doc.tokens[first - 1].head != k
+                && !["that", "when", "where"].contains(&text(first - 1).to_lowercase().as_str())
+                && doc.tokens[first - 1].tag != "DT"
+            {
+                first -= 1;
+            }
+            if first > 0 && doc.tokens[first - 1].tag == "DT" {
+                first -= 1;
+            }
+            if first == k
+                || first == 0
+                || !["that", "when", "where"].contains(&text(first - 1).to_lowercase().as_str())
+            {
+                continue;
+            }
+            // What follows is what follows a verb: the end, a preposition or a determiner.
+            if k + 1 < n && !["IN", ".", "DT", "RP"].contains(&doc.tokens[k + 1].tag.as_str()) {
+                continue;
+            }
+            let Some(lemma) = self.inflections.lemma(&word, "VERB") else {
+                continue;
+            };
+            let form = if past {
+                self.past(&lemma)
+            } else if t.tag == "NN" {
+                self.inflections.inflect(&lemma, "VBZ")
+            } else {
+                None
+            };
+            if let Some(form) = form {
+                *slot = Some(form);
+            }
+        }
         // "What was the field goals …": `be` agrees with a plural subject; "What is A
         // multiplied by B" asks for one number.
         let product = [" multiplied by ", " divided by "]
@@ -304,9 +372,19 @@ impl Wording<'_> {
                 "is" => "are",
                 _ => continue,
             };
+            // An auxiliary agrees with its verb's subject ("the Lithuanians was informed").
+            let auxiliary = ["aux", "auxpass"].contains(&doc.tokens[j].dep.as_str());
+            let verb = doc.tokens[j].head;
             let subjects: Vec<&str> = (0..n)
-                .filter(|&c| c != j && doc.tokens[c].head == j)
-                .filter(|&c| ["nsubj", "attr"].contains(&doc.tokens[c].dep.as_str()))
+                .filter(|&c| c != j)
+                .filter(|&c| {
+                    let (head, dep) = (doc.tokens[c].head, doc.tokens[c].dep.as_str());
+                    (head == j && ["nsubj", "attr"].contains(&dep))
+                        || (auxiliary
+                            && head == verb
+                            && dep.starts_with("nsubj")
+                            && plural_people_or_things(&doc, c))
+                })
                 .map(|c| doc.tokens[c].tag.as_str())
                 .collect();
             if subjects.iter().any(|t| ["NNS", "NNPS"].contains(t))
@@ -619,6 +697,24 @@ impl Wording<'_> {
         words[0] = Some(format!("{} {support}", doc.token_text(0)));
         words[verb] = Some(base);
         join(&doc, &words)
+    }
+}
+
+/// Whether token `c` is a plural the auxiliary agrees with: a common plural noun, or a
+/// one-word plural name after "the" ("the Lithuanians"); not a title that ends in a plural
+/// ("Hot Girls Wanted", "Those Calloways", "Chariots of Fire").
+fn plural_people_or_things(doc: &Doc, c: usize) -> bool {
+    let t = &doc.tokens[c];
+    match t.tag.as_str() {
+        // A capitalised plural is a title's word ("Hot Girls Wanted").
+        "NNS" => doc.token_text(c).chars().all(|ch| !ch.is_uppercase()),
+        "NNPS" => {
+            let children: Vec<usize> = (0..doc.tokens.len())
+                .filter(|&k| k != c && doc.tokens[k].head == c)
+                .collect();
+            children.len() == 1 && doc.token_text(children[0]).eq_ignore_ascii_case("the")
+        }
+        _ => false,
     }
 }
 
@@ -988,6 +1084,43 @@ mod tests {
         assert_eq!(
             w.polish("What were the shortest yards of touchdown passes?", true),
             "What were the yards of the shortest touchdown pass?"
+        );
+        assert_eq!(
+            w.polish("What is the country that Russia border?", false),
+            "What is the country that Russia borders?"
+        );
+        assert_eq!(
+            w.polish(
+                "Is the number of TD passes that Cutler threw the same as the number of TD passes that Favre throw?",
+                true
+            ),
+            "Is the number of TD passes that Cutler threw the same as the number of TD passes that Favre threw?"
+        );
+        assert_eq!(
+            w.polish("What was the year when the Indo-Greek Kingdom forms?", true),
+            "What was the year when the Indo-Greek Kingdom formed?"
+        );
+        assert_eq!(
+            w.polish(
+                "What was the year when Sir Charles Knowles sails from Antigua?",
+                true
+            ),
+            "What was the year when Sir Charles Knowles sailed from Antigua?"
+        );
+        assert_eq!(
+            w.polish(
+                "What was the date that the Lithuanians was informed about it?",
+                true
+            ),
+            "What was the date that the Lithuanians were informed about it?"
+        );
+        // A title that ends in a plural is one thing.
+        assert_eq!(
+            w.polish(
+                "Was Hot Girls Wanted released earlier than China Blue?",
+                true
+            ),
+            "Was Hot Girls Wanted released earlier than China Blue?"
         );
         assert_eq!(
             w.as_question("where Zhu Jiang Beer is made", false),
