@@ -218,6 +218,31 @@ pub fn replace_comp(input: &BuildInput<'_>) -> Result<Vec<String>, Unrendered> {
             return Err(Unrendered::new("several comparison words in the question"));
         }
     };
+    // "farther west" has no opposite in "closer west" (it would be "farther east", which
+    // asks of the other end); a compass direction after a distance word is not swapped.
+    let after = input.question[site.end..]
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .trim_matches(|c: char| !c.is_alphabetic())
+        .to_lowercase();
+    if ["farther", "further", "closer", "nearer"].contains(&site.text.to_lowercase().as_str())
+        && [
+            "north",
+            "south",
+            "east",
+            "west",
+            "northward",
+            "southward",
+            "eastward",
+            "westward",
+        ]
+        .contains(&after.as_str())
+    {
+        return Err(Unrendered::new(
+            "a distance word before a compass direction",
+        ));
+    }
     Ok(opposites(site.text, site.next_tag)
         .into_iter()
         .map(|o| {
@@ -274,5 +299,6 @@ mod tests {
         );
         assert!(build("Who won, Edward or John?").is_err());
         assert!(build("Which is longer and older, A or B?").is_err());
+        assert!(build("Which is located farther West, the Locks or the Lagoon?").is_err());
     }
 }

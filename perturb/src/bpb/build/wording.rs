@@ -242,6 +242,8 @@ impl Wording<'_> {
     /// not show one of those.
     pub fn polish(&self, question: &str, past: bool) -> String {
         let question = &self.superlative_lengths(question);
+        let question = &self.one_superlative(question);
+        let question = &the_number_of(question);
         let Some(doc) = self.parse(question) else {
             return question.to_string();
         };
@@ -543,10 +545,19 @@ impl Wording<'_> {
             }) {
                 continue;
             }
+            // "the Bryant Bulldogs" is a plural name, whatever its tag.
+            let plural_name = |c: usize| {
+                let word = text(c);
+                word.ends_with('s')
+                    && !word.ends_with("ss")
+                    && (0..n)
+                        .any(|d| doc.tokens[d].head == c && text(d).eq_ignore_ascii_case("the"))
+            };
             let singular_subject = children.iter().any(|&c| {
                 doc.tokens[c].dep == "nsubj"
                     && c < j
                     && ["NN", "NNP"].contains(&doc.tokens[c].tag.as_str())
+                    && !(doc.tokens[c].tag == "NNP" && plural_name(c))
             });
             if !singular_subject {
                 continue;
@@ -607,6 +618,74 @@ impl Wording<'_> {
             replaced.push(singular);
             words.splice(k..=m, replaced);
             k = m + 2;
+        }
+        words.join(" ")
+    }
+
+    /// BREAK's superlative over a plural step ("shortest of #1", #1 = "TD runs") names one
+    /// thing: "What were the shortest TD runs?" → "What was the shortest TD run?". The plural
+    /// must end the noun phrase (the question's end or a preposition after it), with at most
+    /// two words between; a form of `be` right before "the" is made singular with it.
+    fn one_superlative(&self, text: &str) -> String {
+        let mut words: Vec<String> = text.split_whitespace().map(str::to_string).collect();
+        let bare = |w: &str| w.trim_end_matches(['?', ',']).to_string();
+        for k in 1..words.len() {
+            let sup = words[k].to_lowercase();
+            // "one of the fastest sprinters" stays plural.
+            let part_of = k >= 2
+                && (["of", "among"].contains(&words[k - 2].to_lowercase().as_str()))
+                && (words[k - 2].eq_ignore_ascii_case("among")
+                    || k >= 3
+                        && [
+                            "one", "some", "many", "two", "three", "few", "several", "each", "any",
+                            "all", "none", "most",
+                        ]
+                        .contains(&words[k - 3].to_lowercase().as_str()));
+            let superlative = sup.ends_with("est")
+                && sup.len() > 4
+                && sup.chars().all(|c| c.is_ascii_lowercase());
+            if !superlative || !words[k - 1].eq_ignore_ascii_case("the") || part_of {
+                continue;
+            }
+            let Some(m) = (k + 1..(k + 4).min(words.len())).find(|&m| {
+                let w = bare(&words[m]);
+                let ends_phrase = words[m].ends_with('?')
+                    || words.get(m + 1).is_some_and(|next| {
+                        ["of", "in", "by", "from", "for", "during", "than"]
+                            .contains(&next.to_lowercase().as_str())
+                    });
+                ends_phrase
+                    && w.ends_with('s')
+                    && !w.ends_with("ss")
+                    && w.chars().all(|c| c.is_ascii_lowercase())
+            }) else {
+                continue;
+            };
+            if words[k + 1..m]
+                .iter()
+                .any(|w| w.chars().any(|c| c.is_ascii_digit()) || w.contains('\''))
+            {
+                continue;
+            }
+            let plural = bare(&words[m]);
+            let Some(singular) = self.inflections.lemma(&plural, "NOUN") else {
+                continue;
+            };
+            if singular == plural {
+                continue;
+            }
+            let tail = words[m][plural.len()..].to_string();
+            words[m] = format!("{singular}{tail}");
+            if k >= 2 {
+                let be = match words[k - 2].to_lowercase().as_str() {
+                    "were" => Some("was"),
+                    "are" => Some("is"),
+                    _ => None,
+                };
+                if let Some(be) = be {
+                    words[k - 2] = capital_like(&words[k - 2], be);
+                }
+            }
         }
         words.join(" ")
     }
@@ -698,6 +777,25 @@ impl Wording<'_> {
         words[verb] = Some(base);
         join(&doc, &words)
     }
+}
+
+/// "the sum of number of A and number of B": "number" after a preposition or a conjunction
+/// takes "the" ("the sum of the number of A and the number of B").
+fn the_number_of(text: &str) -> String {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let mut out: Vec<&str> = Vec::with_capacity(words.len() + 2);
+    for (i, w) in words.iter().enumerate() {
+        if *w == "number"
+            && words.get(i + 1) == Some(&"of")
+            && i > 0
+            && ["of", "and", "between", "than", "as", "with", "to"]
+                .contains(&words[i - 1].to_lowercase().as_str())
+        {
+            out.push("the");
+        }
+        out.push(w);
+    }
+    out.join(" ")
 }
 
 /// Whether token `c` is a plural the auxiliary agrees with: a common plural noun, or a
@@ -1113,6 +1211,31 @@ mod tests {
                 true
             ),
             "What was the date that the Lithuanians were informed about it?"
+        );
+        assert_eq!(
+            w.polish("What were the shortest TD runs?", true),
+            "What was the shortest TD run?"
+        );
+        assert_eq!(
+            w.polish(
+                "Who is one of the fastest European sprinters in history?",
+                false
+            ),
+            "Who is one of the fastest European sprinters in history?"
+        );
+        assert_eq!(
+            w.polish(
+                "Is the number of touchdowns of A the same as the sum of number of touchdowns of B and number of touchdowns of C?",
+                true
+            ),
+            "Is the number of touchdowns of A the same as the sum of the number of touchdowns of B and the number of touchdowns of C?"
+        );
+        assert_eq!(
+            w.polish(
+                "What is the university which the Bryant Bulldogs represent?",
+                false
+            ),
+            "What is the university which the Bryant Bulldogs represent?"
         );
         // A title that ends in a plural is one thing.
         assert_eq!(
