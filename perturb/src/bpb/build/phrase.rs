@@ -198,7 +198,15 @@ pub fn definite(text: &str) -> String {
                 && w.chars().all(|c| c.is_alphabetic() || c == '-')
         });
     let starts_upper = lead > 0 && (possessive || !common_noun_follows);
-    let number = first.chars().next().is_some_and(|c| c.is_ascii_digit());
+    // A count ("two teams", "30 yards") takes no article; a year before a noun does ("the
+    // 2004 American teen film").
+    let year = first.len() == 4
+        && first.chars().all(|c| c.is_ascii_digit())
+        && (first.starts_with('1') || first.starts_with('2'))
+        && words
+            .get(1)
+            .is_some_and(|w| w.chars().all(char::is_alphabetic));
+    let number = first.chars().next().is_some_and(|c| c.is_ascii_digit()) && !year;
     if has_determiner || starts_upper || number {
         text.to_string()
     } else {

@@ -282,7 +282,12 @@ impl Wording<'_> {
             .any(|(r, t)| t.head == r && t.tag == "VBD");
         if past && root_past {
             for (j, t) in doc.tokens.iter().enumerate().skip(1) {
-                if t.tag != "VBZ" || t.pos != "VERB" || t.head == j {
+                // A capitalised verb is a title's word ("The Motion Makes Me Last").
+                if t.tag != "VBZ"
+                    || t.pos != "VERB"
+                    || t.head == j
+                    || !text(j).chars().next().is_some_and(char::is_lowercase)
+                {
                     continue;
                 }
                 let lemma = t.lemma.to_lowercase();
@@ -529,7 +534,11 @@ impl Wording<'_> {
             }
         }
         for (j, token) in doc.tokens.iter().enumerate() {
-            if !(token.tag == "VBP" || token.tag == "VB") || token.pos != "VERB" || j == 0 {
+            if !(token.tag == "VBP" || token.tag == "VB")
+                || token.pos != "VERB"
+                || j == 0
+                || !text(j).chars().next().is_some_and(char::is_lowercase)
+            {
                 continue;
             }
             let before = text(j - 1).to_lowercase();
