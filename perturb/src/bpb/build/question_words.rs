@@ -15,9 +15,10 @@
 //!   title elsewhere begins with "The". A word the step SHOUTS takes the question's case.
 //! * **A possessive or an abbreviation's period** comes back only when the next word is aligned
 //!   too ("Vladislaus son" → "Vladislaus' son", never "the son of Vladislaus'").
-//! * **An article** comes back only between a preposition and an aligned word, where the
-//!   question has one before that word and the step has none ("of town that" → "of a town
-//!   that").
+//! * **An article** comes back only after a preposition, before a word that stands with the
+//!   step's next word in the question right after an article ("of town that" → "of a town
+//!   that", from "in a town that"), and never before a common noun that titles a name ("with
+//!   crew member Stephe Regelous").
 //!
 //! Misspellings the question itself has are the data's, in source and follow-up alike, and stay.
 
