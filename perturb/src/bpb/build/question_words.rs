@@ -65,13 +65,8 @@ fn words(text: &str) -> Vec<Word<'_>> {
             } else {
                 core
             };
-            let bare = core
-                .strip_suffix("'s")
-                .or_else(|| core.strip_suffix("’s"))
-                .or_else(|| core.strip_suffix('\''))
-                .or_else(|| core.strip_suffix('’'))
-                .unwrap_or(core);
-            let key = bare
+            let key = split_possessive(core)
+                .0
                 .chars()
                 .filter(|c| c.is_alphanumeric())
                 .flat_map(char::to_lowercase)
@@ -148,7 +143,11 @@ pub fn restore(built: &str, question: &str) -> String {
     let pairs = align(&b, &q);
     // A question written in capitals has no case to give.
     let question_shouts = q.iter().filter(|w| shouted(w.core)).count() * 2 > q.len();
-    let partner = |i: usize| pairs.iter().find(|p| p.0 == i).map(|p| p.1);
+    let mut partners = vec![None; b.len()];
+    for &(i, j) in &pairs {
+        partners[i] = Some(j);
+    }
+    let partner = |i: usize| partners.get(i).copied().flatten();
     // Whether built word `i` (aligned to question word `j`) lies in a run of aligned words
     // that reaches a capitalised content word of the question (not its first) across function
     // words only: a title.

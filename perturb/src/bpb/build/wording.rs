@@ -333,10 +333,9 @@ impl Wording<'_> {
             }
             // "the Indo-Greek Kingdom": a hyphen inside the name.
             while first > 1
-                && ["HYPH", "NNP", "NNPS", "DT"].contains(&doc.tokens[first - 1].tag.as_str())
+                && ["HYPH", "NNP", "NNPS"].contains(&doc.tokens[first - 1].tag.as_str())
                 && doc.tokens[first - 1].head != k
                 && !["that", "when", "where"].contains(&text(first - 1).to_lowercase().as_str())
-                && doc.tokens[first - 1].tag != "DT"
             {
                 first -= 1;
             }
