@@ -18,13 +18,15 @@ use std::path::Path;
 
 use metamorph_data::{Error, Result};
 
-use crate::config::{edit_kind, relation_kind, replaces_entities, WORD_SUBSTITUTIONS};
+use crate::config::{
+    builds_source, edit_kind, relation_kind, replaces_entities, WORD_SUBSTITUTIONS,
+};
 
 /// Share of the good follow-ups the thresholds must keep (on the tuning half).
 pub const KEEP_GOAL: f64 = 0.95;
 
 /// The checks a threshold is chosen for, in TSV column order (`spans` is pass/fail and kept).
-pub const CHECKS: [&str; 7] = [
+pub const CHECKS: [&str; 8] = [
     "meaning",
     "structure",
     "fluency",
@@ -32,6 +34,7 @@ pub const CHECKS: [&str; 7] = [
     "spans",
     "lm",
     "lm_sentence",
+    "lm_ending",
 ];
 
 /// One labelled follow-up.
@@ -42,7 +45,7 @@ pub struct Item {
     /// The relation.
     pub relation: String,
     /// Scores in [`CHECKS`] order (`None`: the check did not apply).
-    pub scores: [Option<f32>; 7],
+    pub scores: [Option<f32>; CHECKS.len()],
     /// The source text as the row shows it (`field: text`), if the file has it.
     pub source: String,
     /// The follow-up text as the row shows it.
@@ -79,6 +82,9 @@ impl Item {
             check @ ("meaning" | "sense") => format!("{check}/{}", relation_kind(&self.relation)),
             "fluency" if replaces_entities(&self.relation) => "fluency/entities".to_string(),
             check @ ("lm" | "lm_sentence") => format!("{check}/{}", edit_kind(&self.relation)),
+            // Per relation: how a parent cut short reads differs between reviews and
+            // encyclopaedic sentences.
+            "lm_ending" => format!("lm_ending/{}", self.relation),
             check => check.to_string(),
         }
     }
@@ -126,7 +132,7 @@ pub fn read_labelled(path: &Path) -> Result<Vec<Item>> {
                 format!("`{name}` is {other:?}, expected yes or no"),
             )),
         };
-        let mut scores = [None; 7];
+        let mut scores = [None; CHECKS.len()];
         for (k, c) in checks.iter().enumerate() {
             let Some(c) = *c else { continue };
             let v = cell(c);
@@ -191,7 +197,9 @@ pub fn cell_text(cell: &str) -> String {
 }
 
 /// Fills the `lm` and `lm_sentence` scores of items that have `source` and `follow_up` text,
-/// with the same scoring the validity step uses.
+/// and `lm_ending` of those whose relation built the source ([`builds_source`]; each
+/// `‖`-separated part of the cell read on its own), with the same scoring the validity step
+/// uses.
 ///
 /// # Errors
 /// Model failures naming the model.
@@ -217,6 +225,20 @@ pub fn score_with_lm(items: &mut [Item], lm: &crate::language_model::LmScorer) -
         let s = crate::language_model::change_scores(scores[2 * k], scores[2 * k + 1], rebuilt);
         item.scores[lm_at] = Some(s.lm);
         item.scores[lm_at + 1] = Some(s.lm_sentence);
+    }
+    let built: Vec<(usize, String)> = items
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| builds_source(&i.relation) && !i.source.is_empty())
+        .flat_map(|(k, i)| i.source.split('‖').map(move |part| (k, cell_text(part))))
+        .collect();
+    let parts: Vec<&str> = built.iter().map(|(_, t)| t.as_str()).collect();
+    let endings = lm.ending_log_probs(&parts)?;
+    for ((k, _), ending) in built.iter().zip(endings) {
+        if let Some(e) = ending {
+            let slot = &mut items[*k].scores[lm_at + 2];
+            *slot = Some(slot.map_or(e, |o: f32| o.min(e)));
+        }
     }
     Ok(())
 }
@@ -555,7 +577,7 @@ mod tests {
         Item {
             case_id: id.into(),
             relation: "CREST".into(),
-            scores: [Some(meaning), None, None, None, Some(1.0), None, None],
+            scores: [Some(meaning), None, None, None, Some(1.0), None, None, None],
             source: String::new(),
             follow_up: String::new(),
             natural: good,
@@ -581,7 +603,7 @@ mod tests {
         Item {
             case_id: id.into(),
             relation: relation.into(),
-            scores: [None, None, None, None, None, Some(lm), None],
+            scores: [None, None, None, None, None, Some(lm), None, None],
             source: String::new(),
             follow_up: String::new(),
             natural: good,

@@ -46,6 +46,9 @@ pub struct Thresholds {
     /// The lowest mean log-probability per token of a changed window read whole (follow-up;
     /// and source, where the relation built it).
     pub lm_sentence: Option<f32>,
+    /// The lowest log-probability (nats) that a sentence of a source the relation built
+    /// (NLPLego-SA and -SSM's parents) ends where it does: low for a parent cut short.
+    pub lm_ending: Option<f32>,
 }
 
 impl Thresholds {
@@ -59,6 +62,7 @@ impl Thresholds {
             spans: other.spans.or(self.spans),
             lm: other.lm.or(self.lm),
             lm_sentence: other.lm_sentence.or(self.lm_sentence),
+            lm_ending: other.lm_ending.or(self.lm_ending),
         }
     }
 }
@@ -126,6 +130,7 @@ impl ValidateConfig {
         if self.lm_model().is_none() {
             builtin.lm = None;
             builtin.lm_sentence = None;
+            builtin.lm_ending = None;
         }
         if self.masked_lm.is_some() && family != "bpb" && !replaces_entities(mr) {
             // A configured masked LM scores the word substitutions, on its own scale (see
@@ -170,7 +175,11 @@ impl ValidateConfig {
                     }
                 }
             }
-            for (check, value) in [("lm", t.lm), ("lm_sentence", t.lm_sentence)] {
+            for (check, value) in [
+                ("lm", t.lm),
+                ("lm_sentence", t.lm_sentence),
+                ("lm_ending", t.lm_ending),
+            ] {
                 if let Some(v) = value {
                     if !v.is_finite() || !(-100.0..=100.0).contains(&v) {
                         return Err(Error::Config(format!(
@@ -233,6 +242,12 @@ pub fn edit_kind(relation: &str) -> &'static str {
     }
 }
 
+/// Whether relation `mr` builds its source from parts of a sentence (NLPLego-SA and -SSM's
+/// parents): the relations whose source can read cut short, which `lm_ending` reads.
+pub fn builds_source(mr: &str) -> bool {
+    matches!(mr, "NLPLego-SA" | "NLPLego-SSM")
+}
+
 /// Whether relation `mr` replaces entities (names) rather than words: SIT4RE's MR-R1 to
 /// MR-R4.
 pub fn replaces_entities(mr: &str) -> bool {
@@ -285,5 +300,6 @@ pub fn builtin_thresholds(family: &str, mr: &str) -> Thresholds {
         spans: Some(1.0),
         lm,
         lm_sentence: None,
+        lm_ending: None,
     }
 }

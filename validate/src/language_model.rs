@@ -14,6 +14,14 @@
 //!   length. (Not frequency-normalised: no word-frequency list is packaged; a rare name lowers
 //!   the mean of source and follow-up alike, which is why `lm`, a difference, is the main
 //!   check and this one applies only where the source is itself constructed.)
+//! * **`lm_ending`**: for the relations that build their source from parts (NLPLego-SA and
+//!   -SSM's parents), the log-probability that each of the source's sentences ends where it
+//!   does: `log P(terminal punctuation | the text before it)`, the lowest over its sentences.
+//!   A parent cut short ("it stops me.", "It has a bundle.") ends where a reader, and the LM,
+//!   expects more words; a whole sentence's mean (`lm_sentence`) hides that one improbable
+//!   token among many likely ones. A sentence ends at `.`, `!` or `?` (a run of them) followed
+//!   by white space or the text's end, so decimals and most abbreviations inside a word are not
+//!   ends; a sentence of fewer than two words before its punctuation is not read.
 //!
 //! Every text is scored with the model's start token before it ([`CausalLm::start_token`]), in
 //! batches grouped by length.
@@ -146,5 +154,126 @@ impl LmScorer {
             })
             .collect();
         Ok(slots.into_iter().map(|s| scores[s]).collect())
+    }
+
+    /// For each text, the lowest log-probability (nats) over its sentences that the sentence
+    /// ends with the punctuation it ends with, given everything before it
+    /// ([`sentence_ends`]); `None` for a text with no sentence to read. Every distinct
+    /// `(text up to an end)` is one sequence, and all go through the model together.
+    ///
+    /// # Errors
+    /// Tokenizer or model failures naming the model.
+    pub fn ending_log_probs(&self, texts: &[&str]) -> Result<Vec<Option<f32>>> {
+        let limit = self.lm.context_length().min(1024);
+        let mut index: HashMap<(&str, usize), usize> = HashMap::new();
+        // Per distinct end: the sequence to score and how many of its last tokens are the
+        // punctuation.
+        let mut sequences: Vec<Vec<u32>> = Vec::new();
+        let mut punctuation: Vec<usize> = Vec::new();
+        let mut owners: Vec<Vec<usize>> = vec![Vec::new(); texts.len()];
+        for (t, text) in texts.iter().enumerate() {
+            for (words_end, end) in sentence_ends(text) {
+                if let Some(&k) = index.get(&(*text, end)) {
+                    owners[t].push(k);
+                    continue;
+                }
+                let prefix = self.lm.with_start(&text[..words_end])?;
+                let body = self.lm.with_start(&text[..end])?;
+                // The punctuation must be tokens of its own after the words' tokens (almost
+                // always: byte-pair vocabularies split punctuation off a word).
+                if body.len() <= prefix.len() || body[..prefix.len()] != prefix[..] {
+                    continue;
+                }
+                let tail = body.len() - prefix.len();
+                // Longer than the context: the earliest tokens after the start go.
+                let start = usize::from(self.lm.start_token().is_some());
+                let drop = body.len().saturating_sub(limit);
+                if drop > 0 && prefix.len() < start + drop + 1 {
+                    continue;
+                }
+                let kept: Vec<u32> = body[..start]
+                    .iter()
+                    .chain(&body[start + drop..])
+                    .copied()
+                    .collect();
+                index.insert((text, end), sequences.len());
+                owners[t].push(sequences.len());
+                sequences.push(kept);
+                punctuation.push(tail);
+            }
+        }
+        let log_probs = self.lm.score(&sequences)?;
+        let ends: Vec<f32> = log_probs
+            .iter()
+            .zip(&punctuation)
+            .map(|(lp, &n)| lp[lp.len() - n..].iter().sum())
+            .collect();
+        Ok(owners
+            .into_iter()
+            .map(|mine| mine.into_iter().map(|k| ends[k]).reduce(f32::min))
+            .collect())
+    }
+}
+
+/// The sentence ends of `text` as byte offsets `(words_end, end)`: `text[..end]` is the text
+/// up to and including a sentence's terminal punctuation (a run of `.`, `!`, `?` followed by
+/// white space or the end of the text), `text[..words_end]` the same without the punctuation
+/// and the spaces before it. Sentences of fewer than two words before their punctuation are
+/// left out (a list marker, "No.").
+pub fn sentence_ends(text: &str) -> Vec<(usize, usize)> {
+    let is_end = |c: char| matches!(c, '.' | '!' | '?');
+    let mut out = Vec::new();
+    let mut sentence_start = 0;
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        if !is_end(chars[i].1) {
+            i += 1;
+            continue;
+        }
+        let run_start = chars[i].0;
+        while i < chars.len() && is_end(chars[i].1) {
+            i += 1;
+        }
+        let end = chars.get(i).map_or(text.len(), |&(b, _)| b);
+        if i < chars.len() && !chars[i].1.is_whitespace() {
+            continue;
+        }
+        let words_end = text[..run_start].trim_end().len();
+        if text[sentence_start..words_end].split_whitespace().count() >= 2 {
+            out.push((words_end, end));
+        }
+        sentence_start = end;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sentence_ends;
+
+    fn ends(text: &str) -> Vec<(&str, &str)> {
+        sentence_ends(text)
+            .into_iter()
+            .map(|(w, e)| (&text[..w], &text[w..e]))
+            .collect()
+    }
+
+    #[test]
+    fn a_sentence_ends_at_punctuation_before_a_space_or_the_end() {
+        assert_eq!(
+            ends("It costs 3.5 dollars . Really? It does!!"),
+            vec![
+                ("It costs 3.5 dollars", " ."),
+                ("It costs 3.5 dollars . Really? It does", "!!"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_text_without_an_end_or_with_one_word_sentences_has_none() {
+        assert!(ends("it stops me").is_empty());
+        assert!(ends("No. Yes!").is_empty());
+        assert_eq!(ends("No. It has a bundle.").len(), 1);
     }
 }

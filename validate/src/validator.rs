@@ -11,7 +11,7 @@ use metamorph_models::{cosine, device, Checkpoint, EncoderOptions, ModelOptions,
 use metamorph_parse::spacy::pipeline::Pipeline;
 use metamorph_parse::stage::{ParseConfig, ParseStage};
 
-use crate::config::{relation_kind, Thresholds, ValidateConfig};
+use crate::config::{builds_source, relation_kind, Thresholds, ValidateConfig};
 use crate::language_model::{change_scores, ChangeScores, LmScorer};
 use crate::spans::broken_span;
 use crate::structure::{kept, signature};
@@ -178,6 +178,7 @@ impl Validator {
         let parses = self.reparse(cases, &plans)?;
         let likelihoods = self.likelihood_fluency(&plans)?;
         let lm_scores = self.lm_checks(cases, &plans)?;
+        let endings = self.lm_ending_check(cases, &plans)?;
         let t2 = std::time::Instant::now();
         let mut fit = WordFit::new(&self.vectors);
         let mut out = Vec::with_capacity(cases.len());
@@ -298,6 +299,18 @@ impl Validator {
                         ),
                     );
                 }
+            }
+            if let (Some(threshold), Some(score)) = (t.lm_ending, endings[i]) {
+                record(
+                    &mut v,
+                    "lm_ending",
+                    score,
+                    threshold,
+                    format!(
+                        "a sentence of the source ends where the language model gives its \
+                         punctuation {score:.1} nats, under {threshold:.1} (cut short)"
+                    ),
+                );
             }
             if let Some(threshold) = t.spans {
                 // Offsets of a re-parsed window are relative to the window: mentions are
@@ -459,6 +472,38 @@ impl Validator {
                 },
                 None => s,
             });
+        }
+        Ok(out)
+    }
+}
+
+impl Validator {
+    /// Per case: the lowest log-probability that a sentence of its source windows ends where
+    /// it does, when `lm_ending` applies to it (the relation built the source); every distinct
+    /// window read once, all in one batch.
+    fn lm_ending_check(&self, cases: &[Case], plans: &[Plan]) -> Result<Vec<Option<f32>>> {
+        let Some(lm) = &self.lm else {
+            return Ok(vec![None; cases.len()]);
+        };
+        let mut texts: Vec<&str> = Vec::new();
+        let mut owners: Vec<usize> = Vec::new();
+        for (i, (case, plan)) in cases.iter().zip(plans).enumerate() {
+            if plan.thresholds.lm_ending.is_none() || !builds_source(&case.mr) {
+                continue;
+            }
+            for change in &plan.changes {
+                texts.push(&change.source);
+                owners.push(i);
+            }
+        }
+        let mut out: Vec<Option<f32>> = vec![None; cases.len()];
+        if texts.is_empty() {
+            return Ok(out);
+        }
+        for (i, score) in owners.into_iter().zip(lm.ending_log_probs(&texts)?) {
+            if let Some(score) = score {
+                out[i] = Some(out[i].map_or(score, |o| o.min(score)));
+            }
         }
         Ok(out)
     }

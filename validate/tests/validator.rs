@@ -238,6 +238,7 @@ fn the_stage_sends_failing_cases_to_rejected_and_flag_mode_keeps_them() {
             spans: Some(1.0),
             lm: Some(-100.0),
             lm_sentence: Some(-100.0),
+            lm_ending: Some(-100.0),
         },
         ..ValidateConfig::default()
     };
@@ -332,4 +333,92 @@ fn a_masked_lm_that_does_not_load_is_named() {
     let e = Validator::load(&config, parser()).unwrap_err();
     assert!(matches!(e, Error::Asset { .. }), "{e}");
     assert!(e.to_string().contains("validity masked LM"), "{e}");
+}
+
+/// An NLPLego-SA case: the relation built `parent` (the source) and `child` from one sentence.
+fn sentiment_case(parent: &str, child: &str) -> Case {
+    let mut source = Example::new("s1:NLPLego-SA:node0", Task::Sentiment);
+    source.text = Some(parent.into());
+    let mut followup = source.clone();
+    followup.id = "s1:NLPLego-SA:0".into();
+    followup.text = Some(child.into());
+    Case::new(
+        "nlplego",
+        "NLPLego-SA",
+        vec![source],
+        followup,
+        &Expectation::Directional {
+            parent: 0,
+            part: 0,
+            max_rise: 0.0,
+        },
+    )
+}
+
+#[test]
+fn lm_ending_is_the_log_probability_of_the_parents_full_stop() {
+    let tiny = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../models/tests/fixtures/causal-lm/llama-tiny.gguf"
+    );
+    let config = ValidateConfig {
+        lm: tiny.into(),
+        relations: [(
+            "NLPLego-SA".to_string(),
+            Thresholds {
+                lm_ending: Some(0.0),
+                ..Thresholds::default()
+            },
+        )]
+        .into(),
+        ..ValidateConfig::default()
+    };
+    let validator = Validator::load(&config, parser()).unwrap();
+    let parent = "The film works. It stops me.";
+    let child = "The film works. It stops me from going.";
+    let v = validator
+        .validate(&[sentiment_case(parent, child)])
+        .unwrap()
+        .remove(0);
+    let ending = check(&v, "lm_ending").expect("an lm_ending score");
+    // The score is the changed sentence's window with its full stop less the window without
+    // it (only the changed sentence: `context_sentences` is 0).
+    let scorer =
+        metamorph_validate::language_model::LmScorer::load(tiny, Default::default()).unwrap();
+    let s = scorer
+        .score_texts(&[
+            "The film works",
+            "The film works.",
+            "The film works. It stops me",
+            parent,
+            "It stops me",
+            "It stops me.",
+        ])
+        .unwrap();
+    let want = s[5].total - s[4].total;
+    assert!(
+        (ending.score - want).abs() < 1e-3,
+        "{} vs {want}",
+        ending.score
+    );
+    // A text of several sentences: the lowest of its ends, each read after all before it.
+    let whole = scorer.ending_log_probs(&[parent, "no end here"]).unwrap();
+    let want = (s[1].total - s[0].total).min(s[3].total - s[2].total);
+    assert!(
+        (whole[0].unwrap() - want).abs() < 1e-3,
+        "{whole:?} vs {want}"
+    );
+    assert_eq!(whole[1], None);
+    // A log-probability is at most 0, so a threshold of 0 fails it, with a reason.
+    assert!(!ending.passed);
+    assert!(
+        v.reasons.iter().any(|r| r.starts_with("lm_ending:")),
+        "{v:?}"
+    );
+    // Relations that do not build their source are not read.
+    let crest = validator
+        .validate(&[coref_case(parent, child, vec![])])
+        .unwrap()
+        .remove(0);
+    assert!(check(&crest, "lm_ending").is_none(), "{crest:?}");
 }

@@ -31,9 +31,9 @@ enum Command {
     /// preview --validate --tsv` with a reader's `natural` and `valid` columns) and print how
     /// the checks do on the other half, as markdown.
     ///
-    /// With `--lm`, the `lm` and `lm_sentence` checks are scored from each row's `source` and
-    /// `follow_up` text by that causal LM first, so any judged rows of `docs/validity/` serve
-    /// (rows judged in several rounds count once).
+    /// With `--lm`, the `lm`, `lm_sentence` and `lm_ending` checks are scored from each row's
+    /// `source` and `follow_up` text by that causal LM first, so any judged rows of
+    /// `docs/validity/` serve (rows judged in several rounds count once).
     Calibrate {
         /// Labelled TSV files.
         #[arg(required = true)]
