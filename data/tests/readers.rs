@@ -183,7 +183,7 @@ fn sst_and_qqp_bundled_samples() {
     assert_eq!(sst.len(), 8);
     assert_eq!(count_label(&sst, "positive"), 4);
     let qqp = read_all(&sample("paraphrase.tsv"), DatasetFormat::ParaphraseTsv);
-    assert_eq!(qqp.len(), 6);
+    assert_eq!(qqp.len(), 7);
     assert_eq!(count_label(&qqp, "1"), 3);
 }
 

@@ -158,11 +158,12 @@ pub fn validate_sample(
 
 /// The sample as a tab-separated table for a reader to judge: one row per case with the text
 /// before and after each edited field (joined with ` | `), then the validity scores when the
-/// sample was validated (`meaning`, `structure`, `fluency`, `sense`, `spans`: empty where a check did
-/// not apply; `passed`; `reasons`), and a `reference` column with what a reader needs to judge
+/// sample was validated (one column per check of [`metamorph_validate::calibration::CHECKS`],
+/// which `metamorph-validate calibrate` reads back: empty where a check did not apply;
+/// `passed`; `reasons`), and a `reference` column with what a reader needs to judge
 /// the expected output ([`reference`]). Tabs and line breaks inside texts become spaces.
 pub fn render_tsv(previews: &[RelationPreview]) -> String {
-    const CHECKS: [&str; 5] = ["meaning", "structure", "fluency", "sense", "spans"];
+    use metamorph_validate::calibration::CHECKS;
     let clean = |s: &str| s.replace(['\t', '\n', '\r'], " ");
     let mut out = String::from("case_id\trelation\tsource\tfollow_up");
     for c in CHECKS {

@@ -650,6 +650,34 @@ mod tests {
     }
 
     #[test]
+    fn the_ending_threshold_is_per_relation() {
+        let ending = |id: String, relation: &str, score: f32, good: bool| Item {
+            scores: [None, None, None, None, None, None, None, Some(score)],
+            ..lm_item(&id, relation, 0.0, good)
+        };
+        // NLPLego-SA: cut parents end improbably, whole ones likely. NLPLego-SSM: its least
+        // likely endings are good, so no threshold keeps half of what it rejects bad.
+        let mut items: Vec<Item> = (0..40)
+            .map(|i| ending(format!("g{i}"), "NLPLego-SA", -(i as f32) * 0.1, true))
+            .collect();
+        items
+            .extend((0..10).map(|i| ending(format!("b{i}"), "NLPLego-SA", -9.0 - i as f32, false)));
+        items.extend((0..40).map(|i| {
+            ending(
+                format!("p{i}"),
+                "NLPLego-SSM",
+                -(i as f32) * 0.3,
+                i >= 30 || i % 2 == 0,
+            )
+        }));
+        let refs: Vec<&Item> = items.iter().collect();
+        let chosen = choose(&refs);
+        let sa = chosen["lm_ending/NLPLego-SA"];
+        assert!(sa > -9.0 && sa <= -8.9, "{chosen:?}");
+        assert!(!chosen.contains_key("lm_ending/NLPLego-SSM"), "{chosen:?}");
+    }
+
+    #[test]
     fn labels_must_be_yes_or_no() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("l.tsv");

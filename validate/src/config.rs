@@ -269,6 +269,12 @@ pub fn replaces_entities(mr: &str) -> bool {
 ///   (always: a broken span is never right), as chosen on the 389 follow-ups of
 ///   `docs/validity/calibration/labelled.tsv`, the only judged rows that carry the encoder's
 ///   scores.
+/// * `lm_ending` for NLPLego-SA (−6.281 nats: the parent's punctuation at least 1 in 534 likely
+///   after its words) and NLPLego-SSM (−8.266), chosen by the same calibration per relation
+///   (PAWS's encyclopaedic parents often end grammatically when cut, so SSM's limit is lower).
+///   On the held-out half: SA 34 of 155 bad follow-ups rejected (28 of the 73 whose parent a
+///   reader called cut short), 296 of 305 good kept; SSM 31 of 214 (20 of 74 cut short), 375
+///   of 386 kept.
 /// * Off unless `[validate]` sets them: `fluency` (the word-vector fit: on the judged rows it
 ///   rejected 1–2% of the bad follow-ups and cost MR1-1 a third of its good antonyms; `lm`
 ///   reads the same substitutions far better), `structure` (it rejected no bad follow-up the
@@ -292,6 +298,12 @@ pub fn builtin_thresholds(family: &str, mr: &str) -> Thresholds {
         // held-out half, not worth scoring every NLPLego and SIT4RE pair for.
         _ => None,
     };
+    let lm_ending = match mr {
+        _ if bpb => None,
+        "NLPLego-SA" => Some(-6.281),
+        "NLPLego-SSM" => Some(-8.266),
+        _ => None,
+    };
     Thresholds {
         meaning: keeping.then_some(0.934),
         structure: None,
@@ -300,6 +312,47 @@ pub fn builtin_thresholds(family: &str, mr: &str) -> Thresholds {
         spans: Some(1.0),
         lm,
         lm_sentence: None,
-        lm_ending: None,
+        lm_ending,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ending_check_is_built_in_for_the_built_parents_only_and_off_without_an_lm() {
+        let config = ValidateConfig::default();
+        assert_eq!(
+            config.thresholds_for("nlplego", "NLPLego-SA").lm_ending,
+            Some(-6.281)
+        );
+        assert_eq!(
+            config.thresholds_for("nlplego", "NLPLego-SSM").lm_ending,
+            Some(-8.266)
+        );
+        assert_eq!(
+            config.thresholds_for("nlplego", "NLPLego-MRC").lm_ending,
+            None
+        );
+        assert_eq!(config.thresholds_for("crest", "CREST").lm_ending, None);
+        let off = ValidateConfig {
+            lm: "none".into(),
+            ..ValidateConfig::default()
+        };
+        assert_eq!(off.thresholds_for("nlplego", "NLPLego-SA").lm_ending, None);
+    }
+
+    #[test]
+    fn an_ending_threshold_outside_the_nats_range_is_refused() {
+        let config = ValidateConfig {
+            thresholds: Thresholds {
+                lm_ending: Some(500.0),
+                ..Thresholds::default()
+            },
+            ..ValidateConfig::default()
+        };
+        let e = config.check().unwrap_err().to_string();
+        assert!(e.contains("lm_ending"), "{e}");
     }
 }

@@ -18,18 +18,20 @@
 //! 4. **structure** ([`structure`]) — the changed sentences re-parsed with the `[parse]`
 //!    pipeline (loaded on first need) keep each sentence's root part of speech and the root's
 //!    core arguments;
-//! 5. **lm** and **lm_sentence** ([`language_model`]) — the causal LM's (SmolLM2-135M by
-//!    default, `[validate] lm`) log-probability of the changed window after minus before, and
-//!    a constructed sentence's mean log-probability per token read whole;
+//! 5. **lm**, **lm_sentence** and **lm_ending** ([`language_model`]) — the causal LM's
+//!    (SmolLM2-135M by default, `[validate] lm`) log-probability of the changed window after
+//!    minus before, a constructed sentence's mean log-probability per token read whole, and
+//!    the log-probability that each sentence of a source the relation built ends where it does
+//!    (NLPLego's parents: one cut short ends where more is expected);
 //! 6. **spans** ([`spans`]) — every answer, argument and mention span covers whole words, takes
 //!    in no possessive clitic, and a re-parsed mention is not headed by a verb;
 //!
 //! plus an empty follow-up text, which always fails. Thresholds are built in per kind of
 //! relation ([`config::builtin_thresholds`], chosen on half of a labelled set and measured on
 //! the other half with [`calibration`]; see `docs/validity/calibration`) and can be set for all
-//! relations or one in `[validate]`. On that set the built-in ones reject 14% of the bad
-//! follow-ups while keeping 93% of the good ones: a filter for gross breakage and a record of
-//! scores, not a guarantee.
+//! relations or one in `[validate]`. On the held-out half of the 3,610 judged follow-ups the
+//! built-in LM checks reject 23% of the bad follow-ups while keeping 97% of the good ones: a
+//! filter for gross breakage and a record of scores, not a guarantee.
 //!
 //! # Design
 //! * **Its own crate, above `data`, `parse` and `models`, below every stage that writes text.**

@@ -409,6 +409,14 @@ fn lm_ending_is_the_log_probability_of_the_parents_full_stop() {
         "{whole:?} vs {want}"
     );
     assert_eq!(whole[1], None);
+    // Tokenized text reads as edited text does: the punctuation attached to its word.
+    let spaced = scorer
+        .ending_log_probs(&["The film works . It stops me ."])
+        .unwrap();
+    assert!(
+        (spaced[0].unwrap() - want).abs() < 1e-3,
+        "{spaced:?} vs {want}"
+    );
     // A log-probability is at most 0, so a threshold of 0 fails it, with a reason.
     assert!(!ending.passed);
     assert!(
