@@ -21,13 +21,16 @@
 //! * **Grammar**: "the" is added before country names that take it (the United States, the
 //!   Netherlands) unless "the" already precedes; an appositive place after the city ("Redmond ,
 //!   Washington", "Hamburg , West Germany") is replaced together with it, since keeping it would
-//!   give "Washington , Washington" or "Germany , West Germany".
+//!   give "Washington , Washington" or "Germany , West Germany". A capitalised appositive that
+//!   names none of the city's coarser places ("Orkney , Scotland", "Cambridge , Massachusetts",
+//!   "Toronto , Ontario") gives no case: the text's city is another place of that name, or sits
+//!   in a region the gazetteer does not know ("born in Canada , Ontario").
 
 use metamorph_data::{Case, Expectation, Precondition, Result, Task};
 
 use super::labels::LabelSchema;
 use super::span_edit::{rewrite_argument, tokenize, Rewrite, Role};
-use super::{appositive_place, followup_of, ner, takes_the, well_formed, FAMILY};
+use super::{appositive_place, followup_of, has_appositive, ner, takes_the, well_formed, FAMILY};
 use crate::lexicon::geography::{Gazetteer, PlaceKind};
 use crate::{MetamorphicRelation, Source};
 
@@ -105,6 +108,15 @@ impl MetamorphicRelation for CoarserGranularity {
             return Ok(Vec::new());
         }
         let places = gazetteer.coarser(&tail.text);
+        if has_appositive(tokens, tail.end as usize)
+            && !appositive_names_a_place_of(gazetteer, tokens, tail.end as usize, &places)
+        {
+            // "Orkney , Scotland", "Cambridge , Massachusetts", "Toronto , Ontario": the text
+            // puts the city somewhere the gazetteer's place of that name is not, or names a
+            // region it does not know; its coarser place would be wrong or left beside the
+            // region ("in Canada , Ontario").
+            return Ok(Vec::new());
+        }
         let start = tail.start as usize;
         let mut cases = Vec::new();
         for place in places {
@@ -162,6 +174,25 @@ impl MetamorphicRelation for CoarserGranularity {
         }
         Ok(cases)
     }
+}
+
+/// Whether the capitalised appositive after the city (at token `at`, a comma) names one of
+/// the gazetteer's coarser `places` of it: the state or country itself ("Redmond ,
+/// Washington"), or a former name ending in the country's last word ("Hamburg , West
+/// Germany").
+fn appositive_names_a_place_of(
+    gazetteer: &Gazetteer,
+    tokens: &[String],
+    at: usize,
+    places: &[crate::lexicon::geography::Place],
+) -> bool {
+    places.iter().any(|place| {
+        let last = place.name.split_whitespace().last().unwrap_or_default();
+        appositive_place(gazetteer, tokens, at, &[last]).is_some_and(|len| {
+            let named = &tokens[at + 1..at + 1 + len];
+            named.join(" ") == place.name || named.last().is_some_and(|w| w == last)
+        })
+    })
 }
 
 #[cfg(test)]
@@ -298,6 +329,23 @@ mod tests {
             Some("P19"),
         );
         assert!(run(&example, &parses).is_empty());
+    }
+
+    #[test]
+    fn a_region_after_the_city_that_is_not_its_coarser_place_gives_no_case() {
+        for (city, region) in [("Toronto", "Ontario"), ("Cambridge", "Massachusetts")] {
+            let (example, parses) = testing::relation(
+                &["Ada", "was", "born", "in", city, ",", region, "."],
+                (0, 1, Some("PERSON")),
+                (4, 5, Some("CITY")),
+                Some("per:city_of_birth"),
+            );
+            let texts: Vec<String> = run(&example, &parses)
+                .iter()
+                .map(|c| c.followup.text.clone().unwrap())
+                .collect();
+            assert!(texts.is_empty(), "{city} , {region}: {texts:?}");
+        }
     }
 
     #[test]
