@@ -93,6 +93,20 @@ fn check_tiny_log_probs(name: &str) {
         d < 1e-3,
         "{name}: single-row log-probs differ by up to {d} nats"
     );
+    // Only the last tokens: the same values as the tail of the whole sequence's.
+    let last: Vec<usize> = (0..inputs.len()).map(|i| i % 3 + 1).collect();
+    let tails = model.score_last(&inputs, &last).unwrap();
+    let want: Vec<Vec<f32>> = expected
+        .iter()
+        .zip(&last)
+        .map(|(e, &n)| e[e.len().saturating_sub(n)..].to_vec())
+        .collect();
+    let d = max_diff(&tails, &want);
+    assert!(
+        d < 1e-3,
+        "{name}: the last tokens' log-probs differ by up to {d} nats"
+    );
+    assert!(model.score_last(&inputs, &[1]).is_err() || inputs.len() == 1);
 }
 
 #[test]

@@ -209,12 +209,9 @@ impl LmScorer {
                 tails.push(tail);
             }
         }
-        let log_probs = self.lm.score(&sequences)?;
-        let ends: Vec<f32> = log_probs
-            .iter()
-            .zip(&tails)
-            .map(|(lp, &n)| lp[lp.len() - n..].iter().sum())
-            .collect();
+        // Only the punctuation's tokens are scored against the vocabulary.
+        let log_probs = self.lm.score_last(&sequences, &tails)?;
+        let ends: Vec<f32> = log_probs.iter().map(|lp| lp.iter().sum()).collect();
         Ok(owners
             .into_iter()
             .map(|mine| mine.into_iter().map(|k| ends[k]).reduce(f32::min))

@@ -311,6 +311,25 @@ impl CausalLm {
     /// [`Error::Model`] for an id outside the vocabulary, a sequence longer than the model's
     /// context, or a failed forward pass.
     pub fn score(&self, sequences: &[Vec<u32>]) -> Result<Vec<Vec<f32>>> {
+        self.score_last(sequences, &vec![usize::MAX; sequences.len()])
+    }
+
+    /// [`CausalLm::score`] for only the last `last[i]` tokens of sequence `i` (all of them
+    /// where it has fewer): the model still reads every token, but the vocabulary projection
+    /// and softmax run only where a score is wanted, which for a sequence of a few dozen tokens
+    /// and a large vocabulary is a good share of the work (the validity step's `lm_ending`
+    /// wants one or two tokens at the end).
+    ///
+    /// # Errors
+    /// As [`CausalLm::score`]; `last` of another length than `sequences`.
+    pub fn score_last(&self, sequences: &[Vec<u32>], last: &[usize]) -> Result<Vec<Vec<f32>>> {
+        if last.len() != sequences.len() {
+            return Err(self.err(format!(
+                "score_last: {} sequences but {} counts",
+                sequences.len(),
+                last.len()
+            )));
+        }
         self.check_ids(sequences.iter().map(Vec::as_slice))?;
         let mut order: Vec<usize> = (0..sequences.len()).collect();
         order.sort_by_key(|&i| std::cmp::Reverse(sequences[i].len()));
@@ -320,7 +339,10 @@ impl CausalLm {
             let longest = sequences[order[at]].len().max(1);
             let rows = (self.options.batch_tokens / longest).clamp(1, order.len() - at);
             let chunk = &order[at..at + rows];
-            let scored = self.score_padded(chunk.iter().map(|&i| sequences[i].as_slice()))?;
+            let scored = self.score_padded(
+                chunk.iter().map(|&i| sequences[i].as_slice()),
+                chunk.iter().map(|&i| last[i]),
+            )?;
             for (&i, s) in chunk.iter().zip(scored) {
                 out[i] = s;
             }
@@ -332,6 +354,7 @@ impl CausalLm {
     fn score_padded<'a>(
         &self,
         rows: impl Iterator<Item = &'a [u32]> + Clone,
+        last: impl Iterator<Item = usize>,
     ) -> Result<Vec<Vec<f32>>> {
         let len = rows.clone().map(<[u32]>::len).max().unwrap_or(0);
         if len < 2 {
@@ -351,16 +374,19 @@ impl CausalLm {
         }
         let mut cache = Cache::new(self.decoder.config.layers, ids.len());
         let hidden = self.decoder.forward(&ids, &positions, &mut cache)?;
-        // Gather the hidden states that predict a real token: row r, positions 0..len_r-1.
+        // Gather the hidden states that predict a wanted real token: row r, the last `last_r`
+        // of positions 0..len_r-1.
         let mut flat_index = Vec::new();
         let mut targets = Vec::new();
         let mut lengths = Vec::new();
-        for (r, row) in rows.enumerate() {
-            for t in 0..row.len().saturating_sub(1) {
+        for ((r, row), last) in rows.enumerate().zip(last) {
+            let predicted = row.len().saturating_sub(1);
+            let from = predicted.saturating_sub(last);
+            for t in from..predicted {
                 flat_index.push((r * len + t) as u32);
                 targets.push(row[t + 1]);
             }
-            lengths.push(row.len().saturating_sub(1));
+            lengths.push(predicted - from);
         }
         let hidden = self.gather_rows(&hidden, &flat_index)?;
         let log_probs = self.decoder.target_log_probs(&hidden, &targets)?;
