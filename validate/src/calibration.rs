@@ -232,12 +232,11 @@ pub fn score_with_lm(items: &mut [Item], lm: &crate::language_model::LmScorer) -
         .filter(|(_, i)| builds_source(&i.relation) && !i.source.is_empty())
         .flat_map(|(k, i)| i.source.split('‖').map(move |part| (k, cell_text(part))))
         .collect();
-    let parts: Vec<&str> = built.iter().map(|(_, t)| t.as_str()).collect();
-    let endings = lm.ending_log_probs(&parts)?;
-    for ((k, _), ending) in built.iter().zip(endings) {
-        if let Some(e) = ending {
-            let slot = &mut items[*k].scores[lm_at + 2];
-            *slot = Some(slot.map_or(e, |o: f32| o.min(e)));
+    let parts: Vec<(usize, &str)> = built.iter().map(|(k, t)| (*k, t.as_str())).collect();
+    let endings = lm.lowest_endings(items.len(), &parts)?;
+    for (item, ending) in items.iter_mut().zip(endings) {
+        if ending.is_some() {
+            item.scores[lm_at + 2] = ending;
         }
     }
     Ok(())

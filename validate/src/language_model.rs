@@ -167,6 +167,7 @@ impl LmScorer {
     /// Tokenizer or model failures naming the model.
     pub fn ending_log_probs(&self, texts: &[&str]) -> Result<Vec<Option<f32>>> {
         let limit = self.lm.context_length().min(1024);
+        let start = usize::from(self.lm.start_token().is_some());
         let mut index: HashMap<(&str, usize), usize> = HashMap::new();
         // Per distinct end: the sequence to score and how many of its last tokens are the
         // punctuation.
@@ -193,7 +194,6 @@ impl LmScorer {
                 }
                 let tail = body.len() - prefix.len();
                 // Longer than the context: the earliest tokens after the start go.
-                let start = usize::from(self.lm.start_token().is_some());
                 let drop = body.len().saturating_sub(limit);
                 if drop > 0 && prefix.len() < start + drop + 1 {
                     continue;
@@ -216,6 +216,29 @@ impl LmScorer {
             .into_iter()
             .map(|mine| mine.into_iter().map(|k| ends[k]).reduce(f32::min))
             .collect())
+    }
+
+    /// The lowest [`LmScorer::ending_log_probs`] per owner: `parts[i] = (owner, text)` with
+    /// owners below `owners`; `None` for an owner none of whose texts has a sentence to read.
+    ///
+    /// # Errors
+    /// As [`LmScorer::ending_log_probs`].
+    pub fn lowest_endings(
+        &self,
+        owners: usize,
+        parts: &[(usize, &str)],
+    ) -> Result<Vec<Option<f32>>> {
+        let mut out: Vec<Option<f32>> = vec![None; owners];
+        if parts.is_empty() {
+            return Ok(out);
+        }
+        let texts: Vec<&str> = parts.iter().map(|&(_, t)| t).collect();
+        for (&(owner, _), score) in parts.iter().zip(self.ending_log_probs(&texts)?) {
+            if let Some(score) = score {
+                out[owner] = Some(out[owner].map_or(score, |o| o.min(score)));
+            }
+        }
+        Ok(out)
     }
 }
 

@@ -485,27 +485,16 @@ impl Validator {
         let Some(lm) = &self.lm else {
             return Ok(vec![None; cases.len()]);
         };
-        let mut texts: Vec<&str> = Vec::new();
-        let mut owners: Vec<usize> = Vec::new();
-        for (i, (case, plan)) in cases.iter().zip(plans).enumerate() {
-            if plan.thresholds.lm_ending.is_none() || !builds_source(&case.mr) {
-                continue;
-            }
-            for change in &plan.changes {
-                texts.push(&change.source);
-                owners.push(i);
-            }
-        }
-        let mut out: Vec<Option<f32>> = vec![None; cases.len()];
-        if texts.is_empty() {
-            return Ok(out);
-        }
-        for (i, score) in owners.into_iter().zip(lm.ending_log_probs(&texts)?) {
-            if let Some(score) = score {
-                out[i] = Some(out[i].map_or(score, |o| o.min(score)));
-            }
-        }
-        Ok(out)
+        let parts: Vec<(usize, &str)> = cases
+            .iter()
+            .zip(plans)
+            .enumerate()
+            .filter(|(_, (case, plan))| {
+                plan.thresholds.lm_ending.is_some() && builds_source(&case.mr)
+            })
+            .flat_map(|(i, (_, plan))| plan.changes.iter().map(move |c| (i, c.source.as_str())))
+            .collect();
+        lm.lowest_endings(cases.len(), &parts)
     }
 }
 

@@ -47,6 +47,12 @@ fn coref_case(before: &str, after: &str, mentions: Vec<CharSpan>) -> Case {
     )
 }
 
+/// The tiny Llama GGUF fixture of the models crate.
+const TINY_LM: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../models/tests/fixtures/causal-lm/llama-tiny.gguf"
+);
+
 fn check<'a>(v: &'a Validity, name: &str) -> Option<&'a metamorph_data::CheckScore> {
     v.scores.iter().find(|s| s.check == name)
 }
@@ -115,10 +121,7 @@ fn the_language_model_reads_the_change() {
 
 #[test]
 fn the_lm_score_is_the_windows_difference_under_the_configured_model() {
-    let tiny = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../models/tests/fixtures/causal-lm/llama-tiny.gguf"
-    );
+    let tiny = TINY_LM;
     let config = ValidateConfig {
         lm: tiny.into(),
         ..ValidateConfig::default()
@@ -357,10 +360,7 @@ fn sentiment_case(parent: &str, child: &str) -> Case {
 
 #[test]
 fn lm_ending_is_the_log_probability_of_the_parents_full_stop() {
-    let tiny = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../models/tests/fixtures/causal-lm/llama-tiny.gguf"
-    );
+    let tiny = TINY_LM;
     let config = ValidateConfig {
         lm: tiny.into(),
         relations: [(

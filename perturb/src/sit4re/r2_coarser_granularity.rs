@@ -188,10 +188,9 @@ fn appositive_names_a_place_of(
 ) -> bool {
     places.iter().any(|place| {
         let last = place.name.split_whitespace().last().unwrap_or_default();
-        appositive_place(gazetteer, tokens, at, &[last]).is_some_and(|len| {
-            let named = &tokens[at + 1..at + 1 + len];
-            named.join(" ") == place.name || named.last().is_some_and(|w| w == last)
-        })
+        // A name the appositive matches ends in the place's last word ("Washington",
+        // "United States", "West Germany").
+        appositive_place(gazetteer, tokens, at, &[last]).is_some_and(|len| tokens[at + len] == last)
     })
 }
 
