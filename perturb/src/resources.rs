@@ -22,6 +22,7 @@ use crate::lexicon::in_context::ContextualLexicon;
 use crate::lexicon::inflect::Inflections;
 use crate::lexicon::wordnet::WordNet;
 use crate::nlplego::NlpLegoConfig;
+use crate::sit4re::Sit4reConfig;
 use crate::PerturbConfig;
 
 /// Lazily loaded, shared lexical resources (see the module docs). A clone shares every cache.
@@ -32,6 +33,7 @@ pub struct Resources {
     crest: CrestConfig,
     bpb: BpbRelationConfig,
     nlplego: NlpLegoConfig,
+    sit4re: Sit4reConfig,
     step_qa: StepQaSlot,
     caches: Arc<Caches>,
 }
@@ -148,6 +150,7 @@ impl Resources {
             crest: config.crest.clone(),
             bpb: config.bpb.clone(),
             nlplego: config.nlplego.clone(),
+            sit4re: config.sit4re.clone(),
             ..Resources::default()
         }
     }
@@ -165,6 +168,11 @@ impl Resources {
     /// NLPLego's settings (`[perturb.nlplego]`).
     pub fn nlplego_config(&self) -> &NlpLegoConfig {
         &self.nlplego
+    }
+
+    /// SIT4RE's settings (`[perturb.sit4re]`).
+    pub fn sit4re_config(&self) -> &Sit4reConfig {
+        &self.sit4re
     }
 
     /// CREST's masked LM (`[perturb.crest] masked_lm`), loaded on first use; `None` when not

@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use crate::bpb::BpbRelationConfig;
 use crate::crest::CrestConfig;
 use crate::nlplego::NlpLegoConfig;
+use crate::sit4re::Sit4reConfig;
 use crate::{relations_by_name, MetamorphicRelation, Resources, Source};
 
 /// The `[perturb]` table of the config file.
@@ -41,6 +42,8 @@ pub struct PerturbConfig {
     pub bpb: BpbRelationConfig,
     /// NLPLego's settings (`[perturb.nlplego]`).
     pub nlplego: NlpLegoConfig,
+    /// SIT4RE's settings (`[perturb.sit4re]`).
+    pub sit4re: Sit4reConfig,
 }
 
 impl Default for PerturbConfig {
@@ -52,6 +55,7 @@ impl Default for PerturbConfig {
             crest: CrestConfig::default(),
             bpb: BpbRelationConfig::default(),
             nlplego: NlpLegoConfig::default(),
+            sit4re: Sit4reConfig::default(),
         }
     }
 }

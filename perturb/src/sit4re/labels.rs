@@ -165,13 +165,10 @@ impl LabelSchema {
     /// The schema of `example` (see the module docs).
     pub fn of(example: &Example) -> &'static LabelSchema {
         if let Some(label) = example.label.as_deref() {
-            if label.starts_with("per:") || label.starts_with("org:") || label == "no_relation" {
+            if is_tacred_label(label) || label == "no_relation" {
                 return Self::tacred();
             }
-            let pid = label
-                .strip_prefix('P')
-                .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()));
-            if pid {
+            if is_wikidata_label(label) {
                 return Self::wikidata();
             }
         }
@@ -184,6 +181,15 @@ impl LabelSchema {
         } else {
             Self::wikidata()
         }
+    }
+
+    /// Whether `label` names a relation of a schema metamorph reads: a TACRED relation
+    /// (`per:…`, `org:…`) or a Wikidata property (`P<digits>`). A placeholder ("unlabelled",
+    /// "unknown") or a label scheme metamorph does not know names none: its examples are read
+    /// as unlabelled (SIT4RE's MR-R1 then draws from the type pool, not from one "role" that
+    /// would mix every kind of argument).
+    pub fn names_a_relation(label: &str) -> bool {
+        is_tacred_label(label) || is_wikidata_label(label)
     }
 
     /// Whether the schema types its arguments (TACRED) or not (Wikidata / FewRel).
@@ -224,6 +230,18 @@ impl LabelSchema {
     pub fn combinable<'a>(&'a self, mr: &'a str) -> impl Iterator<Item = &'a Combinable> + 'a {
         self.combinable.iter().filter(move |c| c.mr == mr)
     }
+}
+
+/// A TACRED relation label (`per:…`, `org:…`; not `no_relation`).
+fn is_tacred_label(label: &str) -> bool {
+    label.starts_with("per:") || label.starts_with("org:")
+}
+
+/// A Wikidata property id (`P<digits>`), FewRel's labels.
+fn is_wikidata_label(label: &str) -> bool {
+    label
+        .strip_prefix('P')
+        .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
 }
 
 #[cfg(test)]

@@ -38,12 +38,31 @@ pub use s2_antisymmetric_swap::AntisymmetricSwap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use metamorph_data::{EntitySpan, Example};
+use serde::Deserialize;
 
 use crate::case_id;
 use span_edit::Role;
 
 /// The family name shared by every SIT4RE relation.
 pub const FAMILY: &str = "sit4re";
+
+/// The `[perturb.sit4re]` table.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Sit4reConfig {
+    /// MR-R1: at most this many replacements per argument, each a case of its own (default
+    /// [`r1_same_type_replacement::DEFAULT_REPLACEMENTS_PER_ARGUMENT`]; 1 is the paper's one
+    /// draw). Every replacement passes the same rules; see the relation's docs.
+    pub replacements_per_argument: usize,
+}
+
+impl Default for Sit4reConfig {
+    fn default() -> Self {
+        Sit4reConfig {
+            replacements_per_argument: r1_same_type_replacement::DEFAULT_REPLACEMENTS_PER_ARGUMENT,
+        }
+    }
+}
 
 /// A warning logged once per process (one per run, however many stages and shards), not once
 /// per example.

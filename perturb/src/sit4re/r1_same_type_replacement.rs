@@ -29,7 +29,15 @@
 //!   pool is NER-typed too, a drawn form must be typed so in most of its mentions, and a PERSON
 //!   form must have two tokens or more (one-word "persons" were mostly NER errors in review).
 //!   Only PERSON, ORG and GPE mentions are replaced there, and no PERSON mention or form whose
-//!   last word names a place or an organisation ("Monnow Bridge").
+//!   last word names a place or an organisation ("Monnow Bridge"). Where no role types the
+//!   argument either (a label-less corpus), only persons are renamed: the NER types
+//!   characters, products and teams GPE, and a place or an organization swapped in factual
+//!   text contradicts what the rest of it says of the original ("Detroit marched down the
+//!   field" → "Dordrecht …"); a blind reading of BoolQ, SQuAD, DROP and LitBank text found 30
+//!   of 78 such swaps natural, 12 of 16 new given names (2026-11-29). Neither bundled LM's
+//!   cost told the natural swaps from the others (ROC AUC 0.52 SmolLM2, 0.58 Gemma 3 270M).
+//!   A label that names no relation of a schema metamorph reads ("unlabelled",
+//!   [`LabelSchema::names_a_relation`]) gives no role pool.
 //! * A PERSON after "the" is not replaced ("the John Carter Cash"), nor a pronoun (TACRED-style
 //!   data may type "he" PERSON; a name there breaks the coreference), nor a place followed by
 //!   its region in apposition ("Hamburg , West Germany" would become "Redmond , West Germany").
@@ -64,6 +72,15 @@
 //!     by a name without one: no "Sozh River coast" for the Baltic Sea's, no band for the
 //!     Swedish Academy.
 //!
+//! * **Several replacements per argument** (issue 39): up to `[perturb.sit4re]
+//!   replacements_per_argument` (default [`DEFAULT_REPLACEMENTS_PER_ARGUMENT`]) distinct forms
+//!   are drawn for each argument, every one through the same rules and each a case of its own
+//!   (the first is the draw of one-case runs, `…/head`; the next are seeded `…/head/1`, …).
+//!   The paper draws once; three draws triple the cases a sentence the rules let through can
+//!   give, where a second rule-passing name is as natural as the first. The cases of one
+//!   argument share a source, so they are not independent trials: the report's interval is
+//!   per case, and a reader wanting one case per source sets the cap to 1.
+//!
 //! Without a configured pool the relation yields nothing and logs one notice per run.
 
 use std::sync::Arc;
@@ -84,6 +101,12 @@ use crate::{source_seed, MetamorphicRelation, Resources, Source};
 /// The relation's name, as in the paper (the one place it is written; the registry reads it).
 pub const NAME: &str = "MR-R1";
 
+/// Replacements drawn per argument by default (see the module docs).
+pub const DEFAULT_REPLACEMENTS_PER_ARGUMENT: usize = 3;
+
+/// Seeds tried per replacement wanted: a draw may repeat an earlier one.
+const DRAWS_PER_REPLACEMENT: usize = 4;
+
 static NO_POOL: Notice = Notice::new();
 
 /// SIT4RE MR-R1 (see the module docs).
@@ -93,20 +116,35 @@ pub struct SameTypeReplacement {
     base_seed: u64,
     names: &'static FirstNames,
     gazetteer: &'static Gazetteer,
+    per_argument: usize,
 }
 
 impl SameTypeReplacement {
     /// The relation over `resources`' entity pool and seed.
     ///
     /// # Errors
-    /// When the configured pool or the first-name dictionary cannot be read.
+    /// When the configured pool or the first-name dictionary cannot be read, or
+    /// `[perturb.sit4re] replacements_per_argument` is 0.
     pub fn new(resources: &Resources) -> Result<Self> {
+        let per_argument = resources.sit4re_config().replacements_per_argument;
+        if per_argument == 0 {
+            return Err(metamorph_data::Error::Config(
+                "[perturb.sit4re] replacements_per_argument must be at least 1".into(),
+            ));
+        }
         Ok(Self::with_pool(
             resources.entity_pool()?,
             resources.seed(),
             resources.first_names()?,
             resources.gazetteer()?,
-        ))
+        )
+        .with_replacements_per_argument(per_argument))
+    }
+
+    /// The same relation drawing at most `n` (at least 1) replacements per argument.
+    pub fn with_replacements_per_argument(mut self, n: usize) -> Self {
+        self.per_argument = n.max(1);
+        self
     }
 
     /// The relation over `pool` (none: no cases) with base seed `base_seed`, judging persons'
@@ -122,6 +160,7 @@ impl SameTypeReplacement {
             base_seed,
             names,
             gazetteer,
+            per_argument: DEFAULT_REPLACEMENTS_PER_ARGUMENT,
         }
     }
 }
@@ -235,11 +274,22 @@ impl MetamorphicRelation for SameTypeReplacement {
             if shares_a_name_word(&span.text, &outside) {
                 continue;
             }
-            let candidate = if person {
+            let seeds: Vec<u64> = std::iter::once(seed)
+                .chain((1..self.per_argument * DRAWS_PER_REPLACEMENT).map(|j| {
+                    source_seed(
+                        self.base_seed,
+                        &example.id,
+                        &format!("{NAME}/{}/{j}", role.as_str()),
+                    )
+                }))
+                .collect();
+            let candidates = if person {
                 if !opens_the_sentence(tokens, start) || dates_before_modern_names(tokens) {
                     continue;
                 }
-                composed_person_name(pool, self.names, &span.text, &outside, seed)
+                distinct_draws(self.per_argument, &seeds, |seed, _| {
+                    composed_person_name(pool, self.names, &span.text, &outside, seed)
+                })
             } else {
                 // An organization is swapped only for one of its class ("Swedish Academy" →
                 // another academy); a bare name ("WWE", "Pet Shop Boys") may be a league, a
@@ -281,7 +331,15 @@ impl MetamorphicRelation for SameTypeReplacement {
                 {
                     continue;
                 }
-                let exclude = [span.text.as_str(), other.text.as_str()];
+                // Without a gold type or a role, only the NER says what a place or an
+                // organization is, and nothing says which one the rest of the text allows:
+                // read blind on BoolQ, SQuAD, DROP and LitBank text, 30 of 78 such swaps were
+                // natural ("Detroit marched down the field" → "Dordrecht …", "the longest
+                // river in Germany" → "in Belgium", "Kovu" typed GPE → "Techland"), against
+                // 12 of 16 persons' new given names (2026-11-29). Persons only, there.
+                if by_role.is_none() && span.entity_type.is_none() {
+                    continue;
+                }
                 // A form that reads as a person's name ("Philip Tinker" typed ORG) is an NER
                 // error in another kind's pool.
                 let fits_sentence = |form: &str| {
@@ -291,59 +349,92 @@ impl MetamorphicRelation for SameTypeReplacement {
                             && matches!(given_name(form),
                                 Some(GivenName::Name(g)) if self.names.gender(g).is_some()))
                 };
-                match by_role {
-                    Some(label) => sample_role_name(
-                        pool,
-                        (label, role.as_str()),
-                        &entity_type,
-                        &span.text,
-                        &exclude,
-                        seed,
-                        fits_sentence,
-                    ),
-                    None => sample_name(
-                        pool,
-                        &entity_type,
-                        &span.text,
-                        &exclude,
-                        seed,
-                        fits_sentence,
-                    ),
-                }
+                distinct_draws(self.per_argument, &seeds, |seed, taken| {
+                    // Earlier draws are excluded like the arguments themselves.
+                    let exclude: Vec<&str> = [span.text.as_str(), other.text.as_str()]
+                        .into_iter()
+                        .chain(taken.iter().map(String::as_str))
+                        .collect();
+                    match by_role {
+                        Some(label) => sample_role_name(
+                            pool,
+                            (label, role.as_str()),
+                            &entity_type,
+                            &span.text,
+                            &exclude,
+                            seed,
+                            fits_sentence,
+                        ),
+                        None => sample_name(
+                            pool,
+                            &entity_type,
+                            &span.text,
+                            &exclude,
+                            seed,
+                            fits_sentence,
+                        ),
+                    }
+                })
             };
-            let Some(candidate) = candidate else {
-                continue;
-            };
-            // A river or a sea takes "the" whatever the NER typed it ("over the River Tweed").
-            let place = PLACE_TYPES.contains(&entity_type.as_str())
-                || (by_role.is_some() && (takes_the(&span.text) || takes_the(&candidate)));
-            let Some(rewrite) = rewrite_with_article(example, role, tokenize(&candidate), place)
-            else {
-                continue;
-            };
-            let Some((mut followup, edit)) =
-                rewrite_argument(example, role, &rewrite, span.entity_type.clone())
-            else {
-                continue;
-            };
-            let k = cases.len();
-            let id = followup_of(example, NAME, k).id;
-            followup.id = id;
-            followup.label = None;
-            cases.push(
-                Case::new(
-                    FAMILY,
-                    NAME,
-                    vec![example.clone()],
-                    followup,
-                    &Expectation::Equal,
-                )
-                .with_edits(vec![edit])
-                .with_seed(seed),
-            );
+            for (candidate, seed) in candidates {
+                // A river or a sea takes "the" whatever the NER typed it ("over the River
+                // Tweed").
+                let place = PLACE_TYPES.contains(&entity_type.as_str())
+                    || (by_role.is_some() && (takes_the(&span.text) || takes_the(&candidate)));
+                let Some(rewrite) =
+                    rewrite_with_article(example, role, tokenize(&candidate), place)
+                else {
+                    continue;
+                };
+                let Some((mut followup, edit)) =
+                    rewrite_argument(example, role, &rewrite, span.entity_type.clone())
+                else {
+                    continue;
+                };
+                let k = cases.len();
+                let id = followup_of(example, NAME, k).id;
+                followup.id = id;
+                followup.label = None;
+                cases.push(
+                    Case::new(
+                        FAMILY,
+                        NAME,
+                        vec![example.clone()],
+                        followup,
+                        &Expectation::Equal,
+                    )
+                    .with_edits(vec![edit])
+                    .with_seed(seed),
+                );
+            }
         }
         Ok(cases)
     }
+}
+
+/// Up to `wanted` distinct forms drawn by `draw` (given a seed and the forms drawn so far),
+/// with the seed that drew each, trying `seeds` in order; a draw of nothing ends the search
+/// (no form is left that fits).
+fn distinct_draws(
+    wanted: usize,
+    seeds: &[u64],
+    mut draw: impl FnMut(u64, &[String]) -> Option<String>,
+) -> Vec<(String, u64)> {
+    let mut taken: Vec<String> = Vec::with_capacity(wanted);
+    let mut drawn = Vec::with_capacity(wanted);
+    for &seed in seeds {
+        if drawn.len() == wanted {
+            break;
+        }
+        let Some(form) = draw(seed, &taken) else {
+            break;
+        };
+        if !taken.contains(&form) {
+            taken.push(form.clone());
+            drawn.push((form, seed));
+        }
+    }
+    drawn
 }
 
 /// The kind of thing an entity type names, in either vocabulary, coarse enough that an NER's
@@ -365,10 +456,11 @@ fn kind(entity_type: &str) -> &str {
 /// (a review found "Saving Private Ryan" as a novel, a Miles Davis album as Clutch's).
 const ROLE_NAME_TYPES: &[&str] = &["LANGUAGE"];
 
-/// The NER types R1 replaces in untyped data without a role pool: the reliable ones. In review, en_core_web_sm's
-/// LOC, FAC and NORP on FewRel were mostly wrong (constellations, languages and rivers typed
-/// into each other), so only PERSON, ORG and GPE mentions are replaced there.
-const UNTYPED_NAME_TYPES: &[&str] = &["PERSON", "ORG", "GPE"];
+/// The NER types R1 replaces in untyped data without a role pool: persons only. In review,
+/// en_core_web_sm's LOC, FAC and NORP on FewRel were mostly wrong (constellations, languages
+/// and rivers typed into each other); its ORG and GPE swaps, read blind on label-less text,
+/// were natural in 30 of 78 cases (see the module docs).
+const UNTYPED_NAME_TYPES: &[&str] = &["PERSON"];
 
 /// Last words that name a place, a work or an organisation, not a person: a PERSON mention
 /// or form ending so ("Monnow Bridge", "Cielo Drive", "Vignaharta Productions") is an NER error.
@@ -925,12 +1017,15 @@ fn kind_word_class(name: &str) -> Option<&'static str> {
 const MIN_ROLE_FORMS: usize = 4;
 
 /// The gold label whose `role` forms the replacement is drawn from: the example's label when
-/// it names a relation (not the schema's "no relation", whose arguments share no kind) and the
+/// it names a relation ([`LabelSchema::names_a_relation`]: not a placeholder such as
+/// "unlabelled", whose "role" would mix every kind; not the schema's "no relation", whose
+/// arguments share no kind either) and the
 /// pool holds at least [`MIN_ROLE_FORMS`] forms of that role.
 fn role_label<'a>(example: &'a Example, pool: &EntityPool, role: Role) -> Option<&'a str> {
     let label = example.label.as_deref()?;
     let schema = LabelSchema::of(example);
-    (schema.no_relation.as_deref() != Some(label)
+    (LabelSchema::names_a_relation(label)
+        && schema.no_relation.as_deref() != Some(label)
         && pool.role_entries(label, role.as_str()).len() >= MIN_ROLE_FORMS)
         .then_some(label)
 }
@@ -1023,6 +1118,84 @@ mod tests {
     }
 
     #[test]
+    fn an_argument_gives_up_to_the_configured_number_of_distinct_replacements() {
+        let (example, parses) = testing::relation(
+            &["A", "French", "filmmaker", "Claude", "Chabrol", "dies", "."],
+            (3, 5, Some("PERSON")),
+            (1, 2, Some("NATIONALITY")),
+            Some("per:origin"),
+        );
+        let nationalities = [
+            ("NATIONALITY", "American"),
+            ("NATIONALITY", "German"),
+            ("NATIONALITY", "Italian"),
+            ("NATIONALITY", "Dutch"),
+            ("NATIONALITY", "Spanish"),
+            ("NATIONALITY", "French"),
+        ];
+        let r1 = |n: usize| {
+            SameTypeReplacement::with_pool(pool(&nationalities), 7, names(), gazetteer())
+                .with_replacements_per_argument(n)
+        };
+        let tails = |cases: &[Case]| -> Vec<String> {
+            cases
+                .iter()
+                .map(|c| c.followup.tail.as_ref().unwrap().text.clone())
+                .collect()
+        };
+        let source = Source::new(&example, &parses);
+        let one = r1(1).follow_ups(&source).unwrap();
+        let three = r1(3).follow_ups(&source).unwrap();
+        assert_eq!(one.len(), 1);
+        assert_eq!(three.len(), 3);
+        // The first draw is the one-case run's; the others are new, distinct and not the
+        // original; each case has its own id and seed.
+        assert_eq!(three[0].followup.text, one[0].followup.text);
+        assert_eq!(three[0].seed, one[0].seed);
+        let drawn = tails(&three);
+        let mut distinct = drawn.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 3, "{drawn:?}");
+        assert!(!drawn.contains(&"French".to_string()));
+        let ids: Vec<&str> = three.iter().map(|c| c.case_id.as_str()).collect();
+        assert_eq!(ids, ["r1:MR-R1:0", "r1:MR-R1:1", "r1:MR-R1:2"]);
+        assert_ne!(three[1].seed, three[2].seed);
+        // A pool with fewer forms than the cap gives what it has.
+        let small = SameTypeReplacement::with_pool(
+            pool(&[("NATIONALITY", "American"), ("NATIONALITY", "French")]),
+            7,
+            names(),
+            gazetteer(),
+        )
+        .with_replacements_per_argument(3);
+        assert_eq!(tails(&small.follow_ups(&source).unwrap()), ["American"]);
+    }
+
+    #[test]
+    fn the_cap_is_configured_under_perturb_sit4re() {
+        let config: crate::PerturbConfig =
+            toml::from_str("[sit4re]\nreplacements_per_argument = 1\n").unwrap();
+        assert_eq!(config.sit4re.replacements_per_argument, 1);
+        let resources = Resources::from_config(&config);
+        assert_eq!(resources.sit4re_config().replacements_per_argument, 1);
+        assert_eq!(
+            crate::PerturbConfig::default()
+                .sit4re
+                .replacements_per_argument,
+            DEFAULT_REPLACEMENTS_PER_ARGUMENT
+        );
+        let zero: crate::PerturbConfig =
+            toml::from_str("[sit4re]\nreplacements_per_argument = 0\n").unwrap();
+        let err = SameTypeReplacement::new(&Resources::from_config(&zero)).unwrap_err();
+        assert!(
+            err.to_string().contains("replacements_per_argument"),
+            "{err}"
+        );
+        assert!(toml::from_str::<crate::PerturbConfig>("[sit4re]\nper_argument = 3\n").is_err());
+    }
+
+    #[test]
     fn both_arguments_are_replaced_in_two_cases_and_the_other_span_moves() {
         let (example, parses) = testing::relation(
             &["Tim", "Cook", "works", "for", "Apple", "Records", "."],
@@ -1108,6 +1281,50 @@ mod tests {
             };
             assert!(expected.contains(&given), "{after}");
             assert!(f.head.as_ref().unwrap().entity_type.is_none());
+        }
+    }
+
+    #[test]
+    fn a_placeholder_label_names_no_role_and_label_less_places_are_kept() {
+        // "unlabelled" is no relation: its "role" would pool every kind of argument (a
+        // pastry or a console for a person), so the type pool and its rules apply, and a
+        // place or an organization no role types is not swapped.
+        let (example, parses) = testing::relation(
+            &[
+                "Tony", "Wilson", "studied", "law", "in", "Germany", "with", "Siemens", ".",
+            ],
+            (0, 2, None),
+            (5, 6, None),
+            Some("unlabelled"),
+        );
+        let mut builder = crate::lexicon::entity_pool::EntityPoolBuilder::new("gold");
+        for form in [
+            "France",
+            "Spain",
+            "Italy",
+            "Poland",
+            "Cruller",
+            "Kindle Fire",
+        ] {
+            builder.add("GPE", form);
+            builder.add_role("unlabelled", "tail", form);
+        }
+        for form in ["Mary Smith", "George Brown", "Richard Stone", "James Hill"] {
+            builder.add("PERSON", form);
+            builder.add_role("unlabelled", "head", form);
+        }
+        let pool = Some(Arc::new(builder.build()));
+        assert_eq!(
+            role_label(&example, pool.as_deref().unwrap(), Role::Tail),
+            None
+        );
+        let r1 = SameTypeReplacement::with_pool(pool, 0, names(), gazetteer());
+        let cases = r1.follow_ups(&Source::new(&example, &parses)).unwrap();
+        assert!(!cases.is_empty());
+        for case in &cases {
+            // Only the person changes, to a given name of the same gender.
+            assert!(case.edits[0].before == "Tony Wilson", "{:?}", case.edits);
+            assert!(case.edits[0].after.ends_with(" Wilson"), "{:?}", case.edits);
         }
     }
 
