@@ -12,7 +12,10 @@ row's `source`) and of the child (`follow_up`), and reports:
 * a limit chosen on a tuning half (rows by a hash of their text, keeping 95% of its natural
   rows) and what it rejects on the other half.
 
-    python ending_costs.py MODEL.gguf      (needs llama-cpp-python and numpy)
+    python ending_costs.py MODEL.gguf [--attached]   (needs llama-cpp-python and numpy)
+
+With `--attached` the punctuation is read attached to the sentence's last word (" ." becomes
+"."), as the validity step's `lm_ending` reads it; without it, as the text writes it.
 """
 import collections
 import csv
@@ -52,7 +55,7 @@ def texts(field):
     return [p.strip().split(": ", 1)[-1] for p in field.split("‖")]
 
 
-def main(gguf):
+def main(gguf, attached=False):
     lm = Llama(model_path=gguf, logits_all=True, n_ctx=512, n_threads=2, verbose=False)
     cache = {}
 
@@ -68,6 +71,8 @@ def main(gguf):
             prefix = body[:k].rstrip()
             if len(prefix.split()) < 2:
                 continue
+            if attached:
+                body = prefix + body[k:]
             pid = lm.tokenize(prefix.encode(), add_bos=True, special=False)
             cid = lm.tokenize(body.encode(), add_bos=True, special=False)
             if cid[:len(pid)] != pid:
@@ -118,4 +123,4 @@ def main(gguf):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], "--attached" in sys.argv[2:])

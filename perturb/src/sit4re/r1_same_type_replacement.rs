@@ -331,12 +331,8 @@ impl MetamorphicRelation for SameTypeReplacement {
                 {
                     continue;
                 }
-                // Without a gold type or a role, only the NER says what a place or an
-                // organization is, and nothing says which one the rest of the text allows:
-                // read blind on BoolQ, SQuAD, DROP and LitBank text, 30 of 78 such swaps were
-                // natural ("Detroit marched down the field" → "Dordrecht …", "the longest
-                // river in Germany" → "in Belgium", "Kovu" typed GPE → "Techland"), against
-                // 12 of 16 persons' new given names (2026-11-29). Persons only, there.
+                // Label-less and untyped: persons only (see the module docs; "Kovu" typed
+                // GPE → "Techland", "Detroit marched down the field" → "Dordrecht …").
                 if by_role.is_none() && span.entity_type.is_none() {
                     continue;
                 }
