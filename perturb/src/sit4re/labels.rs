@@ -250,6 +250,16 @@ mod tests {
     use metamorph_data::{EntitySpan, Task};
 
     #[test]
+    fn only_the_schemas_labels_name_a_relation() {
+        for label in ["per:spouse", "org:founded_by", "P26", "P1001"] {
+            assert!(LabelSchema::names_a_relation(label), "{label}");
+        }
+        for label in ["unlabelled", "no_relation", "P", "Pxx", "founded_by", ""] {
+            assert!(!LabelSchema::names_a_relation(label), "{label}");
+        }
+    }
+
+    #[test]
     fn both_schemas_load_and_are_consistent() {
         let t = LabelSchema::tacred();
         assert_eq!(t.labels.len(), 42);
