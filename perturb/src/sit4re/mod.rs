@@ -37,7 +37,7 @@ pub use s2_antisymmetric_swap::AntisymmetricSwap;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use metamorph_data::{EntitySpan, Example};
+use metamorph_data::{Case, Edit, EntitySpan, Example, Expectation};
 use serde::Deserialize;
 
 use crate::case_id;
@@ -90,6 +90,29 @@ pub(crate) fn followup_of(source: &Example, mr: &str, k: usize) -> Example {
     followup.id = case_id(&source.id, mr, k);
     followup.label = None;
     followup
+}
+
+/// The `k`-th case of replacement relation `mr` (R1, R3): `followup`, the source with one
+/// argument rewritten by `edit`, renumbered and unlabelled, must get the source's relation.
+pub(crate) fn same_relation_case(
+    source: &Example,
+    mr: &str,
+    k: usize,
+    mut followup: Example,
+    edit: Edit,
+    seed: u64,
+) -> Case {
+    followup.id = case_id(&source.id, mr, k);
+    followup.label = None;
+    Case::new(
+        FAMILY,
+        mr,
+        vec![source.clone()],
+        followup,
+        &Expectation::Equal,
+    )
+    .with_edits(vec![edit])
+    .with_seed(seed)
 }
 
 /// Whether `example` is a well-formed relation example: tokens, `text` equal to the tokens

@@ -85,13 +85,13 @@
 
 use std::sync::Arc;
 
-use metamorph_data::{Case, Example, Expectation, Result, Task};
+use metamorph_data::{Case, Example, Result, Task};
 
 use super::labels::{ArgumentKind, LabelSchema};
 use super::span_edit::{rewrite_argument, tokenize, Role};
 use super::{
-    followup_of, has_appositive, is_pronoun, ner, pool_type, rewrite_with_article, takes_the,
-    usable_name, well_formed, Notice, FAMILY, NAME_TYPES, PLACE_TYPES,
+    has_appositive, is_pronoun, ner, pool_type, rewrite_with_article, same_relation_case,
+    takes_the, usable_name, well_formed, Notice, FAMILY, NAME_TYPES, PLACE_TYPES,
 };
 use crate::lexicon::entity_pool::{EntityPool, SplitMix64};
 use crate::lexicon::first_names::{given_name, is_title, FirstNames, GivenName};
@@ -274,20 +274,22 @@ impl MetamorphicRelation for SameTypeReplacement {
             if shares_a_name_word(&span.text, &outside) {
                 continue;
             }
-            let seeds: Vec<u64> = std::iter::once(seed)
-                .chain((1..self.per_argument * DRAWS_PER_REPLACEMENT).map(|j| {
+            // Lazy: an argument the rules skip, or whose first draw finds nothing, derives no
+            // more seeds.
+            let seeds = std::iter::once(seed).chain(
+                (1..self.per_argument * DRAWS_PER_REPLACEMENT).map(|j| {
                     source_seed(
                         self.base_seed,
                         &example.id,
                         &format!("{NAME}/{}/{j}", role.as_str()),
                     )
-                }))
-                .collect();
+                }),
+            );
             let candidates = if person {
                 if !opens_the_sentence(tokens, start) || dates_before_modern_names(tokens) {
                     continue;
                 }
-                distinct_draws(self.per_argument, &seeds, |seed, _| {
+                distinct_draws(self.per_argument, seeds, |seed, _| {
                     composed_person_name(pool, self.names, &span.text, &outside, seed)
                 })
             } else {
@@ -345,7 +347,7 @@ impl MetamorphicRelation for SameTypeReplacement {
                             && matches!(given_name(form),
                                 Some(GivenName::Name(g)) if self.names.gender(g).is_some()))
                 };
-                distinct_draws(self.per_argument, &seeds, |seed, taken| {
+                distinct_draws(self.per_argument, seeds, |seed, taken| {
                     // Earlier draws are excluded like the arguments themselves.
                     let exclude: Vec<&str> = [span.text.as_str(), other.text.as_str()]
                         .into_iter()
@@ -382,26 +384,19 @@ impl MetamorphicRelation for SameTypeReplacement {
                 else {
                     continue;
                 };
-                let Some((mut followup, edit)) =
+                let Some((followup, edit)) =
                     rewrite_argument(example, role, &rewrite, span.entity_type.clone())
                 else {
                     continue;
                 };
-                let k = cases.len();
-                let id = followup_of(example, NAME, k).id;
-                followup.id = id;
-                followup.label = None;
-                cases.push(
-                    Case::new(
-                        FAMILY,
-                        NAME,
-                        vec![example.clone()],
-                        followup,
-                        &Expectation::Equal,
-                    )
-                    .with_edits(vec![edit])
-                    .with_seed(seed),
-                );
+                cases.push(same_relation_case(
+                    example,
+                    NAME,
+                    cases.len(),
+                    followup,
+                    edit,
+                    seed,
+                ));
             }
         }
         Ok(cases)
@@ -413,12 +408,12 @@ impl MetamorphicRelation for SameTypeReplacement {
 /// (no form is left that fits).
 fn distinct_draws(
     wanted: usize,
-    seeds: &[u64],
+    seeds: impl IntoIterator<Item = u64>,
     mut draw: impl FnMut(u64, &[String]) -> Option<String>,
 ) -> Vec<(String, u64)> {
     let mut taken: Vec<String> = Vec::with_capacity(wanted);
     let mut drawn = Vec::with_capacity(wanted);
-    for &seed in seeds {
+    for seed in seeds {
         if drawn.len() == wanted {
             break;
         }
@@ -1055,6 +1050,7 @@ mod tests {
     use super::*;
     use crate::testing;
     use crate::testing::entity_pool as pool;
+    use metamorph_data::Expectation;
 
     fn names() -> &'static FirstNames {
         FirstNames::shared().expect("first-names asset")

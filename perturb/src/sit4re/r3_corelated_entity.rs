@@ -29,8 +29,8 @@ use metamorph_data::{Case, Expectation, Result, Task};
 
 use super::span_edit::{rewrite_argument, tokenize, Role};
 use super::{
-    followup_of, has_appositive, is_pronoun, rewrite_with_article, usable_name, well_formed,
-    Notice, FAMILY, NAME_TYPES, PLACE_TYPES,
+    followup_of, has_appositive, is_pronoun, rewrite_with_article, same_relation_case, usable_name,
+    well_formed, Notice, FAMILY, NAME_TYPES, PLACE_TYPES,
 };
 use crate::lexicon::entity_pool::{EntityPool, SplitMix64};
 use crate::{source_seed, MetamorphicRelation, Resources, Source};
@@ -190,24 +190,18 @@ impl MetamorphicRelation for CorelatedEntity {
             let Some(rewrite) = rewrite_with_article(example, role, tokenize(text), place) else {
                 continue;
             };
-            let Some((mut followup, edit)) =
-                rewrite_argument(example, role, &rewrite, Some(new_type))
+            let Some((followup, edit)) = rewrite_argument(example, role, &rewrite, Some(new_type))
             else {
                 continue;
             };
-            followup.id = followup_of(example, NAME, cases.len()).id;
-            followup.label = None;
-            cases.push(
-                Case::new(
-                    FAMILY,
-                    NAME,
-                    vec![example.clone()],
-                    followup,
-                    &Expectation::Equal,
-                )
-                .with_edits(vec![edit])
-                .with_seed(seed),
-            );
+            cases.push(same_relation_case(
+                example,
+                NAME,
+                cases.len(),
+                followup,
+                edit,
+                seed,
+            ));
         }
         Ok(cases)
     }
