@@ -10,9 +10,8 @@ use metamorph_parse::spacy::pipeline::Pipeline;
 use super::adjunct::{included_at, overlap, render, Adjunct, AdjunctKind, Disassembly};
 use super::basic::{basic_elements, is_gapped, sentence_ranges, strips_a_verb, trim};
 use super::candidates::candidates;
-use super::reads_whole::{
-    ends_cut_short, loses_its_finite_verb, needed_in_a_parent, orphans, seam,
-};
+use super::parent_needs::needed_in_a_parent;
+use super::reads_whole::{ends_cut_short, loses_its_finite_verb, orphans, seam};
 use crate::lexicon::wordnet::WordNet;
 
 /// Whether two spellings of a token are the same word (case aside; "a" and "an" are one).
@@ -99,7 +98,7 @@ impl Disassembler {
             .collect();
         candidates.retain(|c| !gapped.iter().any(|s| s.contains(&c.core.start)));
         if self.inner_levels_read {
-            candidates.retain(|c| !needed_in_a_parent(&parsed.tokens, c));
+            candidates.retain(|c| !needed_in_a_parent(&parsed, c, &self.wordnet));
         }
         let mut accepted: Vec<Adjunct> = Vec::new();
         for candidate in &candidates {

@@ -1,12 +1,11 @@
 //! The checks that every level of a disassembly reads as a whole sentence: no seam that no writer
-//! puts together, no clause cut short, no lost finite verb, no orphaned token, no adjunct a parent
-//! needs.
+//! puts together, no clause cut short, no lost finite verb, no orphaned token (what a parent
+//! needs of its adjuncts is in `parent_needs`).
 
 use std::ops::Range;
 
 use metamorph_data::Token;
 
-use super::adjunct::{Adjunct, AdjunctKind};
 use super::basic::{coordination, is_finite, PARTICLES};
 
 /// The first removed token of a gap in `included` that leaves a seam: kept tokens meeting
@@ -262,38 +261,5 @@ pub(super) fn orphans(tokens: &[Token], removed: &[bool], aside: &[bool]) -> boo
     tokens.iter().enumerate().any(|(i, t)| {
         let head = t.head as usize;
         !removed[i] && removed[head] && !aside[head] && !terminal(t)
-    })
-}
-
-/// Whether `adjunct` is an adjective a parent sentence cannot do without, though a leaf may
-/// swap it for a synonym (NLPLego-MRC's "the biggest" → "the largest"): a superlative, which
-/// picks out its noun as an ordinal does ("on the hunt for the **best** biscuits … would have
-/// won that competition"), or the adjective of a noun exclaimed over with "such a"/"what a"
-/// ("such a **great** feeling"), without which nothing is exclaimed (seeds 20270102–04).
-pub(super) fn needed_in_a_parent(tokens: &[Token], adjunct: &Adjunct) -> bool {
-    // "the **most** developed": a superlative made with an adverb (round AB, seed 20270106).
-    let superlative_adverb = |i: usize| {
-        matches!(tokens[i].text.to_lowercase().as_str(), "most" | "least")
-            && matches!(tokens[tokens[i].head as usize].pos.as_str(), "ADJ" | "ADV")
-    };
-    if adjunct.kind == AdjunctKind::Adverb {
-        return adjunct.core.clone().any(superlative_adverb);
-    }
-    if adjunct.kind != AdjunctKind::Adjective {
-        return false;
-    }
-    adjunct.core.clone().any(|i| {
-        let t = &tokens[i];
-        let noun = t.head as usize;
-        t.tag == "JJS"
-            || (0..tokens.len()).any(|c| {
-                c != noun
-                    && tokens[c].head as usize == noun
-                    && matches!(tokens[c].dep.as_str(), "predet" | "det")
-                    && matches!(
-                        tokens[c].text.to_lowercase().as_str(),
-                        "such" | "what" | "quite"
-                    )
-            })
     })
 }
