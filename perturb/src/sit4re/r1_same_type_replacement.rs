@@ -57,6 +57,11 @@
 //!     Salvation Army" → "Joseph Booth") is still renamed: no resource here tells fame, and
 //!     skipping every dated article opening would cut 88 of 121 cases on the shared sample
 //!     to drop the 2 of 50 the review of seed 20261223 found;
+//!   - nor a mention that is a title the NER typed as a person ("Dora the Explorer", "Paul
+//!     Blart : Mall Cop"; [`names_a_title`]), one named with an office ("President Richard
+//!     Nixon"; [`holds_an_office`]), or one whose first word is a lowercase particle ("al -
+//!     Duri"). Persons of casting sentences ("portrayed by", "cameos as") are renamed: keeping
+//!     them cost 11 natural cases of 12 on GAP snippets (`docs/validity/mr-r1-other-corpus/`);
 //!   - an argument the schema calls an organization is treated as one whatever the NER
 //!     typed it ("the band Chicago", typed GPE), and one the NER typed PERSON in an
 //!     organization's or a place's role is not replaced;
@@ -286,7 +291,12 @@ impl MetamorphicRelation for SameTypeReplacement {
                 }),
             );
             let candidates = if person {
-                if !opens_the_sentence(tokens, start) || dates_before_modern_names(tokens) {
+                let end = span.end as usize;
+                if !opens_the_sentence(tokens, start)
+                    || dates_before_modern_names(tokens)
+                    || names_a_title(tokens, start, end)
+                    || holds_an_office(tokens, end)
+                {
                     continue;
                 }
                 distinct_draws(self.per_argument, seeds, |seed, _| {
@@ -692,6 +702,11 @@ fn composed_person_name(
     let GivenName::Name(given) = given_name(original)? else {
         return None;
     };
+    // "al - Duri": a lowercase particle is no given name, though "Al" is one (GAP reading,
+    // 2026-11-29: "Harold - Duri").
+    if !is_name_word(given) {
+        return None;
+    }
     // A given name of unknown gender has no compatible form: leave before reading the pool.
     names.gender(given)?;
     let at = words
@@ -762,6 +777,42 @@ fn opens_the_sentence(tokens: &[String], start: usize) -> bool {
     tokens[..start]
         .iter()
         .all(|t| t == "-" || t == "\"" || t == "``" || is_title(t))
+}
+
+/// Lowercase words that belong in a person's name ("Ludwig van Beethoven", "Leonardo da Vinci").
+const NAME_PARTICLES: &[&str] = &[
+    "van", "von", "der", "den", "de", "da", "di", "du", "del", "della", "la", "le", "bin", "ibn",
+    "al", "y", "ten", "ter", "dos", "das",
+];
+
+/// Whether the mention `tokens[start..end]` is a title the NER typed as a person: it holds a
+/// lowercase word that no name has ("Dora the Explorer") or a colon follows it ("Paul Blart :
+/// Mall Cop").
+fn names_a_title(tokens: &[String], start: usize, end: usize) -> bool {
+    tokens[start..end].iter().any(|w| {
+        w.chars().next().is_some_and(char::is_lowercase) && !NAME_PARTICLES.contains(&w.as_str())
+    }) || tokens.get(end).is_some_and(|t| t == ":")
+}
+
+/// Offices whose holder the world knows: "President Vincent Nixon , who had served as vice
+/// president under Eisenhower" names a president who never was.
+const OFFICES: &[&str] = &[
+    "president",
+    "chancellor",
+    "premier",
+    "governor",
+    "senator",
+    "pope",
+    "mayor",
+    "minister",
+];
+
+/// Whether a title before the mention ending before token `end`, or in it, names an office
+/// ([`OFFICES`]).
+fn holds_an_office(tokens: &[String], end: usize) -> bool {
+    tokens[..end]
+        .iter()
+        .any(|t| OFFICES.contains(&t.trim_end_matches('.').to_lowercase().as_str()))
 }
 
 /// Whether the sentence dates its events before 1800 (a year, or "BC"/"AD"): the pool's given
@@ -1497,6 +1548,75 @@ mod tests {
             cases_for(
                 &["Anna", "Kaufmann", "died", "in", "1526", "as", "a", "German", "soprano", "."],
                 (0, 2)
+            ),
+            0
+        );
+    }
+
+    /// Titles typed as persons and office holders keep their names (the label-less BoolQ
+    /// reading, `docs/validity/mr-r1-other-corpus/`).
+    #[test]
+    fn titles_and_offices_keep_their_names() {
+        let forms = [
+            ("PERSON", "Gabriella Gatti"),
+            ("PERSON", "Sophie Marceau"),
+            ("PERSON", "Marco Rossi"),
+            ("PERSON", "Luca Bianchi"),
+        ];
+        let cases_for = |tokens: &[&str], head: (usize, usize)| {
+            let (example, parses) = testing::relation(
+                tokens,
+                (head.0, head.1, Some("PERSON")),
+                (tokens.len() - 2, tokens.len() - 1, Some("TITLE")),
+                Some("per:title"),
+            );
+            let r1 = SameTypeReplacement::with_pool(pool(&forms), 0, names(), gazetteer());
+            r1.follow_ups(&Source::new(&example, &parses))
+                .unwrap()
+                .into_iter()
+                .filter(|c| {
+                    c.edits[0].before.contains("Miranda") || c.edits[0].before.contains("Paul")
+                })
+                .count()
+        };
+        // The control: the same person, no title, renamed (once per distinct draw).
+        assert_eq!(
+            cases_for(&["Miranda", "Bailey", "is", "a", "surgeon", "."], (0, 2)),
+            2
+        );
+        assert_eq!(
+            cases_for(&["Paul", "Blart", "is", "a", "mall", "cop", "."], (0, 2)),
+            2
+        );
+        // A title the NER typed as a person.
+        assert_eq!(
+            cases_for(
+                &["Paul", "Blart", ":", "Mall", "Cop", "is", "a", "comedy", "film", "."],
+                (0, 2)
+            ),
+            0
+        );
+        assert_eq!(
+            cases_for(
+                &["Paul", "the", "Explorer", "is", "a", "cartoon", "series", "."],
+                (0, 3)
+            ),
+            0
+        );
+        // An office holder.
+        assert_eq!(
+            cases_for(
+                &[
+                    "President",
+                    "Paul",
+                    "Nixon",
+                    "resigned",
+                    "as",
+                    "a",
+                    "president",
+                    "."
+                ],
+                (0, 3)
             ),
             0
         );
