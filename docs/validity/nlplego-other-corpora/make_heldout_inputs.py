@@ -87,10 +87,14 @@ def main(shared, out):
     third = third_reading_sentences(shared)
     write_sentences(os.path.join(out, "sa_third_sentences.tsv"), third)
     print(len(third), "FewRel and GAP sentences for the third reading")
+    fourth = third_reading_sentences(shared, reading=4)
+    write_sentences(os.path.join(out, "sa_fourth_sentences.tsv"), fourth)
+    print(len(fourth), "FewRel and GAP sentences for the fourth reading")
 
 
-def third_reading_sentences(shared):
-    """200 FewRel sentences, then one sentence of each of 150 GAP snippets (see the module docs)."""
+def third_reading_sentences(shared, reading=3):
+    """200 FewRel sentences, then one sentence of each of 150 GAP snippets (see the module docs);
+    `reading=4` gives the next 200 and 150, which the third reading did not draw."""
     from make_inputs import detokenize
     rng = random.Random(20261131)
     with open(os.path.join(shared, "fewrel", "fewrel_val_wiki_first62_per_relation.json")) as f:
@@ -99,10 +103,13 @@ def third_reading_sentences(shared):
                         for instance in instances})
     sentences = [s for s in sentences if 8 <= len(s.split()) <= 35 and s[-1] in ".!?"]
     chosen = rng.sample(sentences, 200)
+    if reading == 4:
+        third = set(chosen)
+        chosen = random.Random(20261201).sample([s for s in sentences if s not in third], 200)
     with open(os.path.join(shared, "coref", "gap", "gap-validation.tsv")) as f:
         snippets = [row["Text"] for row in csv.DictReader(f, delimiter="\t")]
     rng.shuffle(snippets)
-    for snippet in snippets[:150]:
+    for snippet in snippets[150:300] if reading == 4 else snippets[:150]:
         in_snippet = passage_sentences(snippet)
         if in_snippet:
             chosen.append(rng.choice(in_snippet))

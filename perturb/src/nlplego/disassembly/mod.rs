@@ -369,6 +369,16 @@ mod tests {
                  jurisdiction.",
                 "from jurisdiction",
             ),
+            // The third reading's (FewRel and GAP sentences) parents.
+            ("Things went from bad to worse after the war.", "from bad"),
+            (
+                "Milla's hair was the most difficult part to design.",
+                "most difficult",
+            ),
+            (
+                "She was ranked by the magazine as the top contender.",
+                "top",
+            ),
             (
                 "The Anglo-Scottish border between England and Scotland runs for 96 miles (154 \
                  km) between Marshall Meadows Bay on the east coast and the Solway Firth in the \

@@ -63,8 +63,9 @@ pub(super) fn needed_in_a_parent(
 }
 
 /// An adjective a leaf may swap for a synonym (NLPLego-MRC's "the biggest" → "the largest") but
-/// a parent needs: a superlative, which picks out its noun as an ordinal does ("on the hunt for
-/// the **best** biscuits … would have won that competition"), or the adjective of a noun
+/// a parent needs: a superlative or an adjective of rank, which picks out its noun as an
+/// ordinal does ("on the hunt for the **best** biscuits … would have won that competition",
+/// "the **most difficult** part", "the **top** contender"), or the adjective of a noun
 /// exclaimed over with "such a"/"what a" ("such a **great** feeling"), without which nothing is
 /// exclaimed (seeds 20270102–04).
 fn picks_out_its_noun(tokens: &[Token], adjunct: &Adjunct) -> bool {
@@ -82,7 +83,11 @@ fn picks_out_its_noun(tokens: &[Token], adjunct: &Adjunct) -> bool {
     adjunct.core.clone().any(|i| {
         let t = &tokens[i];
         let noun = t.head as usize;
-        t.tag == "JJS"
+        // "the [most difficult] part", "the [top] contender": a superlative made with "most",
+        // or an adjective of rank (third reading, 2026-11-29).
+        superlative_adverb(i)
+            || RANK_ADJECTIVES.contains(&lower(t).as_str())
+            || t.tag == "JJS"
             || (0..tokens.len()).any(|c| {
                 c != noun
                     && tokens[c].head as usize == noun
@@ -94,6 +99,18 @@ fn picks_out_its_noun(tokens: &[Token], adjunct: &Adjunct) -> bool {
             })
     })
 }
+
+/// Adjectives that rank their noun first, as a superlative does.
+const RANK_ADJECTIVES: [&str; 8] = [
+    "top",
+    "leading",
+    "chief",
+    "principal",
+    "primary",
+    "foremost",
+    "premier",
+    "key",
+];
 
 fn lower(t: &Token) -> String {
     t.text.to_lowercase()
@@ -193,7 +210,9 @@ fn opens_a_range(tokens: &[Token], adjunct: &Adjunct) -> bool {
     let from_object = object(adjunct.core.start);
     let same_ends =
         from_object.is_some() && from_object == object(past_a_comma(tokens, adjunct.tokens.end));
-    !(opener == "from" && closer == "to") || numeric || same_ends
+    // "goes [from bad] to worse": states, not places, at both ends.
+    let no_noun = from_object.is_none();
+    !(opener == "from" && closer == "to") || numeric || same_ends || no_noun
 }
 
 /// Adverbs that modify the phrase after them ("**directly** from a goal kick", "**shortly** after
