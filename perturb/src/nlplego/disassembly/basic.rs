@@ -435,6 +435,21 @@ pub(super) fn trim(tokens: &[Token], mut range: Range<usize>) -> Option<Range<us
     (!range.is_empty()).then_some(range)
 }
 
+/// Whether `j` is `ancestor` or lies below it in the parse.
+pub(super) fn is_under(tokens: &[Token], mut j: usize, ancestor: usize) -> bool {
+    for _ in 0..tokens.len() {
+        if j == ancestor {
+            return true;
+        }
+        let up = tokens[j].head as usize;
+        if up == j {
+            return false;
+        }
+        j = up;
+    }
+    false
+}
+
 /// The token range of each sentence of `parsed`.
 pub(super) fn sentence_ranges(parsed: &ParsedText) -> Vec<Range<usize>> {
     parsed

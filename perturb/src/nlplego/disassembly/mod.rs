@@ -188,12 +188,6 @@ mod tests {
     fn parents_are_not_left_cut_short() {
         let leaves_only = disassembler();
         let every_level = disassembler().reading_inner_levels();
-        let adjuncts = |d: &Disassembler, text: &str| {
-            d.disassemble(text)
-                .unwrap()
-                .map(|d| adjunct_texts(&d))
-                .unwrap_or_default()
-        };
         // "they went ." (seed 20270102): "went" keeps only what comes before it.
         let text = "A lot of people would go to the back room and never turn up again, they \
                     mostly went in pairs.";
@@ -244,12 +238,6 @@ mod tests {
     fn parents_keep_what_they_need() {
         let leaves_only = disassembler();
         let every_level = disassembler().reading_inner_levels();
-        let adjuncts = |d: &Disassembler, text: &str| {
-            d.disassemble(text)
-                .unwrap()
-                .map(|d| adjunct_texts(&d))
-                .unwrap_or_default()
-        };
         let cases = [
             // A correlative's second half.
             (
@@ -444,6 +432,14 @@ mod tests {
             "Dream was performed at the Royal Opera House in 1961 .",
             &["in", "1961"]
         ));
+    }
+
+    /// The adjuncts `d` finds in `text`, as text; none when it finds no disassembly.
+    fn adjuncts(d: &Disassembler, text: &str) -> Vec<String> {
+        d.disassemble(text)
+            .unwrap()
+            .map(|d| adjunct_texts(&d))
+            .unwrap_or_default()
     }
 
     fn adjunct_texts(d: &Disassembly) -> Vec<String> {

@@ -26,7 +26,7 @@ use std::ops::Range;
 use metamorph_data::{ParsedText, Token};
 
 use super::adjunct::{Adjunct, AdjunctKind};
-use super::basic::sentence_ranges;
+use super::basic::{is_under, sentence_ranges};
 use crate::lexicon::wordnet::{Pos as WordNetPos, WordNet};
 
 /// Whether `adjunct` is one a parent sentence cannot do without (see the module docs).
@@ -123,21 +123,6 @@ fn past_a_comma(tokens: &[Token], from: usize) -> usize {
     } else {
         from
     }
-}
-
-/// Whether `j` is `ancestor` or lies below it in the parse.
-fn is_under(tokens: &[Token], mut j: usize, ancestor: usize) -> bool {
-    for _ in 0..tokens.len() {
-        if j == ancestor {
-            return true;
-        }
-        let up = tokens[j].head as usize;
-        if up == j {
-            return false;
-        }
-        j = up;
-    }
-    false
 }
 
 /// Whether `adjunct` removes the second half of a correlative pair whose first half stays: "was

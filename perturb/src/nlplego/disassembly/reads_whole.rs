@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use metamorph_data::Token;
 
-use super::basic::{coordination, is_finite, PARTICLES};
+use super::basic::{coordination, is_finite, is_under, PARTICLES};
 
 /// The first removed token of a gap in `included` that leaves a seam: kept tokens meeting
 /// across it that no writer puts side by side. A review of NLPLego-SSM and -SA follow-ups on
@@ -85,20 +85,7 @@ pub(super) fn seam(tokens: &[Token], included: &[bool]) -> Option<usize> {
 /// 20270101): "I came, I saw" is English.
 pub(super) fn list_without_conjunction(tokens: &[Token], included: &[bool]) -> Option<usize> {
     let n = tokens.len();
-    // Whether `j` is `m` or below it in the parse.
-    let under = |mut j: usize, m: usize| {
-        for _ in 0..n {
-            if j == m {
-                return true;
-            }
-            let up = tokens[j].head as usize;
-            if up == j {
-                return false;
-            }
-            j = up;
-        }
-        false
-    };
+    let under = |j: usize, m: usize| is_under(tokens, j, m);
     (0..n).find_map(|h| {
         let t = &tokens[h];
         if !included[h] || (t.dep == "conj" && included[t.head as usize]) {
