@@ -92,13 +92,15 @@ impl Disassembler {
     pub fn disassemble_parsed(&self, parsed: ParsedText) -> Result<Option<Disassembly>> {
         let basic = basic_elements(&parsed.tokens);
         let mut candidates = candidates(&parsed, &self.wordnet);
-        let gapped: Vec<Range<usize>> = sentence_ranges(&parsed)
-            .into_iter()
+        let sentences = sentence_ranges(&parsed);
+        let gapped: Vec<&Range<usize>> = sentences
+            .iter()
             .filter(|s| is_gapped(&parsed.tokens, s))
             .collect();
         candidates.retain(|c| !gapped.iter().any(|s| s.contains(&c.core.start)));
         if self.inner_levels_read {
-            candidates.retain(|c| !needed_in_a_parent(&parsed, c, &self.wordnet));
+            candidates
+                .retain(|c| !needed_in_a_parent(&parsed.tokens, &sentences, c, &self.wordnet));
         }
         let mut accepted: Vec<Adjunct> = Vec::new();
         for candidate in &candidates {
@@ -153,7 +155,6 @@ impl Disassembler {
         // Every level must read without a seam where its removed adjuncts were (see
         // [`seam`]): an adjunct that leaves one stays in the basic sentence, and the rest must
         // still pass the keep-test.
-        let sentences = sentence_ranges(&parsed);
         loop {
             let seam_at = (0..=accepted.len()).find_map(|level| {
                 let included = included_at(parsed.tokens.len(), &accepted, level);

@@ -23,22 +23,24 @@
 
 use std::ops::Range;
 
-use metamorph_data::{ParsedText, Token};
+use metamorph_data::Token;
 
 use super::adjunct::{Adjunct, AdjunctKind};
-use super::basic::{is_under, sentence_ranges};
+use super::basic::is_under;
 use crate::lexicon::wordnet::{Pos as WordNetPos, WordNet};
 
 /// Whether `adjunct` is one a parent sentence cannot do without (see the module docs).
+/// `sentences` are the token ranges of the text's sentences.
 pub(super) fn needed_in_a_parent(
-    parsed: &ParsedText,
+    tokens: &[Token],
+    sentences: &[Range<usize>],
     adjunct: &Adjunct,
     wordnet: &WordNet,
 ) -> bool {
-    let tokens = &parsed.tokens;
-    let sentence = sentence_ranges(parsed)
-        .into_iter()
+    let sentence = sentences
+        .iter()
         .find(|s| s.contains(&adjunct.core.start))
+        .cloned()
         .unwrap_or(0..tokens.len());
     picks_out_its_noun(tokens, adjunct)
         || leaves_a_correlative_alone(tokens, adjunct, &sentence)
@@ -280,7 +282,10 @@ fn apposed_to_what_follows(tokens: &[Token], adjunct: &Adjunct) -> bool {
         matches!(t.dep.as_str(), "appos" | "npadvmod")
             && matches!(t.pos.as_str(), "NOUN" | "PROPN")
             && !adjunct.core.contains(&(t.head as usize))
-            && (0..tokens.len()).filter(|&j| is_under(tokens, j, x)).min() == Some(start)
+            // Its phrase starts right after the comma (parses are projective: a subtree is
+            // contiguous).
+            && is_under(tokens, start, x)
+            && !is_under(tokens, comma, x)
     })
 }
 
