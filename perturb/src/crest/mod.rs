@@ -50,6 +50,24 @@ pub struct CrestConfig {
     pub lm_max_cost: f32,
     /// At most this many replacements chosen per word (default 2).
     pub lm_per_site: usize,
+    /// What the causal LM chooses among (default `wordnet`): every WordNet sense's lemmas
+    /// (`wordnet`), or its own most likely words for the slot (`predictions`, the seed's
+    /// masked-LM source with a causal LM; see [`crate::lexicon::lm_choice`]).
+    pub lm_candidates: LmCandidates,
+    /// With `lm_candidates = "predictions"`: the LM's most likely next tokens read per word
+    /// (default 50).
+    pub lm_top_k: usize,
+}
+
+/// Where the candidates the causal LM chooses among come from (`[perturb.crest] lm_candidates`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LmCandidates {
+    /// Every WordNet sense's lemmas for the word's part of speech, inflected to its tag.
+    #[default]
+    Wordnet,
+    /// The LM's own most likely words after the sentence's left context.
+    Predictions,
 }
 
 impl Default for CrestConfig {
@@ -63,6 +81,8 @@ impl Default for CrestConfig {
             lm: None,
             lm_max_cost: crate::lexicon::lm_choice::DEFAULT_MAX_COST,
             lm_per_site: 2,
+            lm_candidates: LmCandidates::Wordnet,
+            lm_top_k: 50,
         }
     }
 }

@@ -43,7 +43,7 @@ use metamorph_parse::spacy::pipeline::Pipeline;
 use super::generation::{candidates, mutable_pos, Origin, PERSONAL_PRONOUNS};
 use super::protected::ProtectedWords;
 use super::selection::check;
-use super::FAMILY;
+use super::{LmCandidates, FAMILY};
 use crate::edit::{apply, match_case, Replacement};
 use crate::lexicon::frames::{fixed_by_frame, is_never_a_substitute};
 use crate::lexicon::gender::changes_gender;
@@ -54,6 +54,7 @@ use crate::lexicon::in_context::{
 use crate::lexicon::inflect::Inflections;
 use crate::lexicon::lm_choice::SubstitutionChooser;
 use crate::lexicon::wordnet::WordNet;
+use crate::nlplego::mutation::is_stop_word;
 use crate::{case_id, shuffle, source_seed, MetamorphicRelation, Resources, Source};
 
 /// The relation's name.
@@ -117,6 +118,8 @@ pub struct CorefPreservingMutation {
     /// The causal LM that chooses among every sense's lemmas (`[perturb.crest] lm`), with
     /// WordNet to propose them; `None`: the encoder picks the sense and checks the fit.
     chooser: Option<(SubstitutionChooser, Arc<WordNet>)>,
+    /// What the causal LM chooses among, and how many of its predictions it reads per word.
+    lm_candidates: (LmCandidates, usize),
 }
 
 impl std::fmt::Debug for CorefPreservingMutation {
@@ -131,6 +134,7 @@ impl std::fmt::Debug for CorefPreservingMutation {
 }
 
 /// One candidate mutation: replace document token `token` by `word`.
+#[derive(Clone)]
 struct Mutation {
     token: usize,
     word: String,
@@ -144,6 +148,10 @@ struct Mutation {
     /// [`MIN_WORD_SIMILARITY`], for the word.
     min_similarity: f32,
     min_word: f32,
+    /// For a word the causal LM predicted (`lm_candidates = "predictions"`), the part of
+    /// speech it must keep: the re-parse must give it the original's tag and a lemma WordNet
+    /// lists in this part of speech, since nothing but the LM proposed it.
+    predicted: Option<crate::lexicon::wordnet::Pos>,
 }
 
 impl CorefPreservingMutation {
@@ -173,6 +181,13 @@ impl CorefPreservingMutation {
             };
             (model, options)
         });
+        if config.lm.is_none() && config.lm_candidates == LmCandidates::Predictions {
+            return Err(metamorph_data::Error::Config(
+                "[perturb.crest] lm_candidates = \"predictions\" needs the causal LM that \
+                 predicts them: set lm (e.g. lm = \"gemma3-270m\")"
+                    .into(),
+            ));
+        }
         let chooser = match resources.crest_lm()? {
             Some(lm) => Some((
                 SubstitutionChooser::new(lm, config.lm_max_cost, config.lm_per_site.max(1)),
@@ -183,6 +198,7 @@ impl CorefPreservingMutation {
         Ok(CorefPreservingMutation {
             masked_lm,
             chooser,
+            lm_candidates: (config.lm_candidates, config.lm_top_k),
             lexicon: resources.contextual_lexicon()?,
             inflections: resources.inflections()?,
             parser: resources.parser()?,
@@ -251,6 +267,16 @@ impl CorefPreservingMutation {
         let Some((chooser, wordnet)) = &self.chooser else {
             return Ok(Vec::new());
         };
+        if self.lm_candidates.0 == LmCandidates::Predictions {
+            return self.lm_predicted(
+                (text, byte),
+                (start, end),
+                token,
+                pos,
+                article,
+                mention_words,
+            );
+        }
         let original = token.text.to_lowercase();
         let lemma = token.lemma.to_lowercase();
         // The lemma's antonyms are proposed only with `antonyms = true`.
@@ -307,6 +333,102 @@ impl CorefPreservingMutation {
             .into_iter()
             .map(|i| (forms[i].clone(), (f32::NEG_INFINITY, NO_WORD_CHECK)))
             .collect())
+    }
+
+    /// The replacements of `token` the causal LM predicts for its slot and keeps
+    /// ([`SubstitutionChooser::predict`]): whole words of the encoder's vocabulary, not a stop
+    /// word, pronoun, mention word, word of the sentence (nor a form of one) or (without
+    /// `antonyms = true`) WordNet antonym of the word, agreeing with the article before and not
+    /// changing a person's gender; adverbs are not replaced. Their part of
+    /// speech is checked on the re-parse ([`Mutation::predicted`]), and, like WordNet's
+    /// synonyms, their fit in context by the encoder: the LM proposes and judges fluency, the
+    /// encoder that the new word reads as the old one did.
+    fn lm_predicted(
+        &self,
+        (text, byte): (&str, &dyn Fn(u32) -> usize),
+        (start, end): (u32, u32),
+        token: &Token,
+        pos: crate::lexicon::wordnet::Pos,
+        article: Option<&str>,
+        mention_words: &std::collections::BTreeSet<String>,
+    ) -> Result<Vec<(String, (f32, f32))>> {
+        let Some((chooser, wordnet)) = &self.chooser else {
+            return Ok(Vec::new());
+        };
+        // Adverbs are not replaced, as WordNet's adverb synonyms are not (in_context.rs):
+        // degree, manner and frequency adverbs a reader tells apart.
+        if pos == crate::lexicon::wordnet::Pos::Adv {
+            return Ok(Vec::new());
+        }
+        let sentence = &text[byte(start)..byte(end)];
+        let antonyms: Vec<String> = if self.antonyms {
+            Vec::new()
+        } else {
+            wordnet
+                .antonyms(&token.lemma.to_lowercase(), pos)
+                .into_iter()
+                .map(|a| a.raw)
+                .collect()
+        };
+        let accept = |word: &str| {
+            let lower = word.to_lowercase();
+            lower == word
+                && !is_stop_word(&lower)
+                && !PERSONAL_PRONOUNS.contains(&lower.as_str())
+                && !mention_words.contains(&lower)
+                && !is_never_a_substitute(&lower)
+                && !antonyms.iter().any(|a| lower.starts_with(a.as_str()))
+                && article.is_none_or(|a| a == indefinite_article(&lower))
+                && !changes_gender(&token.text, &lower)
+                && !repeats_a_word_of(sentence, &lower)
+                && self.lexicon.is_common(&lower)
+        };
+        let prefix = last_words(&text[byte(start)..byte(token.start)], CONTEXT_BEFORE);
+        let predicted = chooser.predict(prefix, &token.text, self.lm_candidates.1, &accept)?;
+        Ok(predicted
+            .into_iter()
+            .map(|word| {
+                let word = match_case(&token.text, &word);
+                (word, (MIN_SENTENCE_SIMILARITY, MIN_WORD_SIMILARITY))
+            })
+            .collect())
+    }
+
+    /// Of the `fitting` mutations, those the causal LM chooses where it predicted them
+    /// ([`Mutation::predicted`]): per word, the cheapest `lm_per_site` whose window costs at
+    /// most `lm_max_cost` nats against the original's ([`SubstitutionChooser::choose`]). The
+    /// encoder has already kept only words that read as the one they replace, so the LM scores
+    /// a few candidates per word rather than every prediction. Other mutations pass through.
+    fn lm_cheapest(
+        &self,
+        fitting: Vec<Mutation>,
+        tokens: &[Token],
+        (text, byte): (&str, &dyn Fn(u32) -> usize),
+        (start, end): (u32, u32),
+    ) -> Result<Vec<Mutation>> {
+        let Some((chooser, _)) = &self.chooser else {
+            return Ok(fitting);
+        };
+        let (predicted, mut kept): (Vec<Mutation>, Vec<Mutation>) =
+            fitting.into_iter().partition(|m| m.predicted.is_some());
+        let mut at = 0;
+        while at < predicted.len() {
+            let i = predicted[at].token;
+            let site = predicted[at..].iter().take_while(|m| m.token == i).count();
+            let token = &tokens[i];
+            let prefix = last_words(&text[byte(start)..byte(token.start)], CONTEXT_BEFORE);
+            let after = first_words(&text[byte(token.end)..byte(end)], CONTEXT_AFTER);
+            let original = format!("{}{after}", &text[byte(token.start)..byte(token.end)]);
+            let rests: Vec<String> = predicted[at..at + site]
+                .iter()
+                .map(|m| format!("{}{after}", m.word))
+                .collect();
+            let refs: Vec<&str> = rests.iter().map(String::as_str).collect();
+            let chosen = chooser.choose(prefix, &original, &refs)?;
+            kept.extend(chosen.into_iter().map(|k| predicted[at + k].clone()));
+            at += site;
+        }
+        Ok(kept)
     }
 
     /// Parses `texts` (sentences) alone.
@@ -423,6 +545,10 @@ impl CorefPreservingMutation {
                     prefix.len()..byte(token.end) - byte(start),
                     prefix.len()..prefix.len() + word.len(),
                 );
+                let predicted = (self.chooser.is_some()
+                    && self.lm_candidates.0 == LmCandidates::Predictions)
+                    .then(|| mutable_pos(token))
+                    .flatten();
                 pool.push(Mutation {
                     token: i,
                     word,
@@ -430,6 +556,7 @@ impl CorefPreservingMutation {
                     spans,
                     min_similarity,
                     min_word,
+                    predicted,
                 });
             }
         }
@@ -466,18 +593,22 @@ impl CorefPreservingMutation {
             }
             follow_ups.push((sources.len() - 1, m.sentence.as_str(), m.spans.1.clone()));
         }
-        // The LM's choices need no encoder: the LM has read them in context already.
-        let fitting: Vec<Mutation> = if self.chooser.is_some() {
-            pool
-        } else {
-            let fits = self.lexicon.fit(&sources, &follow_ups)?;
-            pool.into_iter()
-                .zip(fits)
-                .filter(|(m, fit)| fit.fits(m.min_similarity, m.min_word))
-                .map(|(m, _)| m)
-                .collect()
-        };
-        let mut pool = fitting;
+        // The LM's choices among WordNet's lemmas need no encoder: the LM has read them in
+        // context already. Its own predictions do: a blind reading of 80 on GAP found 90% of
+        // those the encoder reads as the same word in context natural, 75% of the others
+        // (docs/validity/crest-predictions/).
+        let fitting: Vec<Mutation> =
+            if self.chooser.is_some() && self.lm_candidates.0 == LmCandidates::Wordnet {
+                pool
+            } else {
+                let fits = self.lexicon.fit(&sources, &follow_ups)?;
+                pool.into_iter()
+                    .zip(fits)
+                    .filter(|(m, fit)| fit.fits(m.min_similarity, m.min_word))
+                    .map(|(m, _)| m)
+                    .collect()
+            };
+        let mut pool = self.lm_cheapest(fitting, tokens, (text, &byte), (start, end))?;
         shuffle(&mut pool, seed);
 
         let mut kept = Vec::new();
@@ -495,7 +626,12 @@ impl CorefPreservingMutation {
                     .tokens
                     .get(local)
                     .is_some_and(|t| t.text == mutation.word);
-                if same_word && check(&source, followup, local, &mentions).is_ok() {
+                let same_kind = mutation.predicted.is_none_or(|pos| {
+                    self.chooser.as_ref().is_some_and(|(_, wordnet)| {
+                        keeps_its_kind(&source.tokens[local], &followup.tokens[local], pos, wordnet)
+                    })
+                });
+                if same_word && same_kind && check(&source, followup, local, &mentions).is_ok() {
                     kept.push(mutation);
                 }
             }
@@ -604,6 +740,38 @@ impl MetamorphicRelation for CorefPreservingMutation {
         }
         Ok(cases)
     }
+}
+
+/// Whether `word` (lowercase) is a word of `sentence` or a form of one: the two share all but
+/// the last three letters of the longer, and at least four ("interests" / "interested", not
+/// "part" / "particularly"). A small LM copies from its context ("the architect and amateur
+/// architect", "interested in all its interests", the tuning reading of predictions), and a
+/// word the sentence already has reads as a clumsy repetition.
+fn repeats_a_word_of(sentence: &str, word: &str) -> bool {
+    sentence
+        .split(|c: char| !c.is_alphabetic())
+        .filter(|w| w.len() > 2)
+        .any(|w| {
+            let w = w.to_lowercase();
+            let shared = w
+                .bytes()
+                .zip(word.bytes())
+                .take_while(|(a, b)| a == b)
+                .count();
+            w == word || shared >= w.len().max(word.len()).saturating_sub(3).max(4)
+        })
+}
+
+/// Whether a predicted word, re-parsed in its sentence (`new`), is the kind of word it
+/// replaced (`old`): the same tag, and a lemma WordNet lists in the part of speech `pos`
+/// (spaCy tags an unknown string too, "the zzyzx" as a noun).
+fn keeps_its_kind(
+    old: &Token,
+    new: &Token,
+    pos: crate::lexicon::wordnet::Pos,
+    wordnet: &WordNet,
+) -> bool {
+    old.tag == new.tag && !wordnet.synsets(&new.lemma.to_lowercase(), pos).is_empty()
 }
 
 fn schema_error(example: &Example, message: String) -> metamorph_data::Error {
@@ -767,6 +935,49 @@ mod tests {
             toml::from_str(&format!("[crest]\nlm = \"{gguf}\"\nmasked_lm = \"x\"\n")).unwrap();
         let err = CorefPreservingMutation::new(&Resources::from_config(&both)).unwrap_err();
         assert!(err.to_string().contains("set one"), "{err}");
+    }
+
+    /// A predicted word must re-parse with the original's tag and be a WordNet lemma of its
+    /// part of speech; predictions need the LM that makes them.
+    #[test]
+    fn predicted_words_keep_their_kind_and_need_an_lm() {
+        let wordnet = resources().wordnet().unwrap();
+        let noun = |text: &str| {
+            let docs = pipeline().process(&[text]).unwrap();
+            metamorph_parse::to_parsed_text("x", "text", &docs[0]).tokens[3].clone()
+        };
+        let car = noun("He sold the car yesterday.");
+        let pos = mutable_pos(&car).unwrap();
+        assert!(keeps_its_kind(
+            &car,
+            &noun("He sold the truck yesterday."),
+            pos,
+            &wordnet
+        ));
+        // Another tag, and a string WordNet does not know, are refused.
+        assert!(!keeps_its_kind(
+            &car,
+            &noun("He sold the cars yesterday."),
+            pos,
+            &wordnet
+        ));
+        let unknown = noun("He sold the zzyzx yesterday.");
+        assert_eq!(unknown.tag, car.tag);
+        assert!(!keeps_its_kind(&car, &unknown, pos, &wordnet));
+
+        // Nor may it repeat a word of its sentence, in any form.
+        let sentence = "He was interested in all its concerns, the Architect said.";
+        for word in ["interests", "interest", "architect", "concerns", "said"] {
+            assert!(repeats_a_word_of(sentence, word), "{word}");
+        }
+        for word in ["matters", "inter", "arch", "any", "saint"] {
+            assert!(!repeats_a_word_of(sentence, word), "{word}");
+        }
+
+        let config: crate::PerturbConfig =
+            toml::from_str("[crest]\nlm_candidates = \"predictions\"\n").unwrap();
+        let err = CorefPreservingMutation::new(&Resources::from_config(&config)).unwrap_err();
+        assert!(err.to_string().contains("needs the causal LM"), "{err}");
     }
 
     /// With a masked LM (here the tiny random BERT of the models crate's parity fixtures, floor 0 since

@@ -74,6 +74,59 @@ impl SubstitutionChooser {
         Ok(scores[1..].iter().map(|s| base - total(s)).collect())
     }
 
+    /// The LM's own words for the slot after `prefix` (the sentence up to the replaced word),
+    /// likeliest first: the word-initial tokens among its `top_k` most likely next tokens,
+    /// spelled as whole alphabetic words, not `original`, passing `accept`. A token that is
+    /// only a word's first piece is taken as if whole; the caller's checks (a known word, a
+    /// re-parse) and [`SubstitutionChooser::choose`], which scores the rest of the sentence
+    /// with it, refuse it then.
+    ///
+    /// This is the seed's masked-LM source (a word predicted in context) with a causal LM: the
+    /// prediction reads only the left context; `choose` reads the right.
+    ///
+    /// # Errors
+    /// Tokenizer or model errors.
+    pub fn predict(
+        &self,
+        prefix: &str,
+        original: &str,
+        top_k: usize,
+        accept: &dyn Fn(&str) -> bool,
+    ) -> Result<Vec<String>> {
+        let prefix_ids = self.lm.with_start(prefix.trim_end())?;
+        let log_probs = self
+            .lm
+            .next_token_log_probs(std::slice::from_ref(&prefix_ids))?
+            .pop()
+            .unwrap_or_default();
+        let mut order: Vec<usize> = (0..log_probs.len()).collect();
+        let k = top_k.min(order.len());
+        if k == 0 {
+            return Ok(Vec::new());
+        }
+        order.select_nth_unstable_by(k - 1, |&a, &b| log_probs[b].total_cmp(&log_probs[a]));
+        order.truncate(k);
+        order.sort_by(|&a, &b| log_probs[b].total_cmp(&log_probs[a]));
+        let tokenizer = self.lm.tokenizer();
+        let mut words: Vec<String> = Vec::new();
+        for id in order {
+            let Some(piece) = u32::try_from(id)
+                .ok()
+                .and_then(|i| tokenizer.id_to_token(i))
+            else {
+                continue;
+            };
+            let Some(word) = word_initial(&piece) else {
+                continue;
+            };
+            if word.eq_ignore_ascii_case(original) || words.contains(&word) || !accept(&word) {
+                continue;
+            }
+            words.push(word);
+        }
+        Ok(words)
+    }
+
     /// The indices of the `alternatives` kept, cheapest first (see the module docs).
     ///
     /// # Errors
@@ -97,6 +150,15 @@ impl SubstitutionChooser {
             .map(|(i, _)| i)
             .collect())
     }
+}
+
+/// The word a vocabulary piece starts, if it starts one and is all ASCII letters: byte-level
+/// BPE marks a leading space `Ġ`, SentencePiece `▁`.
+fn word_initial(piece: &str) -> Option<String> {
+    let rest = piece
+        .strip_prefix('\u{120}')
+        .or_else(|| piece.strip_prefix('\u{2581}'))?;
+    (rest.len() > 1 && rest.chars().all(|c| c.is_ascii_alphabetic())).then(|| rest.to_string())
 }
 
 #[cfg(test)]
@@ -162,5 +224,45 @@ mod tests {
                 .len(),
             1
         );
+    }
+
+    #[test]
+    fn word_initial_pieces_are_whole_alphabetic_words() {
+        assert_eq!(word_initial("\u{120}house").as_deref(), Some("house"));
+        assert_eq!(word_initial("\u{2581}house").as_deref(), Some("house"));
+        // A piece inside a word, a one-letter word, digits and punctuation are not words.
+        assert_eq!(word_initial("house"), None);
+        assert_eq!(word_initial("\u{120}a"), None);
+        assert_eq!(word_initial("\u{120}1990"), None);
+        assert_eq!(word_initial("\u{2581}don't"), None);
+    }
+
+    #[test]
+    fn predictions_are_the_lms_likeliest_words() {
+        let Some(lm) = tiny() else { return };
+        let chooser = SubstitutionChooser::new(lm.clone(), f32::INFINITY, 3);
+        let prefix = "The old man ";
+        let accept = |w: &str| w.len() > 3;
+        let predicted = chooser.predict(prefix, "walked", 200, &accept).unwrap();
+        // Exactly the words among the LM's 200 likeliest next tokens that start a word, pass
+        // `accept` and are not the original, likeliest first.
+        let ids = lm.with_start(prefix.trim_end()).unwrap();
+        let lp = lm.next_token_log_probs(&[ids]).unwrap().remove(0);
+        let mut order: Vec<usize> = (0..lp.len()).collect();
+        order.sort_by(|&a, &b| lp[b].total_cmp(&lp[a]));
+        let mut expected: Vec<String> = Vec::new();
+        for &i in &order[..200] {
+            if let Some(w) = word_initial(&lm.tokenizer().id_to_token(i as u32).unwrap()) {
+                if accept(&w) && !w.eq_ignore_ascii_case("walked") && !expected.contains(&w) {
+                    expected.push(w);
+                }
+            }
+        }
+        assert!(!expected.is_empty(), "the fixture's vocabulary has words");
+        assert_eq!(predicted, expected);
+        assert!(chooser
+            .predict(prefix, "walked", 0, &accept)
+            .unwrap()
+            .is_empty());
     }
 }
