@@ -251,6 +251,29 @@ impl CorefPreservingMutation {
             .collect())
     }
 
+    /// The WordNet antonyms of `lemma` an LM's candidates may not be: none with
+    /// `antonyms = true`, where antonyms are proposed.
+    fn refused_antonyms(
+        &self,
+        wordnet: &WordNet,
+        lemma: &str,
+        pos: crate::lexicon::wordnet::Pos,
+    ) -> Vec<String> {
+        if self.antonyms {
+            return Vec::new();
+        }
+        wordnet
+            .antonyms(lemma, pos)
+            .into_iter()
+            .map(|a| a.raw)
+            .collect()
+    }
+
+    /// Whether the causal LM proposes the candidates (`lm_candidates = "predictions"`).
+    fn predicts(&self) -> bool {
+        self.chooser.is_some() && self.lm_candidates.0 == LmCandidates::Predictions
+    }
+
     /// The replacements of `token` the causal LM chooses among every WordNet sense's lemmas
     /// for its part of speech (inflected to its tag; see [`crate::lexicon::lm_choice`]), with
     /// the thresholds that let them through the fit check (the LM has judged them). The
@@ -267,7 +290,7 @@ impl CorefPreservingMutation {
         let Some((chooser, wordnet)) = &self.chooser else {
             return Ok(Vec::new());
         };
-        if self.lm_candidates.0 == LmCandidates::Predictions {
+        if self.predicts() {
             return self.lm_predicted(
                 (text, byte),
                 (start, end),
@@ -279,16 +302,7 @@ impl CorefPreservingMutation {
         }
         let original = token.text.to_lowercase();
         let lemma = token.lemma.to_lowercase();
-        // The lemma's antonyms are proposed only with `antonyms = true`.
-        let antonyms: Vec<String> = if self.antonyms {
-            Vec::new()
-        } else {
-            wordnet
-                .antonyms(&lemma, pos)
-                .into_iter()
-                .map(|a| a.raw)
-                .collect()
-        };
+        let antonyms = self.refused_antonyms(wordnet, &lemma, pos);
         let mut forms: Vec<String> = Vec::new();
         for word in wordnet.synonyms(&lemma, pos) {
             let name = word.raw;
@@ -361,15 +375,7 @@ impl CorefPreservingMutation {
             return Ok(Vec::new());
         }
         let sentence = &text[byte(start)..byte(end)];
-        let antonyms: Vec<String> = if self.antonyms {
-            Vec::new()
-        } else {
-            wordnet
-                .antonyms(&token.lemma.to_lowercase(), pos)
-                .into_iter()
-                .map(|a| a.raw)
-                .collect()
-        };
+        let antonyms = self.refused_antonyms(wordnet, &token.lemma.to_lowercase(), pos);
         let accept = |word: &str| {
             let lower = word.to_lowercase();
             lower == word
@@ -545,10 +551,7 @@ impl CorefPreservingMutation {
                     prefix.len()..byte(token.end) - byte(start),
                     prefix.len()..prefix.len() + word.len(),
                 );
-                let predicted = (self.chooser.is_some()
-                    && self.lm_candidates.0 == LmCandidates::Predictions)
-                    .then(|| mutable_pos(token))
-                    .flatten();
+                let predicted = self.predicts().then(|| mutable_pos(token)).flatten();
                 pool.push(Mutation {
                     token: i,
                     word,
@@ -597,17 +600,16 @@ impl CorefPreservingMutation {
         // context already. Its own predictions do: a blind reading of 80 on GAP found 90% of
         // those the encoder reads as the same word in context natural, 75% of the others
         // (docs/validity/crest-predictions/).
-        let fitting: Vec<Mutation> =
-            if self.chooser.is_some() && self.lm_candidates.0 == LmCandidates::Wordnet {
-                pool
-            } else {
-                let fits = self.lexicon.fit(&sources, &follow_ups)?;
-                pool.into_iter()
-                    .zip(fits)
-                    .filter(|(m, fit)| fit.fits(m.min_similarity, m.min_word))
-                    .map(|(m, _)| m)
-                    .collect()
-            };
+        let fitting: Vec<Mutation> = if self.chooser.is_some() && !self.predicts() {
+            pool
+        } else {
+            let fits = self.lexicon.fit(&sources, &follow_ups)?;
+            pool.into_iter()
+                .zip(fits)
+                .filter(|(m, fit)| fit.fits(m.min_similarity, m.min_word))
+                .map(|(m, _)| m)
+                .collect()
+        };
         let mut pool = self.lm_cheapest(fitting, tokens, (text, &byte), (start, end))?;
         shuffle(&mut pool, seed);
 
