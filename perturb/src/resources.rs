@@ -66,7 +66,7 @@ struct Caches {
 
 /// Models cached by their spec, so two relations naming one model load it once: the masked
 /// LMs (`[perturb.crest] masked_lm`, `[perturb.nlplego] masked_lm`) and the causal LMs that
-/// choose substitutions (`[perturb.crest] lm`). The models have no `Debug` of their own.
+/// choose substitutions (`[perturb.crest] lm`, `[perturb.nlplego] lm`). The models have no `Debug` of their own.
 struct ModelSlot<M>(Mutex<HashMap<String, Arc<M>>>);
 
 impl<M> Default for ModelSlot<M> {
@@ -197,15 +197,32 @@ impl Resources {
         self.crest
             .lm
             .as_deref()
-            .map(|spec| {
-                self.caches.causal_lm.get_or_load(spec, || {
-                    metamorph_models::causal_lm::CausalLm::load(
-                        spec,
-                        metamorph_models::LmOptions::default(),
-                    )
-                })
-            })
+            .map(|s| self.causal_lm(s))
             .transpose()
+    }
+
+    /// The causal LM that predicts NLPLego-MRC's replacements (`[perturb.nlplego] lm`), loaded
+    /// on first use (once for CREST and NLPLego when they name the same); `None` when not
+    /// configured.
+    ///
+    /// # Errors
+    /// When the model cannot be fetched or loaded.
+    pub fn nlplego_lm(&self) -> Result<Option<Arc<metamorph_models::causal_lm::CausalLm>>> {
+        self.nlplego
+            .lm
+            .as_deref()
+            .map(|s| self.causal_lm(s))
+            .transpose()
+    }
+
+    /// The causal LM `spec` names, cached by spec.
+    fn causal_lm(&self, spec: &str) -> Result<Arc<metamorph_models::causal_lm::CausalLm>> {
+        self.caches.causal_lm.get_or_load(spec, || {
+            metamorph_models::causal_lm::CausalLm::load(
+                spec,
+                metamorph_models::LmOptions::default(),
+            )
+        })
     }
 
     /// NLPLego's masked LM (`[perturb.nlplego] masked_lm`), loaded on first use; `None` when not

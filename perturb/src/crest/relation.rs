@@ -52,54 +52,16 @@ use crate::lexicon::in_context::{
     MIN_WORD_SIMILARITY, NO_WORD_CHECK,
 };
 use crate::lexicon::inflect::Inflections;
-use crate::lexicon::lm_choice::SubstitutionChooser;
+use crate::lexicon::lm_choice::{
+    first_words, keeps_its_kind, last_words, repeats_a_word_of, SubstitutionChooser, CONTEXT_AFTER,
+    CONTEXT_BEFORE,
+};
 use crate::lexicon::wordnet::WordNet;
 use crate::nlplego::mutation::is_stop_word;
 use crate::{case_id, shuffle, source_seed, MetamorphicRelation, Resources, Source};
 
 /// The relation's name.
 pub const NAME: &str = "CREST";
-
-/// Words of context the choosing LM reads before a replaced word.
-const CONTEXT_BEFORE: usize = 24;
-/// Words of context it reads after it.
-const CONTEXT_AFTER: usize = 5;
-
-/// The end of `text` from its `n`-th last word (with the whitespace after it).
-fn last_words(text: &str, n: usize) -> &str {
-    let mut starts: Vec<usize> = text
-        .char_indices()
-        .filter(|&(i, c)| {
-            !c.is_whitespace() && (i == 0 || text[..i].ends_with(char::is_whitespace))
-        })
-        .map(|(i, _)| i)
-        .collect();
-    if starts.len() <= n {
-        return text;
-    }
-    let from = starts.split_off(starts.len() - n)[0];
-    &text[from..]
-}
-
-/// The start of `text` up to its `n`-th word (the whitespace before the first kept).
-fn first_words(text: &str, n: usize) -> &str {
-    let mut seen = 0;
-    let mut in_word = false;
-    for (i, c) in text.char_indices() {
-        if c.is_whitespace() {
-            if in_word {
-                seen += 1;
-                if seen == n {
-                    return &text[..i];
-                }
-            }
-            in_word = false;
-        } else {
-            in_word = true;
-        }
-    }
-    text
-}
 
 /// At most this many follow-ups per source sentence (the paper's M = 20).
 pub const DEFAULT_MAX_PER_SENTENCE: usize = 20;
@@ -744,38 +706,6 @@ impl MetamorphicRelation for CorefPreservingMutation {
     }
 }
 
-/// Whether `word` (lowercase) is a word of `sentence` or a form of one: the two share all but
-/// the last three letters of the longer, and at least four ("interests" / "interested", not
-/// "part" / "particularly"). A small LM copies from its context ("the architect and amateur
-/// architect", "interested in all its interests", the tuning reading of predictions), and a
-/// word the sentence already has reads as a clumsy repetition.
-fn repeats_a_word_of(sentence: &str, word: &str) -> bool {
-    sentence
-        .split(|c: char| !c.is_alphabetic())
-        .filter(|w| w.len() > 2)
-        .any(|w| {
-            let w = w.to_lowercase();
-            let shared = w
-                .bytes()
-                .zip(word.bytes())
-                .take_while(|(a, b)| a == b)
-                .count();
-            w == word || shared >= w.len().max(word.len()).saturating_sub(3).max(4)
-        })
-}
-
-/// Whether a predicted word, re-parsed in its sentence (`new`), is the kind of word it
-/// replaced (`old`): the same tag, and a lemma WordNet lists in the part of speech `pos`
-/// (spaCy tags an unknown string too, "the zzyzx" as a noun).
-fn keeps_its_kind(
-    old: &Token,
-    new: &Token,
-    pos: crate::lexicon::wordnet::Pos,
-    wordnet: &WordNet,
-) -> bool {
-    old.tag == new.tag && !wordnet.synsets(&new.lemma.to_lowercase(), pos).is_empty()
-}
-
 fn schema_error(example: &Example, message: String) -> metamorph_data::Error {
     metamorph_data::Error::Schema {
         context: format!("coref example `{}`", example.id),
@@ -822,13 +752,6 @@ fn indefinite_article(word: &str) -> &'static str {
 mod tests {
     use super::*;
 
-    #[test]
-    fn the_lm_reads_a_window_of_words_around_the_replacement() {
-        assert_eq!(last_words("a b  c d ", 2), "c d ");
-        assert_eq!(last_words("a b", 5), "a b");
-        assert_eq!(first_words(" wars of religion ended.", 2), " wars of");
-        assert_eq!(first_words(" wars.", 5), " wars.");
-    }
     use crate::testing::{pipeline, resources};
 
     /// Figure 1 with "large" for "clean" and "quickly" added: en_core_web_sm reads "the clean

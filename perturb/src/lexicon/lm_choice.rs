@@ -17,8 +17,10 @@
 
 use std::sync::Arc;
 
-use metamorph_data::Result;
+use metamorph_data::{Result, Token};
 use metamorph_models::causal_lm::CausalLm;
+
+use crate::lexicon::wordnet::WordNet;
 
 /// The calibrated most a substitution may cost (nats), see the module docs.
 pub const DEFAULT_MAX_COST: f32 = 7.95;
@@ -152,6 +154,79 @@ impl SubstitutionChooser {
     }
 }
 
+/// Words of context the choosing LM reads before a replaced word.
+pub const CONTEXT_BEFORE: usize = 24;
+/// Words of context it reads after it.
+pub const CONTEXT_AFTER: usize = 5;
+
+/// The end of `text` from its `n`-th last word (with the whitespace after it).
+pub fn last_words(text: &str, n: usize) -> &str {
+    let mut starts: Vec<usize> = text
+        .char_indices()
+        .filter(|&(i, c)| {
+            !c.is_whitespace() && (i == 0 || text[..i].ends_with(char::is_whitespace))
+        })
+        .map(|(i, _)| i)
+        .collect();
+    if starts.len() <= n {
+        return text;
+    }
+    let from = starts.split_off(starts.len() - n)[0];
+    &text[from..]
+}
+
+/// The start of `text` up to its `n`-th word (the whitespace before the first kept).
+pub fn first_words(text: &str, n: usize) -> &str {
+    let mut seen = 0;
+    let mut in_word = false;
+    for (i, c) in text.char_indices() {
+        if c.is_whitespace() {
+            if in_word {
+                seen += 1;
+                if seen == n {
+                    return &text[..i];
+                }
+            }
+            in_word = false;
+        } else {
+            in_word = true;
+        }
+    }
+    text
+}
+
+/// Whether `word` (lowercase) is a word of `sentence` or a form of one: the two share all but
+/// the last three letters of the longer, and at least four ("interests" / "interested", not
+/// "part" / "particularly"). A small LM copies from its context ("the architect and amateur
+/// architect", "interested in all its interests", the tuning reading of predictions), and a
+/// word the sentence already has reads as a clumsy repetition.
+pub fn repeats_a_word_of(sentence: &str, word: &str) -> bool {
+    sentence
+        .split(|c: char| !c.is_alphabetic())
+        .filter(|w| w.len() > 2)
+        .any(|w| {
+            let w = w.to_lowercase();
+            let shared = w
+                .bytes()
+                .zip(word.bytes())
+                .take_while(|(a, b)| a == b)
+                .count();
+            w == word || shared >= w.len().max(word.len()).saturating_sub(3).max(4)
+        })
+}
+
+/// Whether a predicted word, re-parsed in its sentence (`new`), is the kind of word it
+/// replaced (`old`): the same tag, and a lemma WordNet lists in the part of speech `pos`
+/// (spaCy tags an unknown string too, "the zzyzx" as a noun).
+pub fn keeps_its_kind(
+    old: &Token,
+    new: &Token,
+    pos: crate::lexicon::wordnet::Pos,
+    wordnet: &WordNet,
+) -> bool {
+    old.tag == new.tag && !wordnet.synsets(&new.lemma.to_lowercase(), pos).is_empty()
+}
+
 /// The word a vocabulary piece starts, if it starts one and is all ASCII letters: byte-level
 /// BPE marks a leading space `Ġ`, SentencePiece `▁`.
 fn word_initial(piece: &str) -> Option<String> {
@@ -177,6 +252,14 @@ mod tests {
         Some(Arc::new(
             CausalLm::from_file(&path, metamorph_models::LmOptions::default()).unwrap(),
         ))
+    }
+
+    #[test]
+    fn the_lm_reads_a_window_of_words_around_the_replacement() {
+        assert_eq!(last_words("a b  c d ", 2), "c d ");
+        assert_eq!(last_words("a b", 5), "a b");
+        assert_eq!(first_words(" wars of religion ended.", 2), " wars of");
+        assert_eq!(first_words(" wars.", 5), " wars.");
     }
 
     #[test]

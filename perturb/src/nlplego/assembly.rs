@@ -16,7 +16,7 @@ use metamorph_data::Result;
 use metamorph_models::masked_lm::FillOptions;
 
 use super::disassembly::{render, render_spans, Disassembler, Disassembly};
-use super::mutation::{AdjunctMutator, Substitution};
+use super::mutation::{AdjunctMutator, Predictions, Substitution};
 use super::NlpLegoConfig;
 use crate::Resources;
 
@@ -91,6 +91,13 @@ impl TreeBuilder {
     pub fn for_parent_child_pairs(resources: &Resources) -> Result<Self> {
         let max_nodes_per_level = resources.nlplego_config().max_nodes_per_level;
         TreeBuilder::new(resources, true, max_nodes_per_level, LevelsRead::Every)
+    }
+
+    /// The same builder mutating with a causal LM's predictions (NLPLego-MRC with
+    /// `[perturb.nlplego] lm`; see [`super::mutation`]).
+    pub fn with_causal_lm(mut self, predictions: Predictions) -> Self {
+        self.mutator = self.mutator.with_causal_lm(predictions);
+        self
     }
 
     /// `[perturb.nlplego]`.

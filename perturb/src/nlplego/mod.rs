@@ -9,7 +9,8 @@
 //!   keep-test that replaces the paper's SLAHAN compressor, and the template (basic sentence
 //!   plus ordered slots);
 //! * [`mutation`]: the one-word substitutions of an adjunct (WordNet synonyms inflected to the
-//!   original, or masked-LM predictions in the parent sentence's context);
+//!   original, masked-LM predictions in the parent sentence's context, or, for NLPLego-MRC
+//!   with `lm`, a causal LM's predictions);
 //! * [`assembly`]: the derivation tree (level `i` has adjuncts `1..=i` inserted; every node keeps
 //!   its parent and its edit) and the rendering of a node's sentence;
 //! * [`mrc_paragraph_reconstruction`], [`sa_directional_adjunct`], [`ssm_derivation_pairs`]: the three relations and their oracles.
@@ -64,6 +65,19 @@ pub struct NlpLegoConfig {
     pub mrc_sentences: usize,
     /// Rewritten versions kept per sentence (the paper's beam of 4).
     pub mrc_candidates_per_sentence: usize,
+    /// A causal LM that proposes and chooses NLPLego-MRC's replacements instead of WordNet
+    /// (issue 39): `gemma3-270m`, `smollm2-135m`, a GGUF file or `hf:` spec; default none.
+    /// For each eligible noun and adjective it predicts its likeliest words for the slot, the
+    /// sentence encoder keeps those read in context as the old word, and the LM keeps the
+    /// cheapest `lm_per_site` within `lm_max_cost` (see [`mutation`]).
+    pub lm: Option<String>,
+    /// With `lm`: the LM's most likely next tokens read per word (default 50).
+    pub lm_top_k: usize,
+    /// With `lm`: the most a replacement may cost against the original, in nats over the word
+    /// and the five after it (default 1.0, as CREST's predictions are read at).
+    pub lm_max_cost: f32,
+    /// With `lm`: at most this many replacements per word, cheapest first (default 2).
+    pub lm_per_site: usize,
     /// How the MRC follow-up's answer is compared with the source's.
     pub answer_metric: AnswerMetric,
     /// The least score that counts as the same answer (1.0 with exact match).
@@ -87,6 +101,10 @@ impl Default for NlpLegoConfig {
             masked_lm_min_prob: 0.1,
             mrc_sentences: 1,
             mrc_candidates_per_sentence: 4,
+            lm: None,
+            lm_top_k: 50,
+            lm_max_cost: 1.0,
+            lm_per_site: 2,
             answer_metric: AnswerMetric::ExactMatch,
             answer_threshold: 1.0,
             max_opposite_rise: 0.1,
@@ -110,6 +128,8 @@ impl NlpLegoConfig {
                 self.mrc_candidates_per_sentence,
             ),
             ("masked_lm_top_k", self.masked_lm_top_k),
+            ("lm_top_k", self.lm_top_k),
+            ("lm_per_site", self.lm_per_site),
         ];
         for (key, value) in positive {
             if value == 0 {
@@ -122,6 +142,12 @@ impl NlpLegoConfig {
             return Err(metamorph_data::Error::Config(format!(
                 "[perturb.nlplego] answer_threshold must be in [0, 1], got {}",
                 self.answer_threshold
+            )));
+        }
+        if !(self.lm_max_cost.is_finite() && self.lm_max_cost >= 0.0) {
+            return Err(metamorph_data::Error::Config(format!(
+                "[perturb.nlplego] lm_max_cost must be a non-negative number of nats, got {}",
+                self.lm_max_cost
             )));
         }
         if !(0.0..=1.0).contains(&self.max_opposite_rise) {
@@ -151,6 +177,8 @@ mod tests {
             "[nlplego]\nmax_nodes_per_level = 0\n",
             "[nlplego]\nanswer_threshold = 1.5\n",
             "[nlplego]\nmax_opposite_rise = -0.1\n",
+            "[nlplego]\nlm_top_k = 0\n",
+            "[nlplego]\nlm_max_cost = -1.0\n",
         ] {
             let config: crate::PerturbConfig = toml::from_str(bad).unwrap();
             let err = config.nlplego.validate().unwrap_err().to_string();

@@ -3,7 +3,8 @@
 //!
 //! As the paper does on SQuAD 2.0:
 //! * every sentence of the paragraph is disassembled alone and its derivation tree assembled
-//!   with **WordNet synonyms only**; its **leaves** (the full sentence with one word changed per
+//!   with **WordNet synonyms only** (or, with `[perturb.nlplego] lm`, the causal LM's own
+//!   predictions for each slot, see [`super::mutation`]); its **leaves** (the full sentence with one word changed per
 //!   mutated adjunct) are its rewrites, at most `mrc_candidates_per_sentence` (the paper's beam
 //!   of 4; fit in context, see [`crate::lexicon::in_context`], stands in for the word-vector
 //!   score);
@@ -30,9 +31,10 @@ use metamorph_data::{Answer, Case, Expectation, ParsedText, Result, Task};
 
 use super::assembly::{LevelsRead, TreeBuilder};
 use super::disassembly::Disassembly;
-use super::mutation::is_stop_word;
+use super::mutation::{is_stop_word, Predictions};
 use super::FAMILY;
 use crate::edit::{apply, indefinite_article, match_case, Replacement};
+use crate::lexicon::lm_choice::SubstitutionChooser;
 use crate::{case_id, shuffle, MetamorphicRelation, Resources, Source};
 
 /// The relation's name.
@@ -51,14 +53,22 @@ impl ParagraphReconstruction {
     /// When a resource cannot be loaded or a setting is out of range.
     pub fn new(resources: &Resources) -> Result<Self> {
         let config = resources.nlplego_config();
-        Ok(ParagraphReconstruction {
-            builder: TreeBuilder::new(
-                resources,
-                false,
-                config.mrc_candidates_per_sentence,
-                LevelsRead::Leaves,
-            )?,
-        })
+        let mut builder = TreeBuilder::new(
+            resources,
+            false,
+            config.mrc_candidates_per_sentence,
+            LevelsRead::Leaves,
+        )?;
+        if let Some(lm) = resources.nlplego_lm()? {
+            let chooser = SubstitutionChooser::new(lm, config.lm_max_cost, config.lm_per_site);
+            builder = builder.with_causal_lm(Predictions::new(
+                chooser,
+                resources.wordnet()?,
+                resources.parser()?,
+                config.lm_top_k,
+            ));
+        }
+        Ok(ParagraphReconstruction { builder })
     }
 
     /// The rewrites of the sentence at characters `span` of `context`: each a list of one-word

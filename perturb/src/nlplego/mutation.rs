@@ -25,21 +25,48 @@
 //!   with this adjunct inserted and later slots empty, as the authors' code builds it — that
 //!   reach the probability floor (0.1) among the top 5, are whole alphabetic words longer than
 //!   one letter and are not stop-words.
+//! * A causal LM's predictions (NLPLego-MRC with `[perturb.nlplego] lm`, issue 39's "choose,
+//!   don't just filter"), as CREST's `lm_candidates = "predictions"` makes them: for a noun or
+//!   adjective (adverbs are left alone, as WordNet's are), the LM reads the 24 words before
+//!   it in the parent sentence and lists its `lm_top_k` likeliest next words; a word is a
+//!   candidate when it is a common word, not a stop-word, not a WordNet antonym of the
+//!   original nor a word of an opposite sense ([`WordNet::opposites`]: "slow" → "rapid"), not
+//!   a compass direction, not a word of the sentence or a form of one (a small LM copies its
+//!   context),
+//!   and does not change a person's gender. The encoder keeps those read in context as the
+//!   old word (the thresholds WordNet's synonyms pass), the LM the cheapest `lm_per_site`
+//!   whose word and five next words cost at most `lm_max_cost` nats more than the
+//!   original's, and a re-parse those with the original's tag and a lemma WordNet lists in
+//!   its part of speech (for a noun, in one of the original's lexicographer files: a person
+//!   for a person, a place for a place). The results are cached by sentence and word, since every question
+//!   of a paragraph rebuilds the paragraph's sentences.
+//!
+//! Decision: the causal LM serves NLPLego-MRC only. Its cases read only the tree's leaves (the
+//! whole sentence), where the LM reads the real left context; NLPLego-SA and -SSM read the
+//! inner levels too, whose shortfalls are parents cut short rather than word choice, and keep
+//! the masked LM the paper uses.
 
-use std::collections::BTreeSet;
-use std::sync::Arc;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex};
 
 use metamorph_data::{Result, Token};
 use metamorph_models::masked_lm::{CandleMaskedLm, FillOptions};
+use metamorph_parse::spacy::pipeline::Pipeline;
 
 use crate::crest::generation::{inflect, mutable_pos};
 use crate::edit::match_case;
 use crate::lexicon::frames::{fixed_by_frame, is_never_a_substitute};
+use crate::lexicon::gender::changes_gender;
 use crate::lexicon::in_context::{
     ContextualLexicon, Substitution as LexicalSubstitution, WordInContext, MIN_SENTENCE_SIMILARITY,
     MIN_WORD_SIMILARITY,
 };
 use crate::lexicon::inflect::Inflections;
+use crate::lexicon::lm_choice::{
+    first_words, keeps_its_kind, last_words, repeats_a_word_of, SubstitutionChooser, CONTEXT_AFTER,
+    CONTEXT_BEFORE,
+};
+use crate::lexicon::wordnet::{Pos, WordNet};
 
 /// NLTK's English stop-word list (the 179 words of `nltk.corpus.stopwords.words('english')`).
 pub const NLTK_STOP_WORDS: [&str; 179] = [
@@ -247,6 +274,67 @@ enum Source {
     Synonyms,
     /// Masked-LM predictions in context.
     MaskedLm(Arc<CandleMaskedLm>, FillOptions),
+    /// A causal LM's predictions, chosen by it.
+    CausalLm(Box<Predictions>),
+}
+
+/// What the causal-LM source needs (see the module docs).
+pub struct Predictions {
+    chooser: SubstitutionChooser,
+    wordnet: Arc<WordNet>,
+    parser: Arc<Pipeline>,
+    top_k: usize,
+    /// The replacements found per (parent sentence, word's byte span).
+    cache: Mutex<HashMap<(String, usize, usize), Vec<String>>>,
+}
+
+impl Predictions {
+    /// `chooser` predicting `top_k` tokens per word, with WordNet for antonyms and parts of
+    /// speech and the parser for the re-parse.
+    pub fn new(
+        chooser: SubstitutionChooser,
+        wordnet: Arc<WordNet>,
+        parser: Arc<Pipeline>,
+        top_k: usize,
+    ) -> Self {
+        Predictions {
+            chooser,
+            wordnet,
+            parser,
+            top_k,
+            cache: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+/// Whether `word` names a compass direction ("southwestern", "North", "eastward"): one
+/// direction read in place of another is fluent and close in the encoder, and a different
+/// fact (the tuning half of the LM's predictions had "southwestern Macedonia" → "northern").
+fn names_a_direction(word: &str) -> bool {
+    let lower = word.to_lowercase();
+    ["north", "south", "east", "west"]
+        .iter()
+        .any(|d| lower.starts_with(d))
+}
+
+/// Whether the nouns `old` and `new` (lemmas) have a sense in one WordNet lexicographer file
+/// (noun.person, noun.location, noun.artifact, …): a predicted noun of another kind of thing
+/// reads fluently in the left context and wrongly in the sentence (the tuning half had "the
+/// churches at which they stopped" → "the priests", "no foreign settlers" → "settlements").
+/// Other parts of speech pass (adjectives' files say nothing of meaning).
+fn shares_a_supersense(wordnet: &WordNet, old: &str, new: &str, pos: Pos) -> bool {
+    if pos != Pos::Noun {
+        return true;
+    }
+    let files: BTreeSet<u8> = wordnet
+        .synsets(old, pos)
+        .iter()
+        .map(|s| s.lex_filenum())
+        .collect();
+    wordnet
+        .synsets(&new.to_lowercase(), pos)
+        .iter()
+        .any(|s| files.contains(&s.lex_filenum()))
 }
 
 /// Proposes the one-word substitutions of adjunct words (see the module docs).
@@ -287,9 +375,147 @@ impl AdjunctMutator {
         self
     }
 
+    /// The same mutator drawing on a causal LM's predictions instead.
+    pub fn with_causal_lm(mut self, predictions: Predictions) -> Self {
+        self.source = Source::CausalLm(Box::new(predictions));
+        self
+    }
+
     /// Whether replacements come from a masked LM.
     pub fn uses_masked_lm(&self) -> bool {
         matches!(self.source, Source::MaskedLm(..))
+    }
+
+    /// Whether replacements come from a causal LM.
+    pub fn uses_causal_lm(&self) -> bool {
+        matches!(self.source, Source::CausalLm(..))
+    }
+
+    /// The causal LM's replacements of token `i` in `context` (see the module docs), cached.
+    fn predicted(
+        &self,
+        predictions: &Predictions,
+        tokens: &[Token],
+        i: usize,
+        context: (&str, (usize, usize)),
+    ) -> Result<Vec<String>> {
+        let (text, (start, end)) = context;
+        let key = (text.to_string(), start, end);
+        let cache = || predictions.cache.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(found) = cache().get(&key) {
+            return Ok(found.clone());
+        }
+        let found = self.predict_uncached(predictions, &tokens[i], context)?;
+        cache().insert(key, found.clone());
+        Ok(found)
+    }
+
+    /// Whether the LM's `word` may replace `original` in `sentence` after the word
+    /// `previous` (see the module docs): a lower-case common word, not a stop-word, not one of
+    /// the original's `antonyms` (nor a form of one), not a compass direction, not a word of the sentence or a form of
+    /// one, not changing a person's gender, gradable after a degree word ("very").
+    fn may_predict(
+        &self,
+        word: &str,
+        original: &str,
+        (sentence, previous): (&str, &str),
+        antonyms: &[String],
+    ) -> bool {
+        let lower = word.to_lowercase();
+        lower == word
+            && !is_stop_word(&lower)
+            && !is_never_a_substitute(&lower)
+            && !antonyms.iter().any(|a| lower.starts_with(a.as_str()))
+            && !names_a_direction(&lower)
+            && !changes_gender(original, &lower)
+            && !repeats_a_word_of(sentence, &lower)
+            && self.inflections.fits_after_degree_word(previous, &lower)
+            && self.lexicon.is_common(&lower)
+    }
+
+    fn predict_uncached(
+        &self,
+        predictions: &Predictions,
+        token: &Token,
+        (text, (start, end)): (&str, (usize, usize)),
+    ) -> Result<Vec<String>> {
+        let Some(pos) = mutable_pos(token).filter(|&p| p != Pos::Adv) else {
+            return Ok(Vec::new());
+        };
+        let (Some(before), Some(after)) = (text.get(..start), text.get(end..)) else {
+            return Ok(Vec::new());
+        };
+        if names_a_direction(&token.text) {
+            return Ok(Vec::new());
+        }
+        let lemma = token.lemma.to_lowercase();
+        let mut antonyms: Vec<String> = predictions.wordnet.opposites(&lemma, pos);
+        antonyms.extend(
+            predictions
+                .wordnet
+                .antonyms(&lemma, pos)
+                .into_iter()
+                .map(|a| a.raw),
+        );
+        let previous = before.split_whitespace().last().unwrap_or("");
+        let accept = |word: &str| self.may_predict(word, &token.text, (text, previous), &antonyms);
+        let prefix = last_words(before, CONTEXT_BEFORE);
+        let forms: Vec<String> = predictions
+            .chooser
+            .predict(prefix, &token.text, predictions.top_k, &accept)?
+            .into_iter()
+            .map(|w| match_case(&token.text, &w))
+            .collect();
+        if forms.is_empty() {
+            return Ok(Vec::new());
+        }
+        // The encoder: the new word, read in the sentence, must read as the old one.
+        let sentences: Vec<String> = forms
+            .iter()
+            .map(|f| format!("{before}{f}{after}"))
+            .collect();
+        let refs: Vec<(usize, &str, std::ops::Range<usize>)> = sentences
+            .iter()
+            .zip(&forms)
+            .map(|(s, f)| (0, s.as_str(), before.len()..before.len() + f.len()))
+            .collect();
+        let fits = self.lexicon.fit(&[(text, start..end)], &refs)?;
+        let fitting: Vec<usize> = (0..forms.len())
+            .filter(|&k| fits[k].fits(MIN_SENTENCE_SIMILARITY, MIN_WORD_SIMILARITY))
+            .collect();
+        if fitting.is_empty() {
+            return Ok(Vec::new());
+        }
+        // The LM: the cheapest within its budget, the right context read too.
+        let right = first_words(after, CONTEXT_AFTER);
+        let original = format!("{}{right}", &text[start..end]);
+        let rests: Vec<String> = fitting
+            .iter()
+            .map(|&k| format!("{}{right}", forms[k]))
+            .collect();
+        let rest_refs: Vec<&str> = rests.iter().map(String::as_str).collect();
+        let chosen = predictions.chooser.choose(prefix, &original, &rest_refs)?;
+        // The re-parse: the same tag, a lemma WordNet knows in that part of speech.
+        let chosen: Vec<usize> = chosen.into_iter().map(|c| fitting[c]).collect();
+        let texts: Vec<&str> = chosen.iter().map(|&k| sentences[k].as_str()).collect();
+        let parses = crate::parse_alone(&predictions.parser, &texts, "NLPLego-MRC re-parse")?;
+        let at = before.chars().count() as u32;
+        Ok(chosen
+            .into_iter()
+            .zip(&parses)
+            .filter(|(k, parse)| {
+                parse
+                    .tokens
+                    .iter()
+                    .find(|t| t.start == at)
+                    .is_some_and(|new| {
+                        new.text == forms[*k]
+                            && keeps_its_kind(token, new, pos, &predictions.wordnet)
+                            && shares_a_supersense(&predictions.wordnet, &lemma, &new.lemma, pos)
+                    })
+            })
+            .map(|(k, _)| forms[k].clone())
+            .collect())
     }
 
     /// WordNet synonyms of token `i` in the sense its sentence uses ([`ContextualLexicon`]),
@@ -422,6 +648,7 @@ impl AdjunctMutator {
         let token = &tokens[i];
         let words: Vec<String> = match &self.source {
             Source::Synonyms => self.synonyms_in_context(tokens, i, context)?,
+            Source::CausalLm(predictions) => self.predicted(predictions, tokens, i, context)?,
             Source::MaskedLm(model, options) => {
                 let (text, span) = context;
                 model
@@ -498,6 +725,95 @@ mod tests {
             "ravaged",
         ] {
             assert!(!eligible.contains(&word), "{word} in {eligible:?}");
+        }
+    }
+
+    /// What the causal LM may propose: a common lower-case word, not a stop-word, antonym,
+    /// word of the sentence (or a form of one) or another gender; and the LM path caches its
+    /// answers and leaves adverbs alone.
+    #[test]
+    fn causal_lm_predictions_are_filtered_and_cached() {
+        let m = mutator();
+        let sentence = "She won prizes in two scientific fields.";
+        let may = |word: &str, original: &str, previous: &str| {
+            m.may_predict(word, original, (sentence, previous), &["small".to_string()])
+        };
+        assert!(may("disciplines", "fields", "scientific"));
+        for refused in ["the", "Areas", "field", "prize", "smaller", "zzyzx"] {
+            assert!(!may(refused, "fields", "scientific"), "{refused}");
+        }
+        assert!(!may("woman", "man", "a"), "gender");
+        assert!(!may("northern", "fields", "scientific"), "a direction");
+        assert!(names_a_direction("Southwestern") && !names_a_direction("feast"));
+        let wordnet = resources().wordnet().unwrap();
+        assert!(shares_a_supersense(&wordnet, "city", "towns", Pos::Noun));
+        assert!(!shares_a_supersense(
+            &wordnet,
+            "church",
+            "priests",
+            Pos::Noun
+        ));
+        assert!(shares_a_supersense(&wordnet, "rapid", "zzyzx", Pos::Adj));
+        let opposites = wordnet.opposites("slow", Pos::Adj);
+        for word in ["fast", "rapid", "quick"] {
+            assert!(
+                opposites.iter().any(|o| o == word),
+                "{word} in {opposites:?}"
+            );
+        }
+        assert!(!opposites.iter().any(|o| o == "slow" || o == "gradual"));
+        let gguf = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../models/tests/fixtures/causal-lm/llama-tiny.gguf");
+        if !gguf.exists() {
+            eprintln!("SKIPPED: {} is absent", gguf.display());
+            return;
+        }
+        let lm = Arc::new(
+            metamorph_models::causal_lm::CausalLm::from_file(
+                &gguf,
+                metamorph_models::LmOptions::default(),
+            )
+            .unwrap(),
+        );
+        let r = resources();
+        let predicting = mutator().with_causal_lm(Predictions::new(
+            SubstitutionChooser::new(lm, 1e9, 2),
+            r.wordnet().unwrap(),
+            r.parser().unwrap(),
+            50,
+        ));
+        assert!(predicting.uses_causal_lm() && !predicting.uses_masked_lm());
+        let text = "The old city hall burned quickly in the late evening.";
+        let p = parsed(text);
+        let at = |w: &str| p.tokens.iter().position(|t| t.text == w).unwrap();
+        let span = |i: usize| {
+            let start = text
+                .char_indices()
+                .nth(p.tokens[i].start as usize)
+                .unwrap()
+                .0;
+            (start, start + p.tokens[i].text.len())
+        };
+        let quickly = at("quickly");
+        assert!(predicting
+            .replacements(&p.tokens, quickly, (text, span(quickly)))
+            .unwrap()
+            .is_empty());
+        let evening = at("evening");
+        let first = predicting
+            .replacements(&p.tokens, evening, (text, span(evening)))
+            .unwrap();
+        let Source::CausalLm(predictions) = &predicting.source else {
+            unreachable!()
+        };
+        assert_eq!(predictions.cache.lock().unwrap().len(), 2);
+        let again = predicting
+            .replacements(&p.tokens, evening, (text, span(evening)))
+            .unwrap();
+        assert_eq!(first, again);
+        assert!(first.len() <= 2, "{first:?}");
+        for w in &first {
+            assert!(m.may_predict(w, "evening", (text, "late"), &[]), "{w}");
         }
     }
 

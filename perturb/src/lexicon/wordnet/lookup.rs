@@ -11,7 +11,7 @@ use metamorph_data::Result;
 use super::load::{malformed, read_text};
 use super::store::WordNet;
 use super::synset::{Lemma, Synset};
-use super::types::{Pos, SynsetId};
+use super::types::{Pos, Relation, SynsetId};
 use crate::lexicon::inflect::Inflections;
 
 impl WordNet {
@@ -210,6 +210,42 @@ impl WordNet {
             for lemma in synset.lemmas() {
                 if let Some(first) = synset.lemma_antonyms(lemma.name()).first() {
                     push_unique(&mut out, first.name());
+                }
+            }
+        }
+        out
+    }
+
+    /// Every word of the opposite sense of any sense of `word` (lower case): the lemmas of its
+    /// antonyms' synsets and, for an adjective, of their satellites, reached through the head
+    /// of a satellite sense ("slow" → "fast", "rapid", "quick"; "rounded" → "angular", …).
+    /// An opposite keeps a sentence fluent and the encoder's reading close, yet flips what it
+    /// says: the indirect antonyms [`WordNet::antonyms`] does not list.
+    pub fn opposites(&self, word: &str, pos: Pos) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut push = |name: &str| {
+            let name = name.replace('_', " ").to_lowercase();
+            if !out.contains(&name) {
+                out.push(name);
+            }
+        };
+        for synset in self.synsets(word, pos) {
+            let heads = if synset.is_satellite() {
+                synset.similar_tos()
+            } else {
+                vec![synset]
+            };
+            for head in heads {
+                for lemma in head.lemmas() {
+                    for antonym in lemma.related(Relation::Antonym) {
+                        let opposite = antonym.synset();
+                        opposite.lemma_names().into_iter().for_each(&mut push);
+                        if pos == Pos::Adj {
+                            for satellite in opposite.similar_tos() {
+                                satellite.lemma_names().into_iter().for_each(&mut push);
+                            }
+                        }
+                    }
                 }
             }
         }

@@ -1,0 +1,53 @@
+"""Writes the inputs of the NLPLego-MRC predictions reading (docs/validity/mrc-predictions).
+
+- squad_rhine.json: the shared SQuAD 2.0 file's Rhine article alone (498 questions), the rows
+  read for the held-out figure; the Normans article (208 questions) is the tuning half.
+- squad_normans.json: the Normans article alone.
+- boolq_as_squad.json: 150 BoolQ passages with their yes/no question (another corpus: BoolQ's
+  Wikipedia passages, no rule of NLPLego-MRC written against them), rows 500-999 of the shared
+  BoolQ file drawn with seed 20261130, in SQuAD format without answer spans.
+
+Run from the repository root: python3 docs/validity/mrc-predictions/make_inputs.py OUT_DIR
+"""
+
+import json
+import random
+import sys
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parents[3] / ".." / "shared" / "data"
+
+
+def main() -> None:
+    out = Path(sys.argv[1])
+    out.mkdir(parents=True, exist_ok=True)
+    squad = json.loads((DATA / "squad_v2" / "dev-v2.0_Normans_Rhine.json").read_text())
+    for article in squad["data"]:
+        name = article["title"].lower()
+        doc = {"version": squad.get("version", "v2.0"), "data": [article]}
+        (out / f"squad_{name}.json").write_text(json.dumps(doc))
+    rows = [json.loads(line) for line in (DATA / "boolq" / "superglue_boolq_val_first1000.jsonl").open()]
+    rng = random.Random(20261130)
+    picked = sorted(rng.sample(range(500, len(rows)), 150))
+    paragraphs = []
+    for i in picked:
+        row = rows[i]
+        paragraphs.append(
+            {
+                "context": row["passage"],
+                "qas": [
+                    {
+                        "id": f"boolq-{i}",
+                        "question": row["question"].rstrip("?") + "?",
+                        "answers": [],
+                        "is_impossible": False,
+                    }
+                ],
+            }
+        )
+    doc = {"version": "v2.0", "data": [{"title": "BoolQ passages", "paragraphs": paragraphs}]}
+    (out / "boolq_as_squad.json").write_text(json.dumps(doc))
+
+
+if __name__ == "__main__":
+    main()
