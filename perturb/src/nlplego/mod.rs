@@ -63,6 +63,10 @@ pub struct NlpLegoConfig {
     /// a chance of a wrong-sense or stilted word: a review of paragraphs with four rewritten
     /// sentences found a bad word in most of them, so one sentence is the default.
     pub mrc_sentences: usize,
+    /// Groups of `mrc_sentences` sentences rewritten per question, each group its own cases
+    /// (default 1). With more, a question gets cases from several of its paragraph's
+    /// sentences, each case still rewriting one group; all within `max_cases_per_source`.
+    pub mrc_sentence_groups: usize,
     /// Rewritten versions kept per sentence (the paper's beam of 4).
     pub mrc_candidates_per_sentence: usize,
     /// A causal LM that proposes and chooses NLPLego-MRC's replacements instead of WordNet
@@ -100,6 +104,7 @@ impl Default for NlpLegoConfig {
             masked_lm_top_k: 5,
             masked_lm_min_prob: 0.1,
             mrc_sentences: 1,
+            mrc_sentence_groups: 1,
             mrc_candidates_per_sentence: 4,
             lm: None,
             lm_top_k: 50,
@@ -123,6 +128,7 @@ impl NlpLegoConfig {
             ("max_cases_per_source", self.max_cases_per_source),
             ("max_nodes_per_level", self.max_nodes_per_level),
             ("mrc_sentences", self.mrc_sentences),
+            ("mrc_sentence_groups", self.mrc_sentence_groups),
             (
                 "mrc_candidates_per_sentence",
                 self.mrc_candidates_per_sentence,

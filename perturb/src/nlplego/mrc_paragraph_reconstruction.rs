@@ -13,7 +13,9 @@
 //! * up to `mrc_sentences` sentences with rewrites (the paper's 4; our default 1, see
 //!   [`super::NlpLegoConfig::mrc_sentences`]) are picked at random (seeded by the case id) and
 //!   the new paragraphs are the Cartesian product of their rewrites, of which at most
-//!   `max_cases_per_source` are kept (a seeded sample);
+//!   `max_cases_per_source` are kept (a seeded sample); with `mrc_sentence_groups` above 1,
+//!   further groups of as many sentences follow, each group's paragraphs its own cases (one
+//!   group rewritten per case), within the same cap;
 //! * the question is unchanged.
 //!
 //! **Oracle.** The paper judges the new paragraph against the gold answers and screens the seed
@@ -252,22 +254,36 @@ impl MetamorphicRelation for ParagraphReconstruction {
         }
         let seed = self.builder.seed(&example.id, NAME);
         shuffle(&mut per_sentence, seed);
-        per_sentence.truncate(self.builder.config().mrc_sentences);
-        // The Cartesian product of the chosen sentences' rewrites, sampled.
-        let total: usize = per_sentence.iter().map(Vec::len).product();
-        let mut picks: Vec<usize> = (0..total).collect();
-        shuffle(&mut picks, seed.rotate_left(17));
-        picks.truncate(self.builder.config().max_cases_per_source);
-        picks.sort_unstable();
+        let config = self.builder.config();
+        // Groups of `mrc_sentences` sentences, each group's rewrites the Cartesian product of
+        // its sentences' rewrites, sampled; the first group is seeded as a lone group is.
+        let mut groups: Vec<(&[Vec<Vec<Replacement>>], usize)> = Vec::new();
+        let mut left = config.max_cases_per_source;
+        for (g, group) in per_sentence
+            .chunks(config.mrc_sentences)
+            .take(config.mrc_sentence_groups)
+            .enumerate()
+        {
+            let total: usize = group.iter().map(Vec::len).product();
+            let mut picks: Vec<usize> = (0..total).collect();
+            shuffle(&mut picks, seed.rotate_left(17) ^ g as u64);
+            picks.truncate(left);
+            picks.sort_unstable();
+            left -= picks.len();
+            groups.extend(picks.into_iter().map(|pick| (group, pick)));
+            if left == 0 {
+                break;
+            }
+        }
         let expectation = Expectation::SameAnswer {
             metric: self.builder.config().answer_metric,
             threshold: self.builder.config().answer_threshold,
         };
         let mut cases = Vec::new();
-        for pick in picks {
+        for (group, pick) in groups {
             let mut rest = pick;
             let mut replacements = Vec::new();
-            for rewrites in &per_sentence {
+            for rewrites in group {
                 replacements.extend(rewrites[rest % rewrites.len()].iter().cloned());
                 rest /= rewrites.len();
             }
@@ -370,6 +386,43 @@ mod tests {
             .follow_ups(&Source::new(&example, &parses))
             .unwrap();
         assert_eq!(again, cases);
+    }
+
+    /// With two sentence groups, a question gets cases from both rewritable sentences, each
+    /// case rewriting one; the first group's cases are those of the default.
+    #[test]
+    fn sentence_groups_rewrite_one_sentence_per_case() {
+        let context = "On May 3, downtown Jacksonville was ravaged by a fire that burned a \
+                       large market. A week later, a flood damaged a large bridge near the river.";
+        let (example, parses) = squad(context, "What ravaged downtown Jacksonville?", "a fire");
+        let source = Source::new(&example, &parses);
+        let one = ParagraphReconstruction::new(resources())
+            .unwrap()
+            .follow_ups(&source)
+            .unwrap();
+        let config: crate::PerturbConfig =
+            toml::from_str("[nlplego]\nmrc_sentence_groups = 2\n").unwrap();
+        let two = ParagraphReconstruction::new(&crate::Resources::from_config(&config))
+            .unwrap()
+            .follow_ups(&source)
+            .unwrap();
+        let first_sentence_end = context.find("market.").unwrap() as u32;
+        let sentence_of = |case: &Case| {
+            let starts: BTreeSet<bool> = case
+                .edits
+                .iter()
+                .map(|e| e.start < first_sentence_end)
+                .collect();
+            assert_eq!(starts.len(), 1, "one sentence per case: {:?}", case.edits);
+            starts.into_iter().next().unwrap()
+        };
+        let sentences: BTreeSet<bool> = two.iter().map(sentence_of).collect();
+        assert_eq!(sentences.len(), 2, "both sentences rewritten: {two:?}");
+        assert!(two.len() > one.len());
+        let edits = |cases: &[Case]| -> Vec<Vec<metamorph_data::Edit>> {
+            cases.iter().map(|c| c.edits.clone()).collect()
+        };
+        assert_eq!(edits(&two)[..one.len()], edits(&one)[..]);
     }
 
     #[test]
