@@ -4,10 +4,10 @@
 //! As the paper does on SQuAD 2.0:
 //! * every sentence of the paragraph is disassembled alone and its derivation tree assembled
 //!   with **WordNet synonyms only** (or, with `[perturb.nlplego] lm`, the causal LM's own
-//!   predictions for each slot, see [`super::mutation`]); its **leaves** (the full sentence with one word changed per
-//!   mutated adjunct) are its rewrites, at most `mrc_candidates_per_sentence` (the paper's beam
-//!   of 4; fit in context, see [`crate::lexicon::in_context`], stands in for the word-vector
-//!   score);
+//!   predictions for each slot, see [`super::mutation`]); its **leaves** (the full sentence
+//!   with one word changed per mutated adjunct) are its rewrites, at most
+//!   `mrc_candidates_per_sentence` (the paper's beam of 4; fit in context, see
+//!   [`crate::lexicon::in_context`], stands in for the word-vector score);
 //! * adjuncts holding a gold answer or a content word of the question are not mutated, so the
 //!   answer text survives and its offsets are recomputed;
 //! * up to `mrc_sentences` sentences with rewrites (the paper's 4; our default 1, see

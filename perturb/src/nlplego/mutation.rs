@@ -32,14 +32,13 @@
 //!   candidate when it is a common word, not a stop-word, not a WordNet antonym of the
 //!   original nor a word of an opposite sense ([`WordNet::opposites`]: "slow" → "rapid"), not
 //!   a compass direction, not a word of the sentence or a form of one (a small LM copies its
-//!   context),
-//!   and does not change a person's gender. The encoder keeps those read in context as the
-//!   old word (the thresholds WordNet's synonyms pass), the LM the cheapest `lm_per_site`
-//!   whose word and five next words cost at most `lm_max_cost` nats more than the
-//!   original's, and a re-parse those with the original's tag and a lemma WordNet lists in
-//!   its part of speech (for a noun, in one of the original's lexicographer files: a person
-//!   for a person, a place for a place). The results are cached by sentence and word, since every question
-//!   of a paragraph rebuilds the paragraph's sentences.
+//!   context), and does not change a person's gender. The encoder keeps those read in context
+//!   as the old word (the thresholds WordNet's synonyms pass), the LM the cheapest
+//!   `lm_per_site` whose word and five next words cost at most `lm_max_cost` nats more than
+//!   the original's, and a re-parse those with the original's tag and a lemma WordNet lists
+//!   in its part of speech (for a noun, in one of the original's lexicographer files: a
+//!   person for a person, a place for a place). The results are cached by sentence and word,
+//!   since every question of a paragraph rebuilds the paragraph's sentences.
 //!
 //! Decision: the causal LM serves NLPLego-MRC only. Its cases read only the tree's leaves (the
 //! whole sentence), where the LM reads the real left context; NLPLego-SA and -SSM read the
@@ -412,8 +411,9 @@ impl AdjunctMutator {
 
     /// Whether the LM's `word` may replace `original` in `sentence` after the word
     /// `previous` (see the module docs): a lower-case common word, not a stop-word, not one of
-    /// the original's `antonyms` (nor a form of one), not a compass direction, not a word of the sentence or a form of
-    /// one, not changing a person's gender, gradable after a degree word ("very").
+    /// the original's `antonyms` (nor a form of one: "smaller" for "small"), not a compass
+    /// direction, not a word of the sentence or a form of one, not changing a person's gender,
+    /// gradable after a degree word ("very").
     fn may_predict(
         &self,
         word: &str,
