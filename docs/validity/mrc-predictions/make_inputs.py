@@ -6,6 +6,8 @@
 - boolq_as_squad.json: 150 BoolQ passages with their yes/no question (another corpus: BoolQ's
   Wikipedia passages, no rule of NLPLego-MRC written against them), rows 500-999 of the shared
   BoolQ file drawn with seed 20261130, in SQuAD format without answer spans.
+- boolq_fresh_as_squad.json: 150 more, rows 0-499 drawn with seed 20261201, for the second
+  reading (text the first reading's rules were not written against).
 
 Run from the repository root: python3 docs/validity/mrc-predictions/make_inputs.py OUT_DIR
 """
@@ -27,8 +29,14 @@ def main() -> None:
         doc = {"version": squad.get("version", "v2.0"), "data": [article]}
         (out / f"squad_{name}.json").write_text(json.dumps(doc))
     rows = [json.loads(line) for line in (DATA / "boolq" / "superglue_boolq_val_first1000.jsonl").open()]
-    rng = random.Random(20261130)
-    picked = sorted(rng.sample(range(500, len(rows)), 150))
+    write_boolq(out / "boolq_as_squad.json", rows, range(500, len(rows)), 20261130)
+    write_boolq(out / "boolq_fresh_as_squad.json", rows, range(0, 500), 20261201)
+
+
+def write_boolq(path, rows, among, seed):
+    """150 of the BoolQ rows `among`, drawn with `seed`, as a SQuAD file without answers."""
+    rng = random.Random(seed)
+    picked = sorted(rng.sample(among, 150))
     paragraphs = []
     for i in picked:
         row = rows[i]
@@ -46,7 +54,7 @@ def main() -> None:
             }
         )
     doc = {"version": "v2.0", "data": [{"title": "BoolQ passages", "paragraphs": paragraphs}]}
-    (out / "boolq_as_squad.json").write_text(json.dumps(doc))
+    path.write_text(json.dumps(doc))
 
 
 if __name__ == "__main__":

@@ -4,10 +4,11 @@ For each drawn case the sheet shows the whole changed sentence before and after 
 window cut wider), and the reference gives the question, the gold answers and the whole source
 paragraph, so that a reader can judge both natural and valid.
 
-python3 make_sheet.py SEED N OUT.tsv KEY.tsv (LABEL PREVIEW.tsv DATASET.json ARTICLE)...
+python3 make_sheet.py [--exclude READ.tsv] SEED N OUT.tsv KEY.tsv (LABEL PREVIEW.tsv DATASET.json ARTICLE)...
   draws N passing cases per (LABEL, PREVIEW) from those whose question is in ARTICLE (a
   SQuAD title; "-" for all), shuffles all rows together, writes the sheet to OUT and
-  the case -> label key to KEY.
+  the case -> label key to KEY. With --exclude, no case and no rewrite READ.tsv (an earlier
+  reading's rows) holds is drawn again.
 """
 
 import csv
@@ -36,8 +37,16 @@ def window(field):
 
 
 def main():
-    seed, n, out, key = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
-    groups, rest = [], sys.argv[5:]
+    args = sys.argv[1:]
+    excluded = set()
+    if args[0] == "--exclude":
+        # Rows an earlier reading showed: neither their cases nor their rewrites again.
+        for r in csv.DictReader(open(args[1]), delimiter="\t"):
+            excluded.add(r["case_id"])
+            excluded.add((r["source"], r["follow_up"]))
+        args = args[2:]
+    seed, n, out, key = int(args[0]), int(args[1]), args[2], args[3]
+    groups, rest = [], args[4:]
     while rest:
         label, preview, dataset, article = rest[:4]
         rest = rest[4:]
@@ -60,8 +69,12 @@ def main():
             for r in csv.DictReader(open(preview), delimiter="\t")
             if r["passed"] == "true" and r["case_id"].split(":")[0] in by_id
         ]
-        drawn = rng.sample(cases, min(n, len(cases)))
+        # Without exclusions, the first reading's draw exactly; with them, a whole shuffle.
+        drawn = rng.sample(cases, len(cases) if excluded else min(n, len(cases)))
+        taken = 0
         for r in drawn:
+            if taken == n:
+                break
             context, q = by_id[r["case_id"].split(":")[0]]
             before, after = window(r["source"]), window(r["follow_up"])
             assert before in context, r["case_id"]
@@ -70,6 +83,10 @@ def main():
             new = [followup[a:b] for a, b in sentences(followup)]
             changed = [(o, f) for o, f in zip(old, new) if o != f]
             assert len(old) == len(new) and changed, r["case_id"]
+            source_text = "context: " + " … ".join(o for o, _ in changed)
+            followup_text = "context: " + " … ".join(f for _, f in changed)
+            if r["case_id"] in excluded or (source_text, followup_text) in excluded:
+                continue
             answers = " / ".join(sorted({a["text"] for a in q.get("answers", [])}))
             if q["id"].startswith("boolq-"):
                 answers = "a yes/no question; BoolQ's answer: " + ("yes" if boolq[int(q["id"][6:])]["label"] else "no")
@@ -79,12 +96,13 @@ def main():
                 {
                     "case_id": r["case_id"],
                     "relation": "NLPLego-MRC",
-                    "source": "context: " + " … ".join(o for o, _ in changed),
-                    "follow_up": "context: " + " … ".join(f for _, f in changed),
+                    "source": source_text,
+                    "follow_up": followup_text,
                     "reference": f"question: {q['question']} ‖ gold answers: {answers} ‖ whole source paragraph: {context}",
                     "label": label,
                 }
             )
+            taken += 1
     rng.shuffle(rows)
     fields = ["case_id", "relation", "source", "follow_up", "reference"]
     with open(out, "w", newline="") as f:
