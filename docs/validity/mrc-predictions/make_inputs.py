@@ -8,6 +8,7 @@
   BoolQ file drawn with seed 20261130, in SQuAD format without answer spans.
 - boolq_fresh_as_squad.json: 150 more, rows 0-499 drawn with seed 20261201, for the second
   reading (text the first reading's rules were not written against).
+- boolq_third_as_squad.json: 150 of the rows neither drew, seed 20261202, for the third.
 
 Run from the repository root: python3 docs/validity/mrc-predictions/make_inputs.py OUT_DIR
 """
@@ -29,8 +30,10 @@ def main() -> None:
         doc = {"version": squad.get("version", "v2.0"), "data": [article]}
         (out / f"squad_{name}.json").write_text(json.dumps(doc))
     rows = [json.loads(line) for line in (DATA / "boolq" / "superglue_boolq_val_first1000.jsonl").open()]
-    write_boolq(out / "boolq_as_squad.json", rows, range(500, len(rows)), 20261130)
-    write_boolq(out / "boolq_fresh_as_squad.json", rows, range(0, 500), 20261201)
+    first = write_boolq(out / "boolq_as_squad.json", rows, range(500, len(rows)), 20261130)
+    second = write_boolq(out / "boolq_fresh_as_squad.json", rows, range(0, 500), 20261201)
+    rest = [i for i in range(len(rows)) if i not in first and i not in second]
+    write_boolq(out / "boolq_third_as_squad.json", rows, rest, 20261202)
 
 
 def write_boolq(path, rows, among, seed):
@@ -55,6 +58,7 @@ def write_boolq(path, rows, among, seed):
         )
     doc = {"version": "v2.0", "data": [{"title": "BoolQ passages", "paragraphs": paragraphs}]}
     path.write_text(json.dumps(doc))
+    return set(picked)
 
 
 if __name__ == "__main__":
