@@ -4,11 +4,11 @@ For each drawn case the sheet shows the whole changed sentence before and after 
 window cut wider), and the reference gives the question, the gold answers and the whole source
 paragraph, so that a reader can judge both natural and valid.
 
-python3 make_sheet.py [--exclude READ.tsv] SEED N OUT.tsv KEY.tsv (LABEL PREVIEW.tsv DATASET.json ARTICLE)...
+python3 make_sheet.py [--exclude READ.tsv]... SEED N OUT.tsv KEY.tsv (LABEL PREVIEW.tsv DATASET.json ARTICLE)...
   draws N passing cases per (LABEL, PREVIEW) from those whose question is in ARTICLE (a
   SQuAD title; "-" for all), shuffles all rows together, writes the sheet to OUT and
-  the case -> label key to KEY. With --exclude, no case and no rewrite READ.tsv (an earlier
-  reading's rows) holds is drawn again.
+  the case -> label key to KEY. With --exclude, no case and no rewrite an earlier reading's
+  rows (READ.tsv) hold is drawn again.
 """
 
 import csv
@@ -39,7 +39,7 @@ def window(field):
 def main():
     args = sys.argv[1:]
     excluded = set()
-    if args[0] == "--exclude":
+    while args[0] == "--exclude":
         # Rows an earlier reading showed: neither their cases nor their rewrites again.
         for r in csv.DictReader(open(args[1]), delimiter="\t"):
             excluded.add(r["case_id"])
