@@ -52,10 +52,7 @@ use crate::lexicon::in_context::{
     MIN_WORD_SIMILARITY, NO_WORD_CHECK,
 };
 use crate::lexicon::inflect::Inflections;
-use crate::lexicon::lm_choice::{
-    first_words, keeps_its_kind, last_words, repeats_a_word_of, SubstitutionChooser, CONTEXT_AFTER,
-    CONTEXT_BEFORE,
-};
+use crate::lexicon::lm_choice::{keeps_its_kind, repeats_a_word_of, SubstitutionChooser};
 use crate::lexicon::wordnet::WordNet;
 use crate::nlplego::mutation::is_stop_word;
 use crate::{case_id, shuffle, source_seed, MetamorphicRelation, Resources, Source};
@@ -295,16 +292,13 @@ impl CorefPreservingMutation {
         if forms.is_empty() {
             return Ok(Vec::new());
         }
-        // The window the LM reads: up to `CONTEXT_BEFORE` words before the word and
-        // `CONTEXT_AFTER` after it (within the sentence), which is where a wrong sense or a
-        // broken construction shows, at a fraction of the whole sentence's cost.
-        let sentence_prefix = &text[byte(start)..byte(token.start)];
-        let prefix = last_words(sentence_prefix, CONTEXT_BEFORE);
-        let after = first_words(&text[byte(token.end)..byte(end)], CONTEXT_AFTER);
-        let original_rest = format!("{}{after}", &text[byte(token.start)..byte(token.end)]);
-        let rests: Vec<String> = forms.iter().map(|f| format!("{f}{after}")).collect();
-        let refs: Vec<&str> = rests.iter().map(String::as_str).collect();
-        let chosen = chooser.choose(prefix, &original_rest, &refs)?;
+        let refs: Vec<&str> = forms.iter().map(String::as_str).collect();
+        let chosen = chooser.choose_in_sentence(
+            &text[byte(start)..byte(token.start)],
+            &text[byte(token.start)..byte(token.end)],
+            &text[byte(token.end)..byte(end)],
+            &refs,
+        )?;
         Ok(chosen
             .into_iter()
             .map(|i| (forms[i].clone(), (f32::NEG_INFINITY, NO_WORD_CHECK)))
@@ -351,8 +345,8 @@ impl CorefPreservingMutation {
                 && !repeats_a_word_of(sentence, &lower)
                 && self.lexicon.is_common(&lower)
         };
-        let prefix = last_words(&text[byte(start)..byte(token.start)], CONTEXT_BEFORE);
-        let predicted = chooser.predict(prefix, &token.text, self.lm_candidates.1, &accept)?;
+        let before = &text[byte(start)..byte(token.start)];
+        let predicted = chooser.predict(before, &token.text, self.lm_candidates.1, &accept)?;
         Ok(predicted
             .into_iter()
             .map(|word| {
@@ -384,15 +378,16 @@ impl CorefPreservingMutation {
             let i = predicted[at].token;
             let site = predicted[at..].iter().take_while(|m| m.token == i).count();
             let token = &tokens[i];
-            let prefix = last_words(&text[byte(start)..byte(token.start)], CONTEXT_BEFORE);
-            let after = first_words(&text[byte(token.end)..byte(end)], CONTEXT_AFTER);
-            let original = format!("{}{after}", &text[byte(token.start)..byte(token.end)]);
-            let rests: Vec<String> = predicted[at..at + site]
+            let words: Vec<&str> = predicted[at..at + site]
                 .iter()
-                .map(|m| format!("{}{after}", m.word))
+                .map(|m| m.word.as_str())
                 .collect();
-            let refs: Vec<&str> = rests.iter().map(String::as_str).collect();
-            let chosen = chooser.choose(prefix, &original, &refs)?;
+            let chosen = chooser.choose_in_sentence(
+                &text[byte(start)..byte(token.start)],
+                &text[byte(token.start)..byte(token.end)],
+                &text[byte(token.end)..byte(end)],
+                &words,
+            )?;
             kept.extend(chosen.into_iter().map(|k| predicted[at + k].clone()));
             at += site;
         }

@@ -95,6 +95,7 @@ impl SubstitutionChooser {
         top_k: usize,
         accept: &dyn Fn(&str) -> bool,
     ) -> Result<Vec<String>> {
+        let prefix = last_words(prefix, CONTEXT_BEFORE);
         let prefix_ids = self.lm.with_start(prefix.trim_end())?;
         let log_probs = self
             .lm
@@ -129,6 +130,29 @@ impl SubstitutionChooser {
         Ok(words)
     }
 
+    /// [`SubstitutionChooser::choose`] over the window the LM reads around a replaced word:
+    /// the last [`CONTEXT_BEFORE`] words of `before` (the sentence up to the word) and the
+    /// first [`CONTEXT_AFTER`] of `after` (the sentence after it), which is where a wrong sense
+    /// or a broken construction shows, at a fraction of the whole sentence's cost. `original`
+    /// is the word replaced, `words` its candidates.
+    ///
+    /// # Errors
+    /// As [`SubstitutionChooser::costs`].
+    pub fn choose_in_sentence(
+        &self,
+        before: &str,
+        original: &str,
+        after: &str,
+        words: &[&str],
+    ) -> Result<Vec<usize>> {
+        let prefix = last_words(before, CONTEXT_BEFORE);
+        let right = first_words(after, CONTEXT_AFTER);
+        let original = format!("{original}{right}");
+        let rests: Vec<String> = words.iter().map(|w| format!("{w}{right}")).collect();
+        let refs: Vec<&str> = rests.iter().map(String::as_str).collect();
+        self.choose(prefix, &original, &refs)
+    }
+
     /// The indices of the `alternatives` kept, cheapest first (see the module docs).
     ///
     /// # Errors
@@ -155,12 +179,12 @@ impl SubstitutionChooser {
 }
 
 /// Words of context the choosing LM reads before a replaced word.
-pub const CONTEXT_BEFORE: usize = 24;
+const CONTEXT_BEFORE: usize = 24;
 /// Words of context it reads after it.
-pub const CONTEXT_AFTER: usize = 5;
+const CONTEXT_AFTER: usize = 5;
 
 /// The end of `text` from its `n`-th last word (with the whitespace after it).
-pub fn last_words(text: &str, n: usize) -> &str {
+fn last_words(text: &str, n: usize) -> &str {
     let mut starts: Vec<usize> = text
         .char_indices()
         .filter(|&(i, c)| {
@@ -176,7 +200,7 @@ pub fn last_words(text: &str, n: usize) -> &str {
 }
 
 /// The start of `text` up to its `n`-th word (the whitespace before the first kept).
-pub fn first_words(text: &str, n: usize) -> &str {
+fn first_words(text: &str, n: usize) -> &str {
     let mut seen = 0;
     let mut in_word = false;
     for (i, c) in text.char_indices() {

@@ -276,8 +276,8 @@ impl MetamorphicRelation for ParagraphReconstruction {
             }
         }
         let expectation = Expectation::SameAnswer {
-            metric: self.builder.config().answer_metric,
-            threshold: self.builder.config().answer_threshold,
+            metric: config.answer_metric,
+            threshold: config.answer_threshold,
         };
         let mut cases = Vec::new();
         for (group, pick) in groups {

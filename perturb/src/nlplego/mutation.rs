@@ -61,10 +61,7 @@ use crate::lexicon::in_context::{
     MIN_WORD_SIMILARITY,
 };
 use crate::lexicon::inflect::Inflections;
-use crate::lexicon::lm_choice::{
-    first_words, keeps_its_kind, last_words, repeats_a_word_of, SubstitutionChooser, CONTEXT_AFTER,
-    CONTEXT_BEFORE,
-};
+use crate::lexicon::lm_choice::{keeps_its_kind, repeats_a_word_of, SubstitutionChooser};
 use crate::lexicon::wordnet::{Pos, SynsetId, WordNet};
 
 /// NLTK's English stop-word list (the 179 words of `nltk.corpus.stopwords.words('english')`).
@@ -429,6 +426,28 @@ impl AdjunctMutator {
         Ok(found)
     }
 
+    /// The sentence `before word after` with each of `forms` in the word's place, and how well
+    /// each fits there ([`ContextualLexicon::fit`]), in one encoder batch.
+    fn fits_in_place(
+        &self,
+        (before, word, after): (&str, &str, &str),
+        forms: &[String],
+    ) -> Result<(Vec<String>, Vec<crate::lexicon::in_context::Fit>)> {
+        let sentence = format!("{before}{word}{after}");
+        let sentences: Vec<String> = forms
+            .iter()
+            .map(|f| format!("{before}{f}{after}"))
+            .collect();
+        let refs: Vec<(usize, &str, std::ops::Range<usize>)> = sentences
+            .iter()
+            .zip(forms)
+            .map(|(s, f)| (0, s.as_str(), before.len()..before.len() + f.len()))
+            .collect();
+        let word_span = before.len()..before.len() + word.len();
+        let fits = self.lexicon.fit(&[(sentence.as_str(), word_span)], &refs)?;
+        Ok((sentences, fits))
+    }
+
     /// Whether the LM's `word` may replace `original` in `sentence` after the word
     /// `previous` (see the module docs): a lower-case common word, not a stop-word, not one of
     /// the original's `antonyms` (nor a form of one: "smaller" for "small"), not a compass
@@ -479,10 +498,9 @@ impl AdjunctMutator {
         );
         let previous = before.split_whitespace().last().unwrap_or("");
         let accept = |word: &str| self.may_predict(word, &token.text, (text, previous), &antonyms);
-        let prefix = last_words(before, CONTEXT_BEFORE);
         let forms: Vec<String> = predictions
             .chooser
-            .predict(prefix, &token.text, predictions.top_k, &accept)?
+            .predict(before, &token.text, predictions.top_k, &accept)?
             .into_iter()
             .map(|w| match_case(&token.text, &w))
             .collect();
@@ -490,16 +508,7 @@ impl AdjunctMutator {
             return Ok(Vec::new());
         }
         // The encoder: the new word, read in the sentence, must read as the old one.
-        let sentences: Vec<String> = forms
-            .iter()
-            .map(|f| format!("{before}{f}{after}"))
-            .collect();
-        let refs: Vec<(usize, &str, std::ops::Range<usize>)> = sentences
-            .iter()
-            .zip(&forms)
-            .map(|(s, f)| (0, s.as_str(), before.len()..before.len() + f.len()))
-            .collect();
-        let fits = self.lexicon.fit(&[(text, start..end)], &refs)?;
+        let (sentences, fits) = self.fits_in_place((before, &text[start..end], after), &forms)?;
         let fitting: Vec<usize> = (0..forms.len())
             .filter(|&k| fits[k].fits(MIN_SENTENCE_SIMILARITY, MIN_WORD_SIMILARITY))
             .collect();
@@ -507,14 +516,11 @@ impl AdjunctMutator {
             return Ok(Vec::new());
         }
         // The LM: the cheapest within its budget, the right context read too.
-        let right = first_words(after, CONTEXT_AFTER);
-        let original = format!("{}{right}", &text[start..end]);
-        let rests: Vec<String> = fitting
-            .iter()
-            .map(|&k| format!("{}{right}", forms[k]))
-            .collect();
-        let rest_refs: Vec<&str> = rests.iter().map(String::as_str).collect();
-        let chosen = predictions.chooser.choose(prefix, &original, &rest_refs)?;
+        let words: Vec<&str> = fitting.iter().map(|&k| forms[k].as_str()).collect();
+        let chosen =
+            predictions
+                .chooser
+                .choose_in_sentence(before, &text[start..end], after, &words)?;
         // The re-parse: the same tag, a lemma WordNet knows in that part of speech.
         let chosen: Vec<usize> = chosen.into_iter().map(|c| fitting[c]).collect();
         let texts: Vec<&str> = chosen.iter().map(|&k| sentences[k].as_str()).collect();
@@ -592,16 +598,7 @@ impl AdjunctMutator {
         else {
             return Ok(Vec::new());
         };
-        let follow_ups: Vec<String> = forms
-            .iter()
-            .map(|f| format!("{before}{f}{after}"))
-            .collect();
-        let refs: Vec<(usize, &str, std::ops::Range<usize>)> = follow_ups
-            .iter()
-            .zip(&forms)
-            .map(|(s, f)| (0, s.as_str(), before.len()..before.len() + f.len()))
-            .collect();
-        let fits = self.lexicon.fit(&[(text, start..end)], &refs)?;
+        let (_, fits) = self.fits_in_place((before, &text[start..end], after), &forms)?;
         let mut ranked: Vec<(String, f32)> = forms
             .into_iter()
             .zip(fits)
