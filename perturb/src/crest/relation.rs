@@ -293,12 +293,8 @@ impl CorefPreservingMutation {
             return Ok(Vec::new());
         }
         let refs: Vec<&str> = forms.iter().map(String::as_str).collect();
-        let chosen = chooser.choose_in_sentence(
-            &text[byte(start)..byte(token.start)],
-            &text[byte(token.start)..byte(token.end)],
-            &text[byte(token.end)..byte(end)],
-            &refs,
-        )?;
+        let (before, word, after) = around(token, (text, byte), (start, end));
+        let chosen = chooser.choose_in_sentence(before, word, after, &refs)?;
         Ok(chosen
             .into_iter()
             .map(|i| (forms[i].clone(), (f32::NEG_INFINITY, NO_WORD_CHECK)))
@@ -345,7 +341,7 @@ impl CorefPreservingMutation {
                 && !repeats_a_word_of(sentence, &lower)
                 && self.lexicon.is_common(&lower)
         };
-        let before = &text[byte(start)..byte(token.start)];
+        let (before, _, _) = around(token, (text, byte), (start, end));
         let predicted = chooser.predict(before, &token.text, self.lm_candidates.1, &accept)?;
         Ok(predicted
             .into_iter()
@@ -382,12 +378,8 @@ impl CorefPreservingMutation {
                 .iter()
                 .map(|m| m.word.as_str())
                 .collect();
-            let chosen = chooser.choose_in_sentence(
-                &text[byte(start)..byte(token.start)],
-                &text[byte(token.start)..byte(token.end)],
-                &text[byte(token.end)..byte(end)],
-                &words,
-            )?;
+            let (before, word, after) = around(token, (text, byte), (start, end));
+            let chosen = chooser.choose_in_sentence(before, word, after, &words)?;
             kept.extend(chosen.into_iter().map(|k| predicted[at + k].clone()));
             at += site;
         }
@@ -502,10 +494,10 @@ impl CorefPreservingMutation {
                 {
                     continue;
                 }
-                let prefix = &text[byte(start)..byte(token.start)];
-                let sentence = format!("{prefix}{word}{}", &text[byte(token.end)..byte(end)]);
+                let (prefix, original, rest) = around(token, (text, &byte), (start, end));
+                let sentence = format!("{prefix}{word}{rest}");
                 let spans = (
-                    prefix.len()..byte(token.end) - byte(start),
+                    prefix.len()..prefix.len() + original.len(),
                     prefix.len()..prefix.len() + word.len(),
                 );
                 let predicted = self.predicts().then(|| mutable_pos(token)).flatten();
@@ -699,6 +691,20 @@ impl MetamorphicRelation for CorefPreservingMutation {
         }
         Ok(cases)
     }
+}
+
+/// The sentence over characters `start..end` of `text` split around `token`: the text before
+/// it, the token itself and the text after it (`byte` maps a character offset to a byte one).
+fn around<'t>(
+    token: &Token,
+    (text, byte): (&'t str, &dyn Fn(u32) -> usize),
+    (start, end): (u32, u32),
+) -> (&'t str, &'t str, &'t str) {
+    (
+        &text[byte(start)..byte(token.start)],
+        &text[byte(token.start)..byte(token.end)],
+        &text[byte(token.end)..byte(end)],
+    )
 }
 
 fn schema_error(example: &Example, message: String) -> metamorph_data::Error {
