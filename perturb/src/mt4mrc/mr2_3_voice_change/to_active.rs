@@ -82,6 +82,14 @@ impl VoiceChange {
             _ => return None,
         }
         let agreement = agreement(tree, by_object)?;
+        if self.pronoun_may_shift(
+            tree,
+            &sentence,
+            (&subj_range, subj),
+            (&new_subject_range, by_object),
+        ) {
+            return None;
+        }
         if !clean_boundary(tree, &sentence, agent_range.end) {
             return None;
         }

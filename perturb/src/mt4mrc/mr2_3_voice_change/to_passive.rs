@@ -58,6 +58,14 @@ impl VoiceChange {
         if subject.lower() == "it" && children.iter().any(|&c| tree.token(c).dep == "advcl") {
             return None;
         }
+        // A `by` inside the subject would give the passive two `by` phrases in a row ("a new
+        // chapter was opened by the conquest of Cyprus by the Anglo-Norman forces …").
+        if subj_range.clone().any(|i| tree.token(i).lower() == "by") {
+            return None;
+        }
+        if self.pronoun_may_shift(tree, &sentence, (&subj_range, subj), (&obj_range, obj)) {
+            return None;
+        }
         // `No man has ever achieved X` ↛ `X has ever been achieved by no man`.
         if subj_range.clone().any(|i| {
             matches!(
@@ -83,6 +91,17 @@ impl VoiceChange {
         {
             return None;
         }
+        // `played backup point guard`, `became captain`: a bare singular noun for a person is
+        // a role, not someone acted on, and makes an unnatural subject ("backup point guard
+        // was played by Austria").
+        if object.tag == "NN"
+            && tree
+                .child_with_dep(obj, &["det", "poss", "nummod", "predet"])
+                .is_none()
+            && self.names_living_being(&object_lemma, true)
+        {
+            return None;
+        }
         // `products exported conform to …`: a bare "noun" object that is a verb form is more
         // likely a misparsed verb.
         if object.tag == "NN"
@@ -93,6 +112,18 @@ impl VoiceChange {
         }
         // A `by` phrase after the object (`his sons | by Emma`) would read as a second agent;
         // a compass direction as object (`flows North`) is an adverb the parser misread.
+        // `earned her as much as $4,000`, `gave him the book`: after a pronoun object, anything
+        // but punctuation, a conjunction or a preposition is a second object or a quantity the
+        // parser hung elsewhere, and the passive would lose it ("she was earned by …").
+        if object.tag == "PRP" && obj_range.end < sentence.end {
+            let next = tree.token(obj_range.end);
+            let boundary = next.pos == "PUNCT"
+                || matches!(next.tag.as_str(), "CC" | "TO")
+                || (next.tag == "IN" && !matches!(next.lower().as_str(), "as" | "than"));
+            if !boundary {
+                return None;
+            }
+        }
         if obj_range.end < sentence.end && tree.token(obj_range.end).lower() == "by"
             || matches!(
                 object_lemma.as_str(),
@@ -131,6 +162,22 @@ impl VoiceChange {
         if !known_form && !cast_form {
             return None;
         }
+        // `Dutch and Eph broadcast the announcement`: where the past is spelt like the base,
+        // only a third-person singular subject (which would take `broadcasts`) shows the tense;
+        // otherwise a present-tense narration may read as past ("was broadcast … before TV
+        // stations block the signal").
+        let past_is_base = CAST_VERBS.contains(&lemma.as_str())
+            || self
+                .inflections
+                .inflect_all(&lemma, "VBD")
+                .iter()
+                .any(|f| f.eq_ignore_ascii_case(&lemma));
+        if past_is_base
+            && verb.text.eq_ignore_ascii_case(&lemma)
+            && !super::grammar::agreement(tree, subj).is_some_and(|a| a.third_singular())
+        {
+            return None;
+        }
         let participle = if CAST_VERBS.contains(&lemma.as_str()) {
             lemma.clone()
         } else {
@@ -165,7 +212,24 @@ impl VoiceChange {
                     || t.dep == "prep"
                         && matches!(
                             t.lower().as_str(),
-                            "to" | "into" | "onto" | "from" | "with" | "as" | "by"
+                            "to" | "into"
+                                | "onto"
+                                | "from"
+                                | "with"
+                                | "as"
+                                | "by"
+                                // `requested the presence of X along with the machine`:
+                                // phrases that add to or set off the object.
+                                | "along"
+                                | "alongside"
+                                | "together"
+                                | "including"
+                                | "besides"
+                                | "plus"
+                                | "instead"
+                                | "except"
+                                | "like"
+                                | "unlike"
                         ))
         }) {
             return None;
