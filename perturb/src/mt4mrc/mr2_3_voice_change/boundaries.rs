@@ -115,11 +115,13 @@ pub(super) fn starts_sentence(
 /// Whether the phrase at `start` carries a sentence capital (a sentence split after an
 /// abbreviation can start lower-case: then nothing is re-capitalised).
 fn capital_start(tree: &Tree<'_>, start: usize) -> bool {
+    // A sentence opening with a number (`2010 Hindi movie …`) starts a sentence too, and the
+    // phrase moved before it needs the capital ("This movie inspired …").
     tree.token(start)
         .text
         .chars()
         .next()
-        .is_some_and(char::is_uppercase)
+        .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
 }
 
 /// Whether the sentence ends with final punctuation (`.`, `!`, `?`, possibly inside closing
@@ -209,13 +211,15 @@ pub(super) fn only_child(tree: &Tree<'_>, children: &[usize], dep: &str) -> Opti
     found.next().is_none().then_some(first)
 }
 
-/// Whether root child `c` is a coordinated verb without a subject of its own (it shares the
-/// root's subject, which is about to change).
+/// Whether root child `c` is a conjunct that shares the root's subject (it would take the new
+/// one), or a `that` clause coordinated with the object (`demanded the release of X, and that
+/// the plane be refuelled`), which the object's move would strand.
 pub(super) fn unshared_conj(tree: &Tree<'_>, c: usize) -> bool {
     tree.token(c).dep == "conj"
-        && tree
+        && (tree
             .child_with_dep(c, &["nsubj", "nsubjpass", "expl"])
             .is_none()
+            || tree.child_with_dep(c, &["mark"]).is_some())
 }
 
 pub(super) trait Lower {

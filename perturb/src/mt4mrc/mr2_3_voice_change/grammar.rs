@@ -247,3 +247,29 @@ pub(super) fn agreement(tree: &Tree<'_>, head: usize) -> Option<Agreement> {
         _ => None,
     }
 }
+
+/// Words whose scope the voice change moves: a quantifier or indefinite under negation ("did
+/// not play a single game" → "a single game was not played"; "all algorithms do not find" →
+/// "are not found by all algorithms"), found by the second reading on other corpora.
+const SCOPE_TAKERS: &[&str] = &[
+    "a", "an", "any", "single", "one", "all", "every", "each", "many", "much", "some", "both",
+    "several", "either", "most", "more", "few",
+];
+
+/// Whether a negated clause's noun phrase `range` holds a quantifier or an indefinite, whose
+/// scope against `not` changes when the phrase moves across it.
+pub(super) fn scope_changes_under_negation(tree: &Tree<'_>, range: std::ops::Range<usize>) -> bool {
+    range.into_iter().any(|i| {
+        let token = tree.token(i);
+        token.tag == "CD" || SCOPE_TAKERS.contains(&token.lower().as_str())
+    })
+}
+
+/// Focus particles whose scope is the phrase that follows or the subject: "members can
+/// only use the title" ≠ "the title can only be used by members".
+pub(super) fn is_focus_particle(word: &str) -> bool {
+    matches!(
+        word,
+        "only" | "even" | "just" | "merely" | "solely" | "simply" | "exclusively" | "alone"
+    )
+}

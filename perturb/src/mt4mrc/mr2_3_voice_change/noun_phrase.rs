@@ -79,6 +79,19 @@ impl VoiceChange {
         if tokens[head].pos == "NOUN" && tokens[head].ent_type == "PERSON" {
             return None;
         }
+        // A comma inside a moved phrase is a list or an apposition the parser may have
+        // bracketed wrongly ("with the support of …, the Asian Development Bank and the World
+        // Bank, Lao PDR founded …"); a person's name with a place phrase is as likely a
+        // phrase of the verb the parser hung on the name ("Dennis Wallace in Fox Grove Park
+        // was murdered"). Both from the second reading on other corpora.
+        if tokens[range.clone()].iter().any(|t| t.text == ",")
+            || (tokens[head].ent_type == "PERSON"
+                && tree
+                    .children(head)
+                    .any(|k| tokens[k].dep == "prep" && tokens[k].lower() != "of"))
+        {
+            return None;
+        }
         if tokens[range.clone()]
             .iter()
             .any(|t| matches!(t.text.as_str(), "--" | ":" | ";" | "—" | "–"))

@@ -4,7 +4,10 @@
 use std::ops::Range;
 
 use super::boundaries::{clean_boundary, only_child, starts_sentence, top_child, Lower};
-use super::grammar::{accusative, agreement, chain_of, nominative, Chain, Role, Tense, Words};
+use super::grammar::{
+    accusative, agreement, chain_of, is_focus_particle, nominative, scope_changes_under_negation,
+    Chain, Role, Tense, Words,
+};
 use super::relation::VoiceChange;
 use super::word_lists::{CAST_VERBS, NO_ACTIVE};
 use crate::edit::Replacement;
@@ -105,6 +108,19 @@ impl VoiceChange {
         let middle: Vec<usize> = (subj_range.end..root).collect();
         let chain = chain_of(tree, root, &middle, true)?;
         let negated = middle.iter().any(|&i| tree.token(i).dep == "neg");
+        if negated
+            && (scope_changes_under_negation(tree, subj_range.clone())
+                || scope_changes_under_negation(tree, new_subject_range.clone()))
+        {
+            return None;
+        }
+        if middle
+            .iter()
+            .chain((root + 1..agent_range.start).collect::<Vec<_>>().iter())
+            .any(|&i| is_focus_particle(&tree.token(i).lower()))
+        {
+            return None;
+        }
         let infl = &self.inflections;
         let form = |tag: &str| infl.inflect_or_rule(&lemma, tag).map(|f| f.form);
         let new_verb = match chain {

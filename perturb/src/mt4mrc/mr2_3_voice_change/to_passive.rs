@@ -4,7 +4,10 @@
 use std::ops::Range;
 
 use super::boundaries::{clean_boundary, only_child, starts_sentence, Lower};
-use super::grammar::{agreement, chain_of, conjuncts, nominative, Chain, Role, Tense, Words};
+use super::grammar::{
+    agreement, chain_of, conjuncts, is_focus_particle, nominative, scope_changes_under_negation,
+    Chain, Role, Tense, Words,
+};
 use super::relation::VoiceChange;
 use super::word_lists::{CAST_VERBS, IDIOMS, NO_PASSIVE, OBJECT_INFINITIVE};
 use crate::edit::Replacement;
@@ -93,12 +96,19 @@ impl VoiceChange {
         }
         // `played backup point guard`, `became captain`: a bare singular noun for a person is
         // a role, not someone acted on, and makes an unnatural subject ("backup point guard
-        // was played by Austria").
-        if object.tag == "NN"
-            && tree
-                .child_with_dep(obj, &["det", "poss", "nummod", "predet"])
-                .is_none()
-            && self.names_living_being(&object_lemma, true)
+        // was played by Austria"). `Play` with a bare object is a sport, a position or an
+        // instrument ("club football was played by Lito"), and a contest's opponent is no
+        // patient ("Kell Brook was fought by Elwell").
+        let bare = tree
+            .child_with_dep(obj, &["det", "poss", "nummod", "predet"])
+            .is_none();
+        if bare
+            && (lemma == "play"
+                || object.tag == "NN" && self.names_living_being(&object_lemma, true))
+            || (matches!(
+                lemma.as_str(),
+                "play" | "fight" | "wrestle" | "box" | "race"
+            ) && object.pos == "PROPN")
         {
             return None;
         }
@@ -146,6 +156,23 @@ impl VoiceChange {
             return None;
         }
         let negated = (subj_range.end..root).any(|i| tree.token(i).dep == "neg");
+        if negated
+            && (scope_changes_under_negation(tree, subj_range.clone())
+                || scope_changes_under_negation(tree, obj_range.clone()))
+        {
+            return None;
+        }
+        if (subj_range.end..root).any(|i| is_focus_particle(&tree.token(i).lower())) {
+            return None;
+        }
+        // `changed the early society drastically`: a manner adverb after the object would
+        // end up after the agent ("was changed by the encounter … drastically").
+        if children.iter().any(|&c| {
+            let t = tree.token(c);
+            c >= obj_range.end && t.dep == "advmod" && t.tag == "RB" && t.lower().ends_with("ly")
+        }) {
+            return None;
+        }
         // `does not require any record` ↛ `any record is not required`.
         if negated && (obj_range.clone()).any(|i| tree.token(i).lower() == "any") {
             return None;

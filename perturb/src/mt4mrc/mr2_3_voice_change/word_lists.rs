@@ -30,6 +30,8 @@ pub(super) const NO_PASSIVE: &[&str] = &[
     "let",
     "become",
     "lack",
+    // An experiencer subject: "wars were suffered by the city".
+    "suffer",
     "resemble",
     "cost",
     "weigh",
