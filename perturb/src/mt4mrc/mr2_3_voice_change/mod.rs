@@ -72,8 +72,15 @@
 //! broadcast*); verbs read almost only in the passive (*is evidenced by*, *is deemed*); and a
 //! bare role noun as object (*played backup point guard*).
 //!
-//! On the first 1000 BoolQ validation passages 68 sources qualify (72 before the rules of
-//! 2026-11-30; 171 before the pronoun rules of 2026-11-26).
+//! A second reading, on FewRel, PAWS and DROP text, added: quantifiers and indefinites under
+//! negation and focus particles (*did not play a single game*, *can only use*), a comma in a
+//! moved phrase, a person's name with a place phrase (*Dennis Wallace in Fox Grove Park*), a
+//! `that` clause coordinated with the object, a manner adverb after the object, sports,
+//! positions and opponents (*played club football*, *fought Kell Brook*) and *suffer*.
+//!
+//! On the first 1000 BoolQ validation passages 65 sources qualify (72 before the rules of
+//! 2026-11-30; 171 before the pronoun rules of 2026-11-26). On WordNet's usage examples, text
+//! no rule was written against, 1,162 of 23,491 sentences do, read 93% natural and 95% valid.
 
 mod boundaries;
 mod grammar;
