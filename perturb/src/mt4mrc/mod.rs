@@ -29,6 +29,15 @@ pub use mr2_3_voice_change::VoiceChange;
 /// The family name shared by every MT4MRC relation.
 pub const FAMILY: &str = "mt4mrc";
 
+/// Whether a question asks to choose rather than yes or no ("are you married or single",
+/// "were there more Burmese or Cambodian immigrants", "was either A or B born in Indiana"):
+/// the inversion relations (MR1-1 … MR1-4) expect the yes/no answer to flip, which such a
+/// question does not have, and negating "either" needs "neither". A reading of other questions
+/// (WordNet's, BREAK's; 2026-11-30) found the relations' rewrites of them invalid.
+pub(crate) fn asks_to_choose(tree: &crate::syntax::Tree<'_>) -> bool {
+    (0..tree.len()).any(|i| matches!(tree.lower(i).as_str(), "or" | "either" | "whether"))
+}
+
 /// The `k`-th case of relation `mr` for `source`: the follow-up is the source with text field
 /// `field` rewritten by `replacements` (character offsets), its gold label dropped (metamorphic
 /// testing needs none) and the edits recorded. Inversion relations pass `yes_only` for the

@@ -224,7 +224,7 @@ impl MetamorphicRelation for AntonymousAdjective {
             return Ok(Vec::new());
         };
         let tree = Tree::new(parsed);
-        if tree.len() < 3 {
+        if tree.len() < 3 || super::asks_to_choose(&tree) {
             return Ok(Vec::new());
         }
         if !matches!(tree.lower(0).as_str(), "is" | "are" | "was" | "were") {
@@ -427,6 +427,16 @@ mod tests {
             .into_iter()
             .map(|c| c.followup.question.unwrap())
             .collect()
+    }
+
+    #[test]
+    fn questions_that_ask_to_choose_are_left_alone() {
+        for question in [
+            "is the birthplace the largest or the second largest city in morocco",
+            "are you married or single",
+        ] {
+            assert!(followups(question).is_empty(), "{question}");
+        }
     }
 
     #[test]

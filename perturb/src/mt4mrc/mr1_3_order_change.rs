@@ -53,7 +53,7 @@ impl MetamorphicRelation for OrderChange {
         };
         let source = source.example;
         let tree = Tree::new(parsed);
-        if !is_yes_no_question(&tree) {
+        if !is_yes_no_question(&tree) || super::asks_to_choose(&tree) {
             return Ok(Vec::new());
         }
         let Some(i) = (0..tree.len()).find(|&i| is_temporal_connective(&tree, i)) else {
@@ -97,7 +97,13 @@ fn is_yes_no_question(tree: &Tree<'_>) -> bool {
             || token.tag == "MD"
             || matches!(token.lemma.to_lowercase().as_str(), "be" | "do" | "have")
     };
-    let Some(first) = (0..tree.len()).find(|&i| verbal(i)) else {
+    // The main clause's verb or auxiliary, not one of a fronted clause ("After X was diverted,
+    // where does the Rhine flow now?").
+    let Some(root) = tree.root(0..tree.len()) else {
+        return false;
+    };
+    let Some(first) = (0..tree.len()).find(|&i| verbal(i) && (i == root || tree.head(i) == root))
+    else {
         return false;
     };
     !(0..first).any(|i| tree.token(i).tag.starts_with('W'))
@@ -172,6 +178,8 @@ mod tests {
             "How much does your wife take home after taxes?",
             "What happened after the war?",
             "How many years after the treaty did the war end?",
+            "After the river was diverted, where does the Rhine flow now?",
+            "Did the war end before or after the treaty?",
         ] {
             assert_eq!(followup_question(question), None, "{question}");
         }
@@ -193,8 +201,8 @@ mod tests {
     fn first_of_either_word_wins_as_in_the_paper() {
         // The authors' script would prefer "before" here; the paper says "the first".
         assert_eq!(
-            followup_question("did he leave after dinner or before noon").as_deref(),
-            Some("did he leave before dinner or before noon")
+            followup_question("did he leave after dinner and before noon").as_deref(),
+            Some("did he leave before dinner and before noon")
         );
     }
 

@@ -124,6 +124,18 @@ impl MetamorphicRelation for NegationTagQuestion {
             return Ok(Vec::new());
         };
         let tree = Tree::new(parsed);
+        // A question that asks to choose has no yes/no answer to flip; a second clause with a
+        // subject of its own ("is X a band and This Mortal Coil was …") would keep its
+        // polarity.
+        let second_clause = (0..tree.len()).any(|i| {
+            let token = tree.token(i);
+            token.dep == "conj"
+                && matches!(token.tag.as_str(), "VBD" | "VBZ" | "VBP" | "MD")
+                && tree.child_with_dep(i, &["nsubj", "nsubjpass"]).is_some()
+        });
+        if super::asks_to_choose(&tree) || second_clause {
+            return Ok(Vec::new());
+        }
         let Some(replacements) = self.rewrite(&tree) else {
             return Ok(Vec::new());
         };
@@ -1042,6 +1054,18 @@ mod tests {
     #[test]
     fn question_mark_and_capitals() {
         check(&[("Is the sky blue?", "The sky is not blue, is that right?")]);
+    }
+
+    #[test]
+    fn choices_and_second_clauses_are_left_alone() {
+        for question in [
+            "Are there more Burmese or Cambodian immigrants in Bangkok?",
+            "Was either Craig Melville or Grover Jones born in Indiana?",
+            "Are you married or single?",
+            "Is Awolnation a rock band and This Mortal Coil was a music collective?",
+        ] {
+            assert_eq!(followup(question), None, "{question}");
+        }
     }
 
     #[test]
