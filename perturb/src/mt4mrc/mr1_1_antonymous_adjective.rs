@@ -260,7 +260,15 @@ impl MetamorphicRelation for AntonymousAdjective {
             }
             let attributive =
                 token.dep == "amod" || tree.head(i) > i && tree.token(tree.head(i)).pos == "NOUN";
-            if in_equative_or_aspectual(&tree, i) || in_idiom(&tree, i) {
+            // "more successful" → "more unsuccessful" reads as a stumble for "less
+            // successful" (the reading of other questions, 2026-11-30): a periphrastic degree
+            // keeps its adjective.
+            let periphrastic = i > 0
+                && matches!(
+                    tree.lower(i - 1).as_str(),
+                    "more" | "most" | "less" | "least"
+                );
+            if periphrastic || in_equative_or_aspectual(&tree, i) || in_idiom(&tree, i) {
                 continue;
             }
             // One case per antonym; a negative-prefixed one ("uncommon", "illegal") is kept if
@@ -434,6 +442,8 @@ mod tests {
         for question in [
             "is the birthplace the largest or the second largest city in morocco",
             "are you married or single",
+            // A periphrastic degree: "more unsuccessful" stands for "less successful".
+            "are the brothers more successful at doubles than singles",
         ] {
             assert!(followups(question).is_empty(), "{question}");
         }

@@ -674,33 +674,21 @@ fn delete(tree: &Tree<'_>, i: usize) -> Replacement {
     }
 }
 
-/// Whether the question is about a person it addresses or names by a personal pronoun (not
-/// the generic "we" of "will we see the bottom of the mariana trench"), or carries an
-/// aspectual adverb: there the future and the past are not exclusive, and the flip fails ("will
-/// he vouch for me" → "has he ever vouched for me", "will you be my valentine", "will they
-/// never find a cure", "have you signed your contract yet" → "will you sign … yet"). A reading
-/// of WordNet's and BREAK's questions (2026-11-30) found 10 of 14 such rewrites invalid; the
-/// paper's own kind of question ("will there be a fifth season of mom", "did the girl in the
-/// lost world die") names a one-off event of a named thing.
+/// Whether the question is about a person it addresses ([`super::about_a_person_addressed`])
+/// or carries an aspectual adverb: there the future and the past are not exclusive, and the
+/// flip fails ("will he vouch for me" → "has he ever vouched for me", "will you be my
+/// valentine", "will they never find a cure", "have you signed your contract yet" → "will you
+/// sign … yet"). A reading of WordNet's and BREAK's questions (2026-11-30) found 10 of 14 such
+/// rewrites invalid; the paper's own kind of question ("will there be a fifth season of mom",
+/// "did the girl in the lost world die") names a one-off event of a named thing.
 fn personal_or_aspectual(tree: &Tree<'_>) -> bool {
-    let root = tree.root(0..tree.len());
-    // A pronoun of the main clause: its subject, object or a preposition's object there (not
-    // one inside a title, "all i want for christmas is you").
-    let of_main_clause = |i: usize| {
-        let head = tree.head(i);
-        Some(head) == root || (tree.token(i).dep == "pobj" && Some(tree.head(head)) == root)
-    };
-    (0..tree.len()).any(|i| {
-        let word = tree.lower(i);
-        matches!(
-            word.as_str(),
-            "i" | "you" | "he" | "she" | "me" | "him" | "her"
-        ) && of_main_clause(i)
-            || matches!(
-                word.as_str(),
+    super::about_a_person_addressed(tree)
+        || (0..tree.len()).any(|i| {
+            matches!(
+                tree.lower(i).as_str(),
                 "still" | "yet" | "already" | "never" | "anymore" | "again"
             )
-    })
+        })
 }
 
 #[cfg(test)]

@@ -184,8 +184,8 @@ mod tests {
             assert_eq!(followup_question(question), None, "{question}");
         }
         assert_eq!(
-            followup_question("Were you hurting after the accident?").as_deref(),
-            Some("Were you hurting before the accident?")
+            followup_question("Was the treaty signed after the war?").as_deref(),
+            Some("Was the treaty signed before the war?")
         );
     }
 
