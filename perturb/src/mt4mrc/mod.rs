@@ -38,28 +38,6 @@ pub(crate) fn asks_to_choose(tree: &crate::syntax::Tree<'_>) -> bool {
     (0..tree.len()).any(|i| matches!(tree.lower(i).as_str(), "or" | "either" | "whether"))
 }
 
-/// Whether the question is about a person it addresses or names by a personal pronoun, as the
-/// subject or object of its main clause ("will he vouch for me", "will you be my valentine";
-/// not the generic "we" of "will we see the bottom of the mariana trench", nor a pronoun inside
-/// a title, "all i want for christmas is you"). What a person does may happen again, in the
-/// past and in the future, so MR1-2's tense change does not flip the answer: a reading of other
-/// questions (2026-11-30) found such rewrites invalid. (MR1-3's before/after swap fails on a
-/// person's states, "were you hurting after the accident", but not on their single events,
-/// "did he leave after dinner", which a pronoun does not tell apart.)
-pub(crate) fn about_a_person_addressed(tree: &crate::syntax::Tree<'_>) -> bool {
-    let root = tree.root(0..tree.len());
-    let of_main_clause = |i: usize| {
-        let head = tree.head(i);
-        Some(head) == root || (tree.token(i).dep == "pobj" && Some(tree.head(head)) == root)
-    };
-    (0..tree.len()).any(|i| {
-        matches!(
-            tree.lower(i).as_str(),
-            "i" | "you" | "he" | "she" | "me" | "him" | "her"
-        ) && of_main_clause(i)
-    })
-}
-
 /// The `k`-th case of relation `mr` for `source`: the follow-up is the source with text field
 /// `field` rewritten by `replacements` (character offsets), its gold label dropped (metamorphic
 /// testing needs none) and the edits recorded. Inversion relations pass `yes_only` for the

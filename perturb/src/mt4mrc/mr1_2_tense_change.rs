@@ -674,7 +674,7 @@ fn delete(tree: &Tree<'_>, i: usize) -> Replacement {
     }
 }
 
-/// Whether the question is about a person it addresses ([`super::about_a_person_addressed`])
+/// Whether the question is about a person it addresses ([`about_a_person_addressed`])
 /// or carries an aspectual adverb: there the future and the past are not exclusive, and the
 /// flip fails ("will he vouch for me" → "has he ever vouched for me", "will you be my
 /// valentine", "will they never find a cure", "have you signed your contract yet" → "will you
@@ -682,13 +682,35 @@ fn delete(tree: &Tree<'_>, i: usize) -> Replacement {
 /// rewrites invalid; the paper's own kind of question ("will there be a fifth season of mom",
 /// "did the girl in the lost world die") names a one-off event of a named thing.
 fn personal_or_aspectual(tree: &Tree<'_>) -> bool {
-    super::about_a_person_addressed(tree)
+    about_a_person_addressed(tree)
         || (0..tree.len()).any(|i| {
             matches!(
                 tree.lower(i).as_str(),
                 "still" | "yet" | "already" | "never" | "anymore" | "again"
             )
         })
+}
+
+/// Whether the question is about a person it addresses or names by a personal pronoun, as the
+/// subject or object of its main clause ("will he vouch for me", "will you be my valentine";
+/// not the generic "we" of "will we see the bottom of the mariana trench", nor a pronoun inside
+/// a title, "all i want for christmas is you"). What a person does may happen again, in the
+/// past and in the future, so MR1-2's tense change does not flip the answer: a reading of other
+/// questions (2026-11-30) found such rewrites invalid. (MR1-3's before/after swap fails on a
+/// person's states, "were you hurting after the accident", but not on their single events,
+/// "did he leave after dinner", which a pronoun does not tell apart.)
+fn about_a_person_addressed(tree: &Tree<'_>) -> bool {
+    let root = tree.root(0..tree.len());
+    let of_main_clause = |i: usize| {
+        let head = tree.head(i);
+        Some(head) == root || (tree.token(i).dep == "pobj" && Some(tree.head(head)) == root)
+    };
+    (0..tree.len()).any(|i| {
+        matches!(
+            tree.lower(i).as_str(),
+            "i" | "you" | "he" | "she" | "me" | "him" | "her"
+        ) && of_main_clause(i)
+    })
 }
 
 #[cfg(test)]

@@ -116,8 +116,9 @@ impl VoiceChange {
         }
         if middle
             .iter()
-            .chain((root + 1..agent_range.start).collect::<Vec<_>>().iter())
-            .any(|&i| is_focus_particle(&tree.token(i).lower()))
+            .copied()
+            .chain(root + 1..agent_range.start)
+            .any(|i| is_focus_particle(&tree.token(i).lower()))
         {
             return None;
         }

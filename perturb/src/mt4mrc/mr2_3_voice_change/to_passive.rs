@@ -177,18 +177,6 @@ impl VoiceChange {
         if negated && (obj_range.clone()).any(|i| tree.token(i).lower() == "any") {
             return None;
         }
-        let agreement = agreement(tree, obj)?;
-        // The verb form must be what the tables say for its lemma and tag.
-        let known_form = self
-            .inflections
-            .inflect_all(&lemma, &verb.tag)
-            .iter()
-            .any(|f| f.eq_ignore_ascii_case(&verb.text));
-        let cast_form =
-            CAST_VERBS.contains(&lemma.as_str()) && verb.text.eq_ignore_ascii_case(&lemma);
-        if !known_form && !cast_form {
-            return None;
-        }
         // `Dutch and Eph broadcast the announcement`: where the past is spelt like the base,
         // only a third-person singular subject (which would take `broadcasts`) shows the tense;
         // otherwise a present-tense narration may read as past ("was broadcast … before TV
@@ -201,8 +189,20 @@ impl VoiceChange {
                 .any(|f| f.eq_ignore_ascii_case(&lemma));
         if past_is_base
             && verb.text.eq_ignore_ascii_case(&lemma)
-            && !super::grammar::agreement(tree, subj).is_some_and(|a| a.third_singular())
+            && !agreement(tree, subj).is_some_and(|a| a.third_singular())
         {
+            return None;
+        }
+        let agreement = agreement(tree, obj)?;
+        // The verb form must be what the tables say for its lemma and tag.
+        let known_form = self
+            .inflections
+            .inflect_all(&lemma, &verb.tag)
+            .iter()
+            .any(|f| f.eq_ignore_ascii_case(&verb.text));
+        let cast_form =
+            CAST_VERBS.contains(&lemma.as_str()) && verb.text.eq_ignore_ascii_case(&lemma);
+        if !known_form && !cast_form {
             return None;
         }
         let participle = if CAST_VERBS.contains(&lemma.as_str()) {
