@@ -9,8 +9,12 @@ use super::grammar::{
     Chain, Role, Tense, Words,
 };
 use super::relation::VoiceChange;
-use super::word_lists::{CAST_VERBS, IDIOMS, NO_PASSIVE, OBJECT_INFINITIVE};
+use super::word_lists::{
+    CAST_VERBS, IDIOMS, INVARIANT_PLURALS, NO_PASSIVE, OBJECT_INFINITIVE,
+    VERB_COMPLEMENT_PREPOSITIONS,
+};
 use crate::edit::Replacement;
+use crate::lexicon::wordnet::{normalize, Pos};
 use crate::syntax::Tree;
 
 impl VoiceChange {
@@ -91,8 +95,34 @@ impl VoiceChange {
         if IDIOMS
             .iter()
             .any(|(v, objects)| *v == lemma && objects.contains(&object_lemma.as_str()))
+            || self.verb_object_idiom(tree, &lemma, obj_range.clone(), obj)
         {
             return None;
+        }
+        // `The car's momentum carried it off the road`, `The boy's mother scolded him`: a
+        // third-person pronoun object may refer to the subject's possessor, and the passive
+        // would put it before a name or noun it cannot then refer to ("It was carried … by the
+        // car's momentum"). A possessive pronoun there is fine ("She was exhausted by her
+        // stint").
+        if matches!(object.lower().as_str(), "it" | "him" | "her" | "them")
+            && subj_range.clone().any(|i| tree.token(i).tag == "POS")
+            && !subj_range.clone().any(|i| tree.token(i).tag == "PRP$")
+        {
+            return None;
+        }
+        // `Daily use of ibuprofen can irritate the stomach`: an adjective before the subject that
+        // the parser hung on the verb as an adverb is as likely the subject's own modifier, and fronting the object would strand it ("Daily the
+        // stomach can be irritated …").
+        if subj_range.start > sentence.start {
+            let before = tree.token(subj_range.start - 1);
+            let first = tree.token(subj_range.start);
+            if before.dep == "advmod"
+                && before.tag == "JJ"
+                && tree.head(subj_range.start - 1) == root
+                && matches!(first.tag.as_str(), "NN" | "NNS" | "JJ")
+            {
+                return None;
+            }
         }
         // `played backup point guard`, `became captain`: a bare singular noun for a person is
         // a role, not someone acted on, and makes an unnatural subject ("backup point guard
@@ -192,6 +222,17 @@ impl VoiceChange {
             && !agreement(tree, subj).is_some_and(|a| a.third_singular())
         {
             return None;
+        }
+        // `The specimen were dyed`: a plural tag on a noun without the plural `-s` that the
+        // inflection tables know only as a singular is the tagger's error (spaCy's lemma rule
+        // reads "specimen" as a plural of "speciman").
+        if object.tag == "NNS" && !object.lower().ends_with('s') {
+            let lemma = self.inflections.lemma(&object.lower(), "NOUN");
+            if lemma.is_none_or(|l| l == object.lower())
+                && !INVARIANT_PLURALS.contains(&object.lower().as_str())
+            {
+                return None;
+            }
         }
         let agreement = agreement(tree, obj)?;
         // The verb form must be what the tables say for its lemma and tag.
@@ -313,11 +354,76 @@ impl VoiceChange {
             Chain::Simple(_) | Chain::Do(_) => {}
         }
         words.push(&participle, false);
+        // `routed them out of bed`, `drains me of energy`: a complement that completes the
+        // verb stays beside it, before the agent ("They were routed out of bed by the police").
+        let complement = self.verb_complement_after(tree, root, obj_range.end);
+        if complement.clone().is_some_and(|range| {
+            // `bought shares of Apple`: an `of` hung on the verb after a common noun is more
+            // likely the noun's own phrase misparsed; after a pronoun or a name it is the verb's.
+            (tree.token(range.start).lower() == "of"
+                && !matches!(object.tag.as_str(), "PRP" | "NNP" | "NNPS"))
+                || range
+                    .into_iter()
+                    .any(|i| matches!(tree.token(i).lower().as_str(), "by" | "," | ";"))
+        }) {
+            return None;
+        }
+        if let Some(complement) = complement.clone() {
+            words.push(&tree.text(complement), false);
+        }
         words.push("by", false);
         let back = self.noun_phrase(tree, subj_range.clone(), subj, Role::Object, at_start)?;
         words.push(&back, false);
         let (start, _) = tree.char_span(subj_range);
-        let (_, end) = tree.char_span(obj_range);
+        let (_, end) = tree.char_span(complement.unwrap_or(obj_range));
         Some(Replacement::new(start, end, words.0))
+    }
+
+    /// Whether the verb and its object together are one of WordNet's verb collocations
+    /// (`strike a chord`, `take the veil`, `make headway`): an idiom or light-verb phrase whose
+    /// noun is no patient and reads oddly as a passive subject ("A chord with the listeners was
+    /// struck by the music"). Tried with the object's head alone, with its determiner, and with
+    /// all its words.
+    fn verb_object_idiom(
+        &self,
+        tree: &Tree<'_>,
+        lemma: &str,
+        object: Range<usize>,
+        head: usize,
+    ) -> bool {
+        let head_lemma = tree.token(head).lemma.to_lowercase();
+        let mut phrases = vec![format!("{lemma} {head_lemma}")];
+        if let Some(det) = tree.child_with_dep(head, &["det"]) {
+            phrases.push(format!("{lemma} {} {head_lemma}", tree.token(det).lower()));
+        }
+        let words: Vec<String> = object.map(|i| tree.token(i).lower()).collect();
+        phrases.push(format!("{lemma} {}", words.join(" ")));
+        phrases.iter().any(|phrase| {
+            !self
+                .wordnet
+                .index_entry(&normalize(phrase), Pos::Verb)
+                .is_empty()
+        })
+    }
+
+    /// The prepositional complement of `root` that starts right at `at` and completes the verb
+    /// rather than setting a scene (`out of bed`, `off the road`, `of energy`), or `None`.
+    fn verb_complement_after(
+        &self,
+        tree: &Tree<'_>,
+        root: usize,
+        at: usize,
+    ) -> Option<Range<usize>> {
+        if at >= tree.len() {
+            return None;
+        }
+        let token = tree.token(at);
+        // `covers the events up to episode 135`: `up to` sets a limit, not a direction.
+        let limit = token.lower() == "up" && at + 1 < tree.len() && tree.lower(at + 1) == "to";
+        (tree.head(at) == root
+            && token.dep == "prep"
+            && !limit
+            && VERB_COMPLEMENT_PREPOSITIONS.contains(&token.lower().as_str()))
+        .then(|| tree.subtree(at))
     }
 }

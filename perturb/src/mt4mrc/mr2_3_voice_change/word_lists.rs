@@ -307,3 +307,26 @@ pub(super) const NAME_ENTITIES: &[&str] = &[
     "LAW",
     "LANGUAGE",
 ];
+
+/// Prepositions and adverbial particles that, heading a phrase right after the object, complete
+/// the verb (`routed them out of bed`, `drained me of energy`, `carried it off the road`): the
+/// passive keeps them beside the participle, before the agent. Scene-setting phrases (`in`,
+/// `at`, `on`, …) stay after it, as in the paper's example.
+pub(super) const VERB_COMPLEMENT_PREPOSITIONS: &[&str] =
+    &["of", "out", "off", "away", "back", "down", "up"];
+
+/// Nouns whose bare form is plural (`the people were`): a plural tag on them is right though
+/// the word has no `-s` and is its own lemma.
+pub(super) const INVARIANT_PLURALS: &[&str] = &[
+    "people",
+    "police",
+    "cattle",
+    "clergy",
+    "livestock",
+    "personnel",
+    "poultry",
+    "vermin",
+    "folk",
+    "offspring",
+    "staff",
+];
