@@ -650,6 +650,13 @@ mod tests {
             "Daily use of ibuprofen can irritate the stomach.",
             // A singular noun tagged plural.
             "The laboratory worker dyed the specimen.",
+            // A verb with no natural passive; a bare infinitive read as a noun.
+            "His whole attitude had undergone a subtle change.",
+            "The wind made the vessel heel.",
+            // A possessive in the subject that would follow a noun it could refer to.
+            "Their manners had sophisticated the young girls.",
+            // An idiom without a noun after the object.
+            "A public nuisance offends the public at large.",
         ] {
             assert_eq!(changed(passage), None, "{passage}");
         }
@@ -665,6 +672,20 @@ mod tests {
             (
                 "The exercise class drains me of energy.",
                 "I am drained of energy by the exercise class.",
+            ),
+            // A place phrase that would seem to be the agent's goes before it; a date, a
+            // phrase with a second preposition or a possessive stays after it.
+            (
+                "The sales clerk quickly seized the money on the counter.",
+                "The money was quickly seized on the counter by the sales clerk.",
+            ),
+            (
+                "The hurricane demolished houses in its path.",
+                "Houses were demolished by the hurricane in its path.",
+            ),
+            (
+                "Planners developed several scenarios in case of an attack.",
+                "Several scenarios were developed by planners in case of an attack.",
             ),
             // A possessive pronoun in the agent does not block a pronoun object.
             (

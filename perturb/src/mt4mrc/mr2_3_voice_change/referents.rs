@@ -121,6 +121,36 @@ impl VoiceChange {
         })
     }
 
+    /// Whether a possessive pronoun inside the subject (`subject`) could refer to the object
+    /// headed by `object`: "Their manners had sophisticated the young girls" leaves open whose
+    /// manners they are, but in "The young girls had been sophisticated by their manners" the
+    /// pronoun follows the girls and reads as theirs. A pronoun object is the same referent
+    /// either way ("Her stint exhausted her").
+    pub(super) fn possessive_may_bind_to_object(
+        &self,
+        tree: &Tree<'_>,
+        subject: &Range<usize>,
+        object: usize,
+    ) -> bool {
+        let head = tree.token(object);
+        if head.tag == "PRP" {
+            return false;
+        }
+        // A person, animal or group in the noun's commonest sense: "the game" (whose rarer
+        // sense is hunted animals) is not one that "his" refers to.
+        let living = head.ent_type == "PERSON"
+            || head.ent_type == "NORP"
+            || (head.pos != "PROPN" && self.names_living_being(&head.lemma.to_lowercase(), true));
+        subject.clone().any(|i| {
+            let token = tree.token(i);
+            token.tag == "PRP$"
+                && Referent::of_pronoun(&token.lower()).is_some_and(|referent| {
+                    self.could_be(tree, object, referent)
+                        && (referent == Referent::Neuter) != living
+                })
+        })
+    }
+
     /// Whether a third-person pronoun of `sentence` outside the two moving noun phrases
     /// (`first`, `second`, headed by `first_head` and `second_head`) could refer to either of
     /// them, so that its referent may change with the subject.

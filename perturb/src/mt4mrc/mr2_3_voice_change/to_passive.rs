@@ -10,8 +10,8 @@ use super::grammar::{
 };
 use super::relation::VoiceChange;
 use super::word_lists::{
-    CAST_VERBS, IDIOMS, INVARIANT_PLURALS, NO_PASSIVE, OBJECT_INFINITIVE,
-    VERB_COMPLEMENT_PREPOSITIONS,
+    BARE_INFINITIVE_VERBS, CAST_VERBS, IDIOMS, INVARIANT_PLURALS, NO_PASSIVE, OBJECT_INFINITIVE,
+    PLACE_PREPOSITIONS, VERB_COMPLEMENT_PREPOSITIONS,
 };
 use crate::edit::Replacement;
 use crate::lexicon::wordnet::{normalize, Pos};
@@ -70,7 +70,9 @@ impl VoiceChange {
         if subj_range.clone().any(|i| tree.token(i).lower() == "by") {
             return None;
         }
-        if self.pronoun_may_shift(tree, &sentence, (&subj_range, subj), (&obj_range, obj)) {
+        if self.pronoun_may_shift(tree, &sentence, (&subj_range, subj), (&obj_range, obj))
+            || self.possessive_may_bind_to_object(tree, &subj_range, obj)
+        {
             return None;
         }
         // `No man has ever achieved X` ↛ `X has ever been achieved by no man`.
@@ -139,6 +141,18 @@ impl VoiceChange {
                 lemma.as_str(),
                 "play" | "fight" | "wrestle" | "box" | "race"
             ) && object.pos == "PROPN")
+        {
+            return None;
+        }
+        // `The wind made the vessel heel`: after a verb that takes a bare infinitive, a noun
+        // compound ending in a verb's base form is an object and its verb misparsed.
+        if BARE_INFINITIVE_VERBS.contains(&lemma.as_str())
+            && object.tag == "NN"
+            && tree.child_with_dep(obj, &["compound"]).is_some()
+            && self
+                .inflections
+                .lemma(&object.lower(), "VERB")
+                .is_some_and(|l| l == object.lower())
         {
             return None;
         }
@@ -356,7 +370,23 @@ impl VoiceChange {
         words.push(&participle, false);
         // `routed them out of bed`, `drains me of energy`: a complement that completes the
         // verb stays beside it, before the agent ("They were routed out of bed by the police").
-        let complement = self.verb_complement_after(tree, root, obj_range.end);
+        // `offends the public at large`: a phrase without a noun right after the object is an
+        // idiom of the object (or the sentence) that the parser hung on the verb.
+        if obj_range.end < sentence.end
+            && tree.head(obj_range.end) == root
+            && tree.token(obj_range.end).dep == "prep"
+            && !tree.subtree(obj_range.end).any(|i| {
+                matches!(
+                    tree.token(i).tag.as_str(),
+                    "NN" | "NNS" | "NNP" | "NNPS" | "PRP" | "CD"
+                )
+            })
+        {
+            return None;
+        }
+        let complement = self
+            .verb_complement_after(tree, root, obj_range.end)
+            .or_else(|| self.place_phrase_before_common_agent(tree, root, obj_range.end, subj));
         if complement.clone().is_some_and(|range| {
             // `bought shares of Apple`: an `of` hung on the verb after a common noun is more
             // likely the noun's own phrase misparsed; after a pronoun or a name it is the verb's.
@@ -425,5 +455,45 @@ impl VoiceChange {
             && !limit
             && VERB_COMPLEMENT_PREPOSITIONS.contains(&token.lower().as_str()))
         .then(|| tree.subtree(at))
+    }
+
+    /// The place phrase of `root` that starts right at `at`, when the agent headed by `agent`
+    /// is a common noun that the phrase would otherwise seem to modify ("The money was quickly
+    /// seized by the sales clerk on the counter"). A date ("in 1805") is no place, and a name
+    /// takes no such phrase ("defeated by Nelson off Cape Trafalgar").
+    fn place_phrase_before_common_agent(
+        &self,
+        tree: &Tree<'_>,
+        root: usize,
+        at: usize,
+        agent: usize,
+    ) -> Option<Range<usize>> {
+        if at >= tree.len() || !matches!(tree.token(agent).tag.as_str(), "NN" | "NNS") {
+            return None;
+        }
+        let token = tree.token(at);
+        let phrase = tree.subtree(at);
+        // A date is no place; neither is an idiom without a noun (`at large`, `at its best`).
+        // A phrase holding a second preposition (`in case of an attack`) would take the agent
+        // into its own noun ("in case of an attack by planners"), and a possessive would come
+        // before the agent it refers to ("Turmoil was caused in his court by the king's …").
+        let not_a_place = !phrase.clone().any(|i| {
+            matches!(
+                tree.token(i).tag.as_str(),
+                "NN" | "NNS" | "NNP" | "NNPS" | "PRP"
+            )
+        }) || phrase.clone().any(|i| {
+            let t = tree.token(i);
+            t.tag == "CD"
+                || matches!(t.ent_type.as_str(), "DATE" | "TIME")
+                || (i > at && matches!(t.dep.as_str(), "prep" | "agent"))
+                || (t.tag == "PRP$"
+                    && matches!(t.lower().as_str(), "his" | "her" | "its" | "their"))
+        });
+        (tree.head(at) == root
+            && token.dep == "prep"
+            && PLACE_PREPOSITIONS.contains(&token.lower().as_str())
+            && !not_a_place)
+            .then_some(phrase)
     }
 }

@@ -30,8 +30,10 @@ pub(super) const NO_PASSIVE: &[&str] = &[
     "let",
     "become",
     "lack",
-    // An experiencer subject: "wars were suffered by the city".
+    // An experiencer subject: "wars were suffered by the city", "a subtle change had been
+    // undergone by his whole attitude".
     "suffer",
+    "undergo",
     "resemble",
     "cost",
     "weigh",
@@ -329,4 +331,20 @@ pub(super) const INVARIANT_PLURALS: &[&str] = &[
     "folk",
     "offspring",
     "staff",
+];
+
+/// Verbs that take an object and a bare infinitive (`made the vessel heel`), where a verb
+/// after the object is easily tagged as a noun of it.
+pub(super) const BARE_INFINITIVE_VERBS: &[&str] = &[
+    "make", "let", "have", "help", "see", "watch", "hear", "feel", "bid",
+];
+
+/// Prepositions of place whose phrase, after the object, would read as the agent's once the
+/// agent comes before it ("seized by the sales clerk on the counter"): the passive puts such a
+/// phrase before the agent instead. `throughout` sets an extent that no reader takes for the
+/// agent's, and the paper's own example keeps it last ("is now used by the company throughout
+/// the UK").
+pub(super) const PLACE_PREPOSITIONS: &[&str] = &[
+    "on", "at", "among", "amongst", "in", "within", "near", "under", "inside", "outside", "behind",
+    "beside", "beneath", "above", "below", "across", "around",
 ];
