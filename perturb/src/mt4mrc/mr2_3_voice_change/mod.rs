@@ -657,6 +657,9 @@ mod tests {
             "Their manners had sophisticated the young girls.",
             // An idiom without a noun after the object.
             "A public nuisance offends the public at large.",
+            // A result taken into the object; an abbreviation's period at the object's end.
+            "These keys have clicked open many doors.",
+            "The attack on Poland terminated the relatively peaceful period after WW I.",
         ] {
             assert_eq!(changed(passage), None, "{passage}");
         }
@@ -686,6 +689,11 @@ mod tests {
             (
                 "Planners developed several scenarios in case of an attack.",
                 "Several scenarios were developed by planners in case of an attack.",
+            ),
+            // A particle after the passive participle stays after the active verb's object.
+            (
+                "The boats were held together by lashings.",
+                "Lashings held the boats together.",
             ),
             // A possessive pronoun in the agent does not block a pronoun object.
             (

@@ -9,7 +9,7 @@ use super::grammar::{
     Chain, Role, Tense, Words,
 };
 use super::relation::VoiceChange;
-use super::word_lists::{CAST_VERBS, NO_ACTIVE};
+use super::word_lists::{CAST_VERBS, NO_ACTIVE, PARTICLE_ADVERBS};
 use crate::edit::Replacement;
 use crate::syntax::Tree;
 
@@ -208,7 +208,12 @@ impl VoiceChange {
         let adverbs_only = !between.is_empty()
             && between.clone().all(|i| {
                 let t = tree.token(i);
-                t.dep == "advmod" && t.tag == "RB" && tree.children(i).next().is_none()
+                t.dep == "advmod"
+                    && t.tag == "RB"
+                    && tree.children(i).next().is_none()
+                    // `were held together by lashings` → `Lashings held the boats together`:
+                    // a particle completes the verb and stays after the object.
+                    && !PARTICLE_ADVERBS.contains(&t.lower().as_str())
             });
         if adverbs_only {
             words.push(&tree.text(between.clone()), false);

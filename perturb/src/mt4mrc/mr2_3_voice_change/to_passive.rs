@@ -237,6 +237,23 @@ impl VoiceChange {
         {
             return None;
         }
+        // `clicked open many doors`: an adjective before a determiner or quantifier (not a
+        // number: "the last twelve bars") is no part
+        // of the object but a result the parser took into it; `the period after WW I.`: an
+        // object ending in an abbreviation's period has taken the sentence's full stop.
+        let obj_tokens = obj_range.clone().map(|i| tree.token(i));
+        if obj_tokens
+            .clone()
+            .zip(obj_tokens.clone().skip(1))
+            .any(|(a, b)| {
+                a.tag == "JJ"
+                    && (matches!(b.tag.as_str(), "DT" | "PDT")
+                        || matches!(b.lower().as_str(), "many" | "few" | "several" | "much"))
+            })
+            || tree.token(obj_range.end - 1).text.ends_with('.')
+        {
+            return None;
+        }
         // `The specimen were dyed`: a plural tag on a noun without the plural `-s` that the
         // inflection tables know only as a singular is the tagger's error (spaCy's lemma rule
         // reads "specimen" as a plural of "speciman").

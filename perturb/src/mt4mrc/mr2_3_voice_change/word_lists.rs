@@ -348,3 +348,10 @@ pub(super) const PLACE_PREPOSITIONS: &[&str] = &[
     "on", "at", "among", "amongst", "in", "within", "near", "under", "inside", "outside", "behind",
     "beside", "beneath", "above", "below", "across", "around",
 ];
+
+/// Adverbs that complete a verb as particles (`held together`, `pushed aside`): after a passive
+/// participle they stay after the object of the active verb, not before the verb.
+pub(super) const PARTICLE_ADVERBS: &[&str] = &[
+    "together", "apart", "away", "back", "up", "down", "out", "off", "open", "shut", "aside",
+    "forward", "home", "in", "over", "around", "along", "about",
+];
