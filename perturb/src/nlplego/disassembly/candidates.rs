@@ -455,6 +455,7 @@ pub fn candidates(parsed: &ParsedText, wordnet: &WordNet) -> Vec<Adjunct> {
             && core.start > 0
             && matches!(tokens[core.start - 1].pos.as_str(), "ADV" | "PART");
         if dangling_adverb
+            || needed_by_its_head(tokens, &tree, &core, kind, wordnet)
             || completes_a_noun(tokens, &core)
             || refers_back(tokens, &core)
             || fronts_an_inversion(tokens, &core)
@@ -508,6 +509,57 @@ pub fn candidates(parsed: &ParsedText, wordnet: &WordNet) -> Vec<Adjunct> {
     out.sort_by_key(|a| (std::cmp::Reverse(a.tokens.len()), a.tokens.start));
     out
 }
+
+/// Whether the modifier `core` is one its head cannot do without (the 2026-11-30 reading of
+/// WordNet's usage examples, text no NLPLego rule had seen):
+/// * "well" or "ill" before a participle or adjective: "He was [well] behaved";
+/// * an adjective or phrase of a bare singular noun after a preposition, which reads as an idiom
+///   or a clipped phrase without it: "a player with ball [in hand]", "upon [festive] occasion";
+/// * an adjective of a body part that is had: "He had an [itchy] toe" says nothing without it.
+fn needed_by_its_head(
+    tokens: &[Token],
+    tree: &Tree<'_>,
+    core: &Range<usize>,
+    kind: AdjunctKind,
+    wordnet: &WordNet,
+) -> bool {
+    let top = core
+        .clone()
+        .find(|&j| !core.contains(&(tokens[j].head as usize)));
+    let Some(top) = top else {
+        return false;
+    };
+    let t = &tokens[top];
+    let head_index = t.head as usize;
+    let head = &tokens[head_index];
+    if kind == AdjunctKind::Adverb {
+        return matches!(t.text.to_lowercase().as_str(), "well" | "ill")
+            && matches!(head.tag.as_str(), "VBN" | "JJ");
+    }
+    if !matches!(kind, AdjunctKind::Adjective | AdjunctKind::Prepositional) {
+        return false;
+    }
+    let determined = tree.children(head_index).any(|c| {
+        matches!(
+            tokens[c].dep.as_str(),
+            "det" | "poss" | "nummod" | "compound"
+        )
+    });
+    let bare_after_preposition = head.tag == "NN" && head.dep == "pobj" && !determined;
+    let had_body_part = kind == AdjunctKind::Adjective
+        && head.dep == "dobj"
+        && tokens[head.head as usize]
+            .lemma
+            .eq_ignore_ascii_case("have")
+        && wordnet
+            .synsets(&head.lemma.to_lowercase(), WordNetPos::Noun)
+            .first()
+            .is_some_and(|sense| sense.lex_filenum() == NOUN_BODY);
+    bare_after_preposition || had_body_part
+}
+
+/// WordNet's lexicographer file `noun.body` (body parts).
+const NOUN_BODY: u8 = 8;
 
 /// Whether `range` holds part of a named entity but not all of it.
 fn cuts_entity(tokens: &[Token], range: &Range<usize>) -> bool {
@@ -580,7 +632,26 @@ fn is_adjunct_clause(tokens: &[Token], tree: &Tree<'_>, h: usize) -> bool {
         && !tree
             .subtree(h)
             .any(|j| matches!(tokens[j].tag.as_str(), "WDT" | "WP" | "WP$" | "WRB"));
-    !embedded_question(tokens, tree, h) && !likens(tokens, tree, h) && !unmarked_finite
+    !embedded_question(tokens, tree, h)
+        && !likens(tokens, tree, h)
+        && !unmarked_finite
+        && !completes_a_manner_noun(tokens, h)
+}
+
+/// Nouns that a relative clause completes rather than describes: "for **the way** he handled the
+/// problem" without its clause is cut short ("for the way .", the 2026-11-30 reading of
+/// WordNet's usage examples).
+const CLAUSE_COMPLETED_NOUNS: [&str; 5] = ["way", "manner", "extent", "degree", "reason"];
+
+/// Whether the relative clause headed by `h` completes a noun of [`CLAUSE_COMPLETED_NOUNS`].
+fn completes_a_manner_noun(tokens: &[Token], h: usize) -> bool {
+    tokens[h].dep == "relcl"
+        && CLAUSE_COMPLETED_NOUNS.contains(
+            &tokens[tokens[h].head as usize]
+                .lemma
+                .to_lowercase()
+                .as_str(),
+        )
 }
 
 /// Verbs of how something seems, completed by a "like" or "as if" clause.

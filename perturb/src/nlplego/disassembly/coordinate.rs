@@ -88,6 +88,11 @@ pub(super) fn coordinate_span(
             .iter()
             .any(|&c| pos_class(&tokens[c].pos) != pos_class(&head.pos))
         || tree.children(h).any(|c| tokens[c].dep == "preconj")
+        // "a popular Gilbert and Sullivan opera": a pair of names that modifies a noun is one
+        // name ("a popular Gilbert opera", the 2026-11-30 reading of WordNet's examples).
+        || (head.pos == "PROPN"
+            && head.head as usize > h
+            && matches!(tokens[head.head as usize].pos.as_str(), "NOUN" | "PROPN"))
     {
         return None;
     }

@@ -115,7 +115,7 @@ impl Disassembler {
         if accepted.is_empty() {
             return Ok(None);
         }
-        // Split an adjunct that ends in a phrase of its own ("in exchange for their protection
+        // Split an adjunct that ends in a phrase of its own ("for the protection of the realm
         // | against further Viking incursions"), as the authors' slots do, when the sentence
         // with the first part and without the second passes the keep-test too.
         let mut k = 0;

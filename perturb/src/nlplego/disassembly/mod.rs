@@ -76,7 +76,7 @@
 //!
 //! **Granularity.** An accepted adjunct that ends in a prepositional, verb or clause candidate
 //! of its own is split in two slots when the sentence with the first part and without the
-//! second passes the keep-test too ("in exchange for their protection | against further Viking
+//! second passes the keep-test too ("for the protection of the realm | against further Viking
 //! incursions"), as the authors' slots are.
 //!
 //! **Against the authors' inventory.** `examples/nlplego_inventory.rs` disassembles the SQuAD
@@ -182,6 +182,55 @@ mod tests {
         let found = adjuncts("They only serve pizza in the evening.");
         assert!(!found.iter().any(|a| a == "only"), "{found:?}");
         assert!(found.iter().any(|a| a.contains("evening")), "{found:?}");
+    }
+
+    /// What the reading of WordNet's usage examples (2026-11-30) found cut short: modifiers
+    /// their head cannot do without are no adjuncts, and what else the sentence has still is.
+    #[test]
+    fn modifiers_a_head_needs_are_no_adjuncts() {
+        let d = disassembler();
+        for (text, needed, free) in [
+            (
+                "He was well behaved in the city at night.",
+                "well",
+                "in the city",
+            ),
+            // (A bare noun after a preposition keeps its adjective: "to [novel] form".)
+            (
+                "Robert Westbrook adapted the screenplay to novel form, which was published by \
+                 Alex in May 2002.",
+                "novel",
+                "in May",
+            ),
+            (
+                "A player with ball in hand must play from the balk.",
+                "in hand",
+                "with ball in hand",
+            ),
+            ("He had an itchy toe after the long walk.", "itchy", "after"),
+            (
+                "I have to give my props to the governor for the way he handled the problem.",
+                "he handled",
+                "for the way he handled",
+            ),
+            (
+                "The company performed a popular Gilbert and Sullivan opera.",
+                "and Sullivan",
+                "popular",
+            ),
+        ] {
+            let found = adjuncts(&d, text);
+            assert!(
+                !found
+                    .iter()
+                    .any(|a| a.trim_start_matches([',', ' ']).starts_with(needed)),
+                "{needed:?} in {found:?}"
+            );
+            assert!(
+                found.iter().any(|a| a.contains(free)),
+                "{free:?} not in {found:?}"
+            );
+        }
     }
 
     #[test]
@@ -322,11 +371,6 @@ mod tests {
                 "Samuel L. Jackson and Cobie Smulders make uncredited cameos as Nick Fury and \
                  Maria Hill, respectively, in the film's post-credits scene.",
                 "as Nick Fury",
-            ),
-            (
-                "Robert Westbrook adapted the screenplay to novel form, which was published by \
-                 Alex in May 2002.",
-                "novel",
             ),
             (
                 "April Kepner (Sarah Drew) and Jackson Avery (Jesse Williams) elope during \
@@ -847,12 +891,25 @@ mod tests {
     #[test]
     fn a_phrase_ending_a_longer_adjunct_is_its_own_slot() {
         let found = inventory(
-            "The treaty offered Rollo the lands in exchange for their protection against further Viking incursions.",
+            "The treaty gave Rollo the lands for the protection of the realm against further \
+             Viking incursions.",
         );
         let texts: Vec<&str> = found.iter().map(|(_, t)| t.as_str()).collect();
         assert!(
-            texts.iter().any(|t| t.ends_with("for their protection"))
+            texts.contains(&"for the protection of the realm")
                 && texts.contains(&"against further Viking incursions"),
+            "{found:?}"
+        );
+        // "in exchange" needs its phrase: no slot leaves it bare ("offered Rollo the lands in
+        // exchange ."), as the slots "for their protection | against …" once did.
+        let found = inventory(
+            "The treaty offered Rollo the lands in exchange for their protection against \
+             further Viking incursions.",
+        );
+        assert!(
+            !found
+                .iter()
+                .any(|(_, t)| t.starts_with("for their protection")),
             "{found:?}"
         );
     }
