@@ -246,6 +246,21 @@ const VERB_COMPLEMENTS: &[(&str, Option<&[&str]>)] = &[
     ("keep", Some(&["from"])),
     ("protect", Some(&["from", "against"])),
     ("begin", Some(&["as"])),
+    // Where a thing is put or fixed, and what is recognised as what (the 2026-11-30 reading of
+    // WordNet's usage examples: "stuck a feather [in his cap]", "fitted other pieces of paper
+    // [to his cut-out]", "to bring a buffalo [to its knees]").
+    ("stick", Some(&["in", "into", "on", "onto", "to"])),
+    ("fit", Some(&["to", "into", "in", "on", "onto"])),
+    ("attach", Some(&["to"])),
+    ("fasten", Some(&["to", "on", "onto"])),
+    ("insert", Some(&["in", "into"])),
+    ("pin", Some(&["to", "on", "onto"])),
+    ("glue", Some(&["to", "on", "onto"])),
+    ("nail", Some(&["to", "on", "onto"])),
+    ("tie", Some(&["to"])),
+    ("bring", Some(&["to", "into"])),
+    ("recognize", Some(&["as"])),
+    ("accept", Some(&["as"])),
 ];
 
 /// Whether verb `lemma`'s phrase opened by `preposition` is its complement (see

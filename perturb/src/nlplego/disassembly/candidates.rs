@@ -158,6 +158,10 @@ const SUFFIX_ADJECTIVES: [&str; 9] = [
 /// feature, and neither half is an adjunct alone.
 fn in_compound_adjective(tokens: &[Token], i: usize) -> bool {
     let t = &tokens[i];
+    // "high-energy particles": the adjective is glued to a hyphen ("are-energy particles").
+    if t.whitespace.is_empty() && tokens.get(i + 1).is_some_and(|n| n.text == "-") {
+        return true;
+    }
     let ed_adjective =
         |u: &Token| u.dep == "amod" && u.head == t.head && u.text.to_lowercase().ends_with("ed");
     let next = tokens.get(i + 1).is_some_and(ed_adjective);
@@ -385,7 +389,11 @@ pub fn candidates(parsed: &ParsedText, wordnet: &WordNet) -> Vec<Adjunct> {
             ("prep", "ADP") if has_children && !is_complement(tokens, i) => {
                 AdjunctKind::Prepositional
             }
-            ("acl", "VERB") if has_children && !complement_clause(tokens, &tree, i) => {
+            // "The most abject slaves joined in the uprising" read as a noun with a reduced
+            // relative: the "clause" is the sentence's predicate ("The most abject slaves .").
+            ("acl", "VERB")
+                if has_children && !complement_clause(tokens, &tree, i) && head.dep != "ROOT" =>
+            {
                 AdjunctKind::Verbal
             }
             ("relcl" | "advcl", _) if is_adjunct_clause(tokens, &tree, i) => AdjunctKind::Clause,
@@ -515,7 +523,8 @@ pub fn candidates(parsed: &ParsedText, wordnet: &WordNet) -> Vec<Adjunct> {
 /// * "well" or "ill" before a participle or adjective: "He was [well] behaved";
 /// * an adjective or phrase of a bare singular noun after a preposition, which reads as an idiom
 ///   or a clipped phrase without it: "a player with ball [in hand]", "upon [festive] occasion";
-/// * an adjective of a body part that is had: "He had an [itchy] toe" says nothing without it.
+/// * an adjective of a body part that is had: "He had an [itchy] toe" says nothing without it;
+/// * a "before"/"after" phrase of a day, week or year: "the day [before the wedding]".
 fn needed_by_its_head(
     tokens: &[Token],
     tree: &Tree<'_>,
@@ -546,6 +555,14 @@ fn needed_by_its_head(
         )
     });
     let bare_after_preposition = head.tag == "NN" && head.dep == "pobj" && !determined;
+    // "will be held the day [before the wedding]": a day or week placed by what it precedes
+    // or follows is not the same time without it.
+    let placed_in_time = kind == AdjunctKind::Prepositional
+        && matches!(t.text.to_lowercase().as_str(), "before" | "after")
+        && (TIME_NOUNS.contains(&head.lemma.to_lowercase().as_str())
+            // The parser often hangs the phrase on the verb: one right after the noun counts.
+            || (core.start > 0
+                && TIME_NOUNS.contains(&tokens[core.start - 1].lemma.to_lowercase().as_str())));
     let had_body_part = kind == AdjunctKind::Adjective
         && head.dep == "dobj"
         && tokens[head.head as usize]
@@ -555,8 +572,13 @@ fn needed_by_its_head(
             .synsets(&head.lemma.to_lowercase(), WordNetPos::Noun)
             .first()
             .is_some_and(|sense| sense.lex_filenum() == NOUN_BODY);
-    bare_after_preposition || had_body_part
+    bare_after_preposition || had_body_part || placed_in_time
 }
+
+/// Nouns of a time span that a "before"/"after" phrase places.
+const TIME_NOUNS: [&str; 8] = [
+    "day", "night", "morning", "evening", "week", "month", "year", "weekend",
+];
 
 /// WordNet's lexicographer file `noun.body` (body parts).
 const NOUN_BODY: u8 = 8;
