@@ -43,7 +43,12 @@
 //! following phrase was removed (`ends_cut_short`: "they went .", "The species are members ."),
 //! and what a parent needs to say what it meant is no adjunct (`parent_needs`: a superlative, an
 //! exclaimed-over adjective, a correlative's second half, a measure's dimension, a title's
-//! phrase, …).
+//! phrase, …). Nor, at any level, is a modifier its head cannot do without (`needed_by_its_head`
+//! and the rules beside it, from the 2026-11-30 readings of WordNet's usage examples): "well"
+//! before a participle, what modifies a bare noun after a preposition ("with ball [in hand]"),
+//! an adjective of a body part that is had, a before/after phrase placing a day, a relative
+//! clause completing "the way", the second of two names modifying a noun, a hyphenated
+//! adjective, and a verb the parser hung on the root noun (the sentence's predicate).
 //!
 //! A candidate that holds a *basic element*, cuts a named entity in two, or holds a wh-word of a
 //! question (outside a clause) is not an adjunct. Basic elements are the root of every sentence
