@@ -669,6 +669,9 @@ mod tests {
             "Their manners had sophisticated the young girls.",
             // An idiom without a noun after the object.
             "A public nuisance offends the public at large.",
+            // A phrase that may be the verb's after the object (the sixth draw).
+            "The hostess averted a confrontation with a diplomatic change of subject.",
+            "The sales clerk snapped a reply at the angry customer.",
             // A result taken into the object; an abbreviation's period at the object's end.
             "These keys have clicked open many doors.",
             "The attack on Poland terminated the relatively peaceful period after WW I.",
@@ -703,6 +706,10 @@ mod tests {
                 "Several scenarios were developed by planners in case of an attack.",
             ),
             // A particle after the passive participle stays after the active verb's object.
+            (
+                "He was taken aback by such inhospitality.",
+                "Such inhospitality took him aback.",
+            ),
             (
                 "The boats were held together by lashings.",
                 "Lashings held the boats together.",

@@ -237,6 +237,30 @@ impl VoiceChange {
         {
             return None;
         }
+        // `averted a confrontation with a diplomatic change of subject`, `snapped a reply at
+        // the angry customer`: after an object naming an act, event or message, a `with` or
+        // `at` phrase is as often the verb's (an instrument, a target) as the object's, and the
+        // parser's choice decides whether it moves to the front with the object. (After
+        // other nouns it is the noun's: "Neon signs with Romanized names", "Congestion at that
+        // intersection"; `for` is the noun's complement too often to refuse: "the demand for
+        // buggywhips".)
+        if tree.children(obj).any(|c| {
+            c > obj
+                && tree.token(c).dep == "prep"
+                && matches!(tree.token(c).lower().as_str(), "with" | "at")
+        }) && self
+            .wordnet
+            .synsets(&object_lemma, Pos::Noun)
+            .first()
+            .is_some_and(|sense| {
+                matches!(
+                    sense.lex_filenum(),
+                    NOUN_ACT | NOUN_COMMUNICATION | NOUN_EVENT
+                )
+            })
+        {
+            return None;
+        }
         // `clicked open many doors`: an adjective before a determiner or quantifier (not a
         // number: "the last twelve bars") is no part
         // of the object but a result the parser took into it; `the period after WW I.`: an
@@ -514,3 +538,8 @@ impl VoiceChange {
             .then_some(phrase)
     }
 }
+
+/// WordNet's lexicographer files of nouns naming an act, a message and an event.
+const NOUN_ACT: u8 = 4;
+const NOUN_COMMUNICATION: u8 = 10;
+const NOUN_EVENT: u8 = 11;

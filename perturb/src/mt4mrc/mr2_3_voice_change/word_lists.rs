@@ -353,5 +353,5 @@ pub(super) const PLACE_PREPOSITIONS: &[&str] = &[
 /// participle they stay after the object of the active verb, not before the verb.
 pub(super) const PARTICLE_ADVERBS: &[&str] = &[
     "together", "apart", "away", "back", "up", "down", "out", "off", "open", "shut", "aside",
-    "forward", "home", "in", "over", "around", "along", "about",
+    "forward", "home", "in", "over", "around", "along", "about", "aback",
 ];
