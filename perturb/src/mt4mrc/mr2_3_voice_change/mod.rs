@@ -669,6 +669,11 @@ mod tests {
             "Their manners had sophisticated the young girls.",
             // An idiom without a noun after the object.
             "A public nuisance offends the public at large.",
+            // The seventh draw: a negative-polarity object; an adverb inside the object; a
+            // bare agent with a phrase of its own.
+            "The minister doesn't see anybody before noon.",
+            "The sailor watched the sky warily.",
+            "These stories were transmitted by word of mouth.",
             // A phrase that may be the verb's after the object (the sixth draw).
             "The hostess averted a confrontation with a diplomatic change of subject.",
             "The sales clerk snapped a reply at the angry customer.",
@@ -704,6 +709,11 @@ mod tests {
             (
                 "Planners developed several scenarios in case of an attack.",
                 "Several scenarios were developed by planners in case of an attack.",
+            ),
+            // A particle adverb after the object stays before the agent.
+            (
+                "After the game the children brought friends home for supper.",
+                "After the game friends were brought home by the children for supper.",
             ),
             // A particle after the passive participle stays after the active verb's object.
             (

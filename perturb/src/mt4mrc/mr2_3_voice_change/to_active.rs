@@ -80,7 +80,16 @@ impl VoiceChange {
         let by_token = tree.token(by_object);
         match by_token.tag.as_str() {
             "PRP" if nominative(&by_token.text).is_some() => {}
-            "NN" if tree.children(by_object).next().is_none() => return None,
+            // `by word of mouth`: a phrase after the noun does not make it a determined one.
+            "NN" if tree
+                .child_with_dep(
+                    by_object,
+                    &["det", "poss", "nummod", "amod", "compound", "conj"],
+                )
+                .is_none() =>
+            {
+                return None
+            }
             "NN" | "NNS" | "NNP" | "NNPS" => {}
             _ => return None,
         }

@@ -11,7 +11,7 @@ use super::grammar::{
 use super::relation::VoiceChange;
 use super::word_lists::{
     BARE_INFINITIVE_VERBS, CAST_VERBS, IDIOMS, INVARIANT_PLURALS, NO_PASSIVE, OBJECT_INFINITIVE,
-    PLACE_PREPOSITIONS, VERB_COMPLEMENT_PREPOSITIONS,
+    PARTICLE_ADVERBS, PLACE_PREPOSITIONS, VERB_COMPLEMENT_PREPOSITIONS,
 };
 use crate::edit::Replacement;
 use crate::lexicon::wordnet::{normalize, Pos};
@@ -217,8 +217,25 @@ impl VoiceChange {
         }) {
             return None;
         }
-        // `does not require any record` ↛ `any record is not required`.
-        if negated && (obj_range.clone()).any(|i| tree.token(i).lower() == "any") {
+        // `does not require any record` ↛ `any record is not required`; `doesn't see anybody`
+        // ↛ `Anybody isn't seen`.
+        if negated && (obj_range.clone()).any(|i| tree.token(i).lower().starts_with("any")) {
+            return None;
+        }
+        // `watched the sky warily`: a manner adverb the parser took into the object (even as
+        // its head) would come to stand inside the new subject ("The sky warily was watched").
+        if (obj..obj_range.end).any(|i| {
+            let t = tree.token(i);
+            if i != obj && tree.head(i) != obj {
+                return false;
+            }
+            let word = t.lower();
+            // The tagger may call it anything; WordNet knows it only as an adverb.
+            word.ends_with("ly")
+                && !self.wordnet.index_entry(&word, Pos::Adv).is_empty()
+                && self.wordnet.index_entry(&word, Pos::Noun).is_empty()
+                && self.wordnet.index_entry(&word, Pos::Adj).is_empty()
+        }) {
             return None;
         }
         // `Dutch and Eph broadcast the announcement`: where the past is spelt like the base,
@@ -489,6 +506,13 @@ impl VoiceChange {
             return None;
         }
         let token = tree.token(at);
+        // `brought friends home`, `brought him back`: a particle adverb completes the verb too.
+        if tree.head(at) == root
+            && token.dep == "advmod"
+            && PARTICLE_ADVERBS.contains(&token.lower().as_str())
+        {
+            return Some(at..at + 1);
+        }
         // `covers the events up to episode 135`: `up to` sets a limit, not a direction.
         let limit = token.lower() == "up" && at + 1 < tree.len() && tree.lower(at + 1) == "to";
         (tree.head(at) == root
