@@ -22,7 +22,7 @@ use metamorph_parse::spacy::pipeline::Pipeline;
 use metamorph_parse::spacy::Doc;
 
 use crate::lexicon::inflect::Inflections;
-use crate::lexicon::wordnet::{Pos, WordNet};
+use crate::lexicon::wordnet::{lexfile, Pos, WordNet};
 
 /// What the rewrites read: the parser, the inflection tables and (optionally) WordNet.
 #[derive(Clone, Copy)]
@@ -165,9 +165,6 @@ const FUNCTION_WORDS: &[&str] = &[
     "ones",
 ];
 
-/// WordNet's lexicographer file of nouns denoting people (`noun.person`).
-const NOUN_PERSON: u8 = 18;
-
 /// Auxiliaries after which a verb is already in the form it needs.
 pub(crate) const AUXILIARIES: [&str; 21] = [
     "did", "does", "do", "was", "were", "is", "are", "am", "be", "been", "has", "have", "had",
@@ -205,7 +202,7 @@ impl Wording<'_> {
         let lower = word.to_lowercase();
         let lemma = wordnet.morphy(&lower, Pos::Noun).into_iter().next()?;
         let first = wordnet.synsets(&lemma, Pos::Noun).into_iter().next()?;
-        Some(first.lex_filenum() == NOUN_PERSON)
+        Some(first.lex_filenum() == lexfile::NOUN_PERSON)
     }
 
     /// The first lower-case word of `question` that is no English word WordNet or the

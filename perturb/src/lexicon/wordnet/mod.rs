@@ -58,6 +58,23 @@ pub use store::{Pointer, WordNet};
 pub use synset::{Lemma, Synset};
 pub use types::{Pos, Relation, SynsetId};
 
+/// WordNet's lexicographer files ([`Synset::lex_filenum`]) that the relations test a word's
+/// commonest sense against (`lexnames` in the WordNet distribution).
+pub mod lexfile {
+    /// `adj.pert`: relational adjectives ("military", "Atlantic").
+    pub const ADJ_PERT: u8 = 1;
+    /// `noun.act`: acts and actions.
+    pub const NOUN_ACT: u8 = 4;
+    /// `noun.body`: body parts.
+    pub const NOUN_BODY: u8 = 8;
+    /// `noun.communication`: messages and what communicates.
+    pub const NOUN_COMMUNICATION: u8 = 10;
+    /// `noun.event`: natural events and happenings.
+    pub const NOUN_EVENT: u8 = 11;
+    /// `noun.person`: people.
+    pub const NOUN_PERSON: u8 = 18;
+}
+
 #[cfg(test)]
 mod tests {
     use super::load::split_marker;

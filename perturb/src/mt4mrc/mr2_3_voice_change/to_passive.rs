@@ -14,7 +14,7 @@ use super::word_lists::{
     PARTICLE_ADVERBS, PLACE_PREPOSITIONS, VERB_COMPLEMENT_PREPOSITIONS,
 };
 use crate::edit::Replacement;
-use crate::lexicon::wordnet::{normalize, Pos};
+use crate::lexicon::wordnet::{lexfile, normalize, Pos};
 use crate::syntax::Tree;
 
 impl VoiceChange {
@@ -113,8 +113,8 @@ impl VoiceChange {
             return None;
         }
         // `Daily use of ibuprofen can irritate the stomach`: an adjective before the subject that
-        // the parser hung on the verb as an adverb is as likely the subject's own modifier, and fronting the object would strand it ("Daily the
-        // stomach can be irritated …").
+        // the parser hung on the verb as an adverb is as likely the subject's own modifier, and
+        // fronting the object would strand it ("Daily the stomach can be irritated …").
         if subj_range.start > sentence.start {
             let before = tree.token(subj_range.start - 1);
             let first = tree.token(subj_range.start);
@@ -272,16 +272,16 @@ impl VoiceChange {
             .is_some_and(|sense| {
                 matches!(
                     sense.lex_filenum(),
-                    NOUN_ACT | NOUN_COMMUNICATION | NOUN_EVENT
+                    lexfile::NOUN_ACT | lexfile::NOUN_COMMUNICATION | lexfile::NOUN_EVENT
                 )
             })
         {
             return None;
         }
         // `clicked open many doors`: an adjective before a determiner or quantifier (not a
-        // number: "the last twelve bars") is no part
-        // of the object but a result the parser took into it; `the period after WW I.`: an
-        // object ending in an abbreviation's period has taken the sentence's full stop.
+        // number: "the last twelve bars") is no part of the object but a result the parser took
+        // into it; `the period after WW I.`: an object ending in an abbreviation's period has
+        // taken the sentence's full stop.
         let obj_tokens = obj_range.clone().map(|i| tree.token(i));
         if obj_tokens
             .clone()
@@ -538,16 +538,11 @@ impl VoiceChange {
         }
         let token = tree.token(at);
         let phrase = tree.subtree(at);
-        // A date is no place; neither is an idiom without a noun (`at large`, `at its best`).
-        // A phrase holding a second preposition (`in case of an attack`) would take the agent
-        // into its own noun ("in case of an attack by planners"), and a possessive would come
-        // before the agent it refers to ("Turmoil was caused in his court by the king's …").
-        let not_a_place = !phrase.clone().any(|i| {
-            matches!(
-                tree.token(i).tag.as_str(),
-                "NN" | "NNS" | "NNP" | "NNPS" | "PRP"
-            )
-        }) || phrase.clone().any(|i| {
+        // A date is no place (a phrase without a noun, `at large`, was refused before this is
+        // asked). A phrase holding a second preposition (`in case of an attack`) would take the
+        // agent into its own noun ("in case of an attack by planners"), and a possessive would
+        // come before the agent it refers to ("Turmoil was caused in his court by the king's …").
+        let not_a_place = phrase.clone().any(|i| {
             let t = tree.token(i);
             t.tag == "CD"
                 || matches!(t.ent_type.as_str(), "DATE" | "TIME")
@@ -562,8 +557,3 @@ impl VoiceChange {
             .then_some(phrase)
     }
 }
-
-/// WordNet's lexicographer files of nouns naming an act, a message and an event.
-const NOUN_ACT: u8 = 4;
-const NOUN_COMMUNICATION: u8 = 10;
-const NOUN_EVENT: u8 = 11;

@@ -8,7 +8,7 @@ use metamorph_data::{ParsedText, Token};
 use super::adjunct::{Adjunct, AdjunctKind};
 use super::basic::{basic_elements, is_complement, is_finite, trim, LIGHT_NOUNS, PARTICLES};
 use super::coordinate::{coordinate_span, CORRELATIVES};
-use crate::lexicon::wordnet::{Pos as WordNetPos, WordNet};
+use crate::lexicon::wordnet::{lexfile, Pos as WordNetPos, WordNet};
 use crate::syntax::Tree;
 
 /// Words whose presence rules out an adjective or adverb candidate (the authors' code; "than",
@@ -212,7 +212,7 @@ fn classifies(tokens: &[Token], i: usize, sentence_start: usize, wordnet: &WordN
     wordnet
         .synsets(&t.text.to_lowercase(), WordNetPos::Adj)
         .first()
-        .is_some_and(|sense| sense.lex_filenum() == ADJ_PERT)
+        .is_some_and(|sense| sense.lex_filenum() == lexfile::ADJ_PERT)
 }
 
 /// Whether the adjective at `i` or one coordinated with it classifies (see [`classifies`]):
@@ -296,9 +296,6 @@ fn is_ordinal(t: &Token) -> bool {
         || (lower.starts_with(|c: char| c.is_ascii_digit())
             && ["st", "nd", "rd", "th"].iter().any(|s| lower.ends_with(s)))
 }
-
-/// WordNet's lexicographer file of relational adjectives (`adj.pert`).
-const ADJ_PERT: u8 = 1;
 
 /// The bracketed asides of `sentence`: each `(`…`)` or `[`…`]` pair, brackets included.
 fn parentheticals(tokens: &[Token], sentence: &Range<usize>) -> Vec<Range<usize>> {
@@ -571,7 +568,7 @@ fn needed_by_its_head(
         && wordnet
             .synsets(&head.lemma.to_lowercase(), WordNetPos::Noun)
             .first()
-            .is_some_and(|sense| sense.lex_filenum() == NOUN_BODY);
+            .is_some_and(|sense| sense.lex_filenum() == lexfile::NOUN_BODY);
     bare_after_preposition || had_body_part || placed_in_time
 }
 
@@ -579,9 +576,6 @@ fn needed_by_its_head(
 const TIME_NOUNS: [&str; 8] = [
     "day", "night", "morning", "evening", "week", "month", "year", "weekend",
 ];
-
-/// WordNet's lexicographer file `noun.body` (body parts).
-const NOUN_BODY: u8 = 8;
 
 /// Whether `range` holds part of a named entity but not all of it.
 fn cuts_entity(tokens: &[Token], range: &Range<usize>) -> bool {
