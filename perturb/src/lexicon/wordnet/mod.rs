@@ -63,16 +63,26 @@ pub use types::{Pos, Relation, SynsetId};
 pub mod lexfile {
     /// `adj.pert`: relational adjectives ("military", "Atlantic").
     pub const ADJ_PERT: u8 = 1;
+    /// `noun.Tops`: the most general nouns ("relation", "entity", "abstraction").
+    pub const NOUN_TOPS: u8 = 3;
     /// `noun.act`: acts and actions.
     pub const NOUN_ACT: u8 = 4;
+    /// `noun.attribute`: qualities and properties.
+    pub const NOUN_ATTRIBUTE: u8 = 7;
     /// `noun.body`: body parts.
     pub const NOUN_BODY: u8 = 8;
     /// `noun.communication`: messages and what communicates.
     pub const NOUN_COMMUNICATION: u8 = 10;
     /// `noun.event`: natural events and happenings.
     pub const NOUN_EVENT: u8 = 11;
+    /// `noun.feeling`: feelings and emotions.
+    pub const NOUN_FEELING: u8 = 12;
     /// `noun.person`: people.
     pub const NOUN_PERSON: u8 = 18;
+    /// `noun.relation`: relations between people, things or ideas.
+    pub const NOUN_RELATION: u8 = 24;
+    /// `noun.state`: stable states of affairs.
+    pub const NOUN_STATE: u8 = 26;
 }
 
 #[cfg(test)]

@@ -680,6 +680,9 @@ mod tests {
             // A phrase that may be the verb's after the object (the sixth draw).
             "The hostess averted a confrontation with a diplomatic change of subject.",
             "The sales clerk snapped a reply at the angry customer.",
+            // An instrument or a path after a thing or a person (the seventh draw).
+            "The heavy traffic tinctures the air with carbon monoxide.",
+            "The warships convoyed the merchant ships across the Pacific.",
             // A result taken into the object; an abbreviation's period at the object's end.
             "These keys have clicked open many doors.",
             "The attack on Poland terminated the relatively peaceful period after WW I.",
@@ -712,6 +715,22 @@ mod tests {
             (
                 "Planners developed several scenarios in case of an attack.",
                 "Several scenarios were developed by planners in case of an attack.",
+            ),
+            // A preposition WordNet lists with the verb as a phrasal verb completes it.
+            (
+                "The scholarship saw me through college.",
+                "I was seen through college by the scholarship.",
+            ),
+            // A phrase that is the noun's own moves with it: `with` after a relation, a path
+            // after an act.
+            (
+                "The president's trip will substantiate good relations with the former enemy country.",
+                "Good relations with the former enemy country will be substantiated by the \
+                 president's trip.",
+            ),
+            (
+                "The army made a push toward the sea.",
+                "A push toward the sea was made by the army.",
             ),
             // A particle adverb after the object stays before the agent.
             (

@@ -254,28 +254,7 @@ impl VoiceChange {
         {
             return None;
         }
-        // `averted a confrontation with a diplomatic change of subject`, `snapped a reply at
-        // the angry customer`: after an object naming an act, event or message, a `with` or
-        // `at` phrase is as often the verb's (an instrument, a target) as the object's, and the
-        // parser's choice decides whether it moves to the front with the object. (After
-        // other nouns it is the noun's: "Neon signs with Romanized names", "Congestion at that
-        // intersection"; `for` is the noun's complement too often to refuse: "the demand for
-        // buggywhips".)
-        if tree.children(obj).any(|c| {
-            c > obj
-                && tree.token(c).dep == "prep"
-                && matches!(tree.token(c).lower().as_str(), "with" | "at")
-        }) && self
-            .wordnet
-            .synsets(&object_lemma, Pos::Noun)
-            .first()
-            .is_some_and(|sense| {
-                matches!(
-                    sense.lex_filenum(),
-                    lexfile::NOUN_ACT | lexfile::NOUN_COMMUNICATION | lexfile::NOUN_EVENT
-                )
-            })
-        {
+        if self.object_phrase_may_be_the_verbs(tree, obj, &object_lemma) {
             return None;
         }
         // `clicked open many doors`: an adjective before a determiner or quantifier (not a
@@ -515,11 +494,74 @@ impl VoiceChange {
         }
         // `covers the events up to episode 135`: `up to` sets a limit, not a direction.
         let limit = token.lower() == "up" && at + 1 < tree.len() && tree.lower(at + 1) == "to";
+        // `saw me through college`: a preposition that WordNet lists with the verb as one
+        // phrasal verb (`see through`, `seize on`) completes it, and after the agent it would
+        // leave the verb in its literal sense ("I was seen by the scholarship through college").
+        // A time phrase is no such complement ("The law took many turnings over the years"
+        // ↛ "… were taken over the years by the law", which reads as `take over`).
+        let phrasal = || {
+            let lemma = tree.token(root).lemma.to_lowercase();
+            !self
+                .wordnet
+                .index_entry(&normalize(&format!("{lemma} {}", token.lower())), Pos::Verb)
+                .is_empty()
+                && !tree.subtree(at).any(|i| {
+                    let t = tree.token(i);
+                    t.tag == "CD" || matches!(t.ent_type.as_str(), "DATE" | "TIME")
+                })
+        };
         (tree.head(at) == root
             && token.dep == "prep"
             && !limit
-            && VERB_COMPLEMENT_PREPOSITIONS.contains(&token.lower().as_str()))
+            && (VERB_COMPLEMENT_PREPOSITIONS.contains(&token.lower().as_str()) || phrasal()))
         .then(|| tree.subtree(at))
+    }
+
+    /// Whether a phrase the parser hung on the object `obj` may as well be the verb's (an
+    /// instrument, a target, a path), so that the passive would decide for the parser by
+    /// moving it to the front with the object. By the object's most frequent WordNet sense:
+    ///
+    /// - `with` is the noun's own only after a relation, state, attribute or feeling (or one
+    ///   of WordNet's most general nouns: "Good relations with the former enemy"); after a thing or an act it is as often an
+    ///   instrument ("tinctures the air with carbon monoxide", "retrofitted all the old models
+    ///   with new carburetors", "averted a confrontation with a diplomatic change of subject");
+    /// - `at` is a target after an act, event or message ("snapped a reply at the angry
+    ///   customer"), the noun's own after others ("Congestion at that intersection");
+    /// - a path (`across`, `through`, `toward`, `into`, …) is the noun's own only after an act
+    ///   or event ("A push toward the sea"); after a thing or a person it is the verb's
+    ///   ("convoyed the merchant ships across the Pacific", "steered the gifted students
+    ///   towards the more challenging courses").
+    ///
+    /// (`for` is the noun's complement too often to refuse: "the demand for buggywhips".)
+    fn object_phrase_may_be_the_verbs(&self, tree: &Tree<'_>, obj: usize, lemma: &str) -> bool {
+        let sense = self
+            .wordnet
+            .synsets(lemma, Pos::Noun)
+            .first()
+            .map(|sense| sense.lex_filenum());
+        let is = |files: &[u8]| sense.is_some_and(|f| files.contains(&f));
+        tree.children(obj).any(|c| {
+            if c < obj || tree.token(c).dep != "prep" {
+                return false;
+            }
+            match tree.token(c).lower().as_str() {
+                "with" => !is(&[
+                    lexfile::NOUN_TOPS,
+                    lexfile::NOUN_RELATION,
+                    lexfile::NOUN_STATE,
+                    lexfile::NOUN_ATTRIBUTE,
+                    lexfile::NOUN_FEELING,
+                ]),
+                "at" => is(&[
+                    lexfile::NOUN_ACT,
+                    lexfile::NOUN_COMMUNICATION,
+                    lexfile::NOUN_EVENT,
+                ]),
+                "across" | "through" | "toward" | "towards" | "into" | "onto" | "along"
+                | "past" => !is(&[lexfile::NOUN_ACT, lexfile::NOUN_EVENT]),
+                _ => false,
+            }
+        })
     }
 
     /// The place phrase of `root` that starts right at `at`, when the agent headed by `agent`
