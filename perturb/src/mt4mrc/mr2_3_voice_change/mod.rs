@@ -683,6 +683,12 @@ mod tests {
             // An instrument or a path after a thing or a person (the seventh draw).
             "The heavy traffic tinctures the air with carbon monoxide.",
             "The warships convoyed the merchant ships across the Pacific.",
+            // `make` as serve-as; an indefinite agent of a generic plural; a second `by` phrase
+            // (the eighth draw and its file).
+            "The step makes a satisfactory seat.",
+            "Certain breeds do not make good pets.",
+            "Opinions are usually written by a single judge.",
+            "Most criminal cases are handled by a tribal Jirga rather than by laws or police.",
             // A result taken into the object; an abbreviation's period at the object's end.
             "These keys have clicked open many doors.",
             "The attack on Poland terminated the relatively peaceful period after WW I.",
@@ -716,6 +722,13 @@ mod tests {
                 "Planners developed several scenarios in case of an attack.",
                 "Several scenarios were developed by planners in case of an attack.",
             ),
+            // `make` in the past is mostly made; a definite or singular subject of an indefinite
+            // agent stays.
+            (
+                "The catcher made a good throw to second base.",
+                "A good throw to second base was made by the catcher.",
+            ),
+            ("Kuru is caused by a slow virus.", "A slow virus causes Kuru."),
             // A preposition WordNet lists with the verb as a phrasal verb completes it.
             (
                 "The scholarship saw me through college.",

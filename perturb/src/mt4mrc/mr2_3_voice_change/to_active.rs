@@ -9,7 +9,7 @@ use super::grammar::{
     Chain, Role, Tense, Words,
 };
 use super::relation::VoiceChange;
-use super::word_lists::{CAST_VERBS, NO_ACTIVE, PARTICLE_ADVERBS};
+use super::word_lists::{CAST_VERBS, NO_ACTIVE, PARTICLE_ADVERBS, PLURAL_QUANTIFIERS};
 use crate::edit::Replacement;
 use crate::syntax::Tree;
 
@@ -105,6 +105,29 @@ impl VoiceChange {
         if !clean_boundary(tree, &sentence, agent_range.end) {
             return None;
         }
+        // `handled by a tribal Jirga rather than by laws or police`: a second `by` phrase of the
+        // same verb after the agent would be left behind in the active clause, with no passive
+        // verb to belong to ("A tribal Jirga handles most criminal cases rather than by laws").
+        if (agent_range.end..sentence.end).any(|i| {
+            if tree.token(i).lower() != "by" {
+                return false;
+            }
+            // Hung on the verb or on the agent through connectives only, not on a noun of its
+            // own ("directed the film from a script by Josh Klausner").
+            let mut up = tree.head(i);
+            while up != root && up != agent && up != tree.head(up) {
+                if !matches!(
+                    tree.token(up).pos.as_str(),
+                    "ADP" | "CCONJ" | "SCONJ" | "ADV" | "PART"
+                ) {
+                    return false;
+                }
+                up = tree.head(up);
+            }
+            up == root || up == agent
+        }) {
+            return None;
+        }
         if !CAST_VERBS.contains(&lemma.as_str())
             && !self
                 .inflections
@@ -128,6 +151,26 @@ impl VoiceChange {
             .copied()
             .chain(root + 1..agent_range.start)
             .any(|i| is_focus_particle(&tree.token(i).lower()))
+        {
+            return None;
+        }
+        // `Opinions are usually written by a single judge`, `Most criminal cases are handled by
+        // a tribal Jirga`: in the present, a plural subject bare or quantified has each of its
+        // members done by some one agent; the active would have one agent do them all ("A
+        // single judge usually writes opinions").
+        let indefinite_agent = tree.children(by_object).any(|c| {
+            matches!(
+                tree.token(c).lower().as_str(),
+                "a" | "an" | "one" | "single"
+            )
+        });
+        let generic_plural = tree.token(subj).tag == "NNS"
+            && tree
+                .child_with_dep(subj, &["det", "poss", "nummod"])
+                .is_none_or(|d| PLURAL_QUANTIFIERS.contains(&tree.token(d).lower().as_str()));
+        if indefinite_agent
+            && generic_plural
+            && matches!(chain, Chain::Simple(Tense::Present) | Chain::Modal)
         {
             return None;
         }

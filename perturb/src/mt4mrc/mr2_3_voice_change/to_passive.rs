@@ -11,7 +11,7 @@ use super::grammar::{
 use super::relation::VoiceChange;
 use super::word_lists::{
     BARE_INFINITIVE_VERBS, CAST_VERBS, IDIOMS, INVARIANT_PLURALS, NO_PASSIVE, OBJECT_INFINITIVE,
-    PARTICLE_ADVERBS, PLACE_PREPOSITIONS, VERB_COMPLEMENT_PREPOSITIONS,
+    PARTICLE_ADVERBS, PLACE_PREPOSITIONS, SERVE_AS_ADJECTIVES, VERB_COMPLEMENT_PREPOSITIONS,
 };
 use crate::edit::Replacement;
 use crate::lexicon::wordnet::{lexfile, normalize, Pos};
@@ -355,6 +355,24 @@ impl VoiceChange {
         }
         let middle: Vec<usize> = (subj_range.end..root).collect();
         let chain = chain_of(tree, root, &middle, false)?;
+        // `The step makes a satisfactory seat`, `Certain breeds do not make good pets`: `make`
+        // with an object judged good or bad, in the present or with a modal, is what the subject
+        // serves as; the passive would say it was built ("Good pets are not made by certain
+        // breeds"). In the past it is mostly made ("made a good throw to second base").
+        if lemma == "make"
+            && matches!(
+                chain,
+                Chain::Simple(Tense::Present)
+                    | Chain::Do(Tense::Present)
+                    | Chain::Modal
+                    | Chain::ModalPerfect
+            )
+            && obj_range
+                .clone()
+                .any(|i| SERVE_AS_ADJECTIVES.contains(&tree.token(i).lower().as_str()))
+        {
+            return None;
+        }
         // `HeLa cells are rapidly dividing cancer cells`: `be` + participle + bare noun is as
         // often a copula with an adjectival participle as a progressive.
         if matches!(chain, Chain::Progressive(_))

@@ -355,3 +355,49 @@ pub(super) const PARTICLE_ADVERBS: &[&str] = &[
     "together", "apart", "away", "back", "up", "down", "out", "off", "open", "shut", "aside",
     "forward", "home", "in", "over", "around", "along", "about", "aback",
 ];
+
+/// Adjectives that judge what a thing is good for (`make a good teacher`, `make the best
+/// lumber`): after `make` in the present or with a modal, an object so qualified names what the
+/// subject serves as or becomes, a sense with no passive ("A satisfactory seat is made by the
+/// step" reads as built).
+pub(super) const SERVE_AS_ADJECTIVES: &[&str] = &[
+    "good",
+    "better",
+    "best",
+    "fine",
+    "finer",
+    "finest",
+    "great",
+    "greater",
+    "greatest",
+    "excellent",
+    "satisfactory",
+    "perfect",
+    "ideal",
+    "poor",
+    "poorer",
+    "poorest",
+    "wonderful",
+    "splendid",
+    "useful",
+    "handy",
+    "suitable",
+    "terrible",
+    "bad",
+    "worse",
+    "worst",
+    "nice",
+    "decent",
+    "superb",
+    "lovely",
+    "fitting",
+    "admirable",
+    "first-rate",
+];
+
+/// Determiners that quantify over a plural (`most criminal cases`): with an indefinite agent
+/// in the present, the passive says each is done by some one agent, the active that one agent
+/// does them all.
+pub(super) const PLURAL_QUANTIFIERS: &[&str] = &[
+    "most", "many", "all", "some", "few", "several", "these", "those",
+];
