@@ -344,6 +344,11 @@ pub struct Case {
     /// What the validity step found (`None` until it has run, or when it is switched off).
     #[serde(default)]
     pub validity: Option<Validity>,
+    /// The dataset text a relation cut its source from, where it built the source from parts
+    /// of it (NLPLego-SA's and -SSM's parents): the validity step reads where the parts were
+    /// cut (its `lm_seam` check). `None` for every other case.
+    #[serde(default)]
+    pub built_from: Option<String>,
 }
 
 /// One validity check's result on one case: the `scores` of a [`Validity`].
@@ -410,6 +415,7 @@ impl Case {
             seed: 0,
             generation_json: None,
             validity: None,
+            built_from: None,
         }
     }
 

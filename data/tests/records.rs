@@ -137,6 +137,7 @@ fn case() -> impl Strategy<Value = Case> {
                     seed,
                     generation_json: None,
                     validity: None,
+                    built_from: (seed % 3 == 0).then(|| format!("built from {seed}")),
                 };
                 case.set_expectation(&expectation);
                 // Half the cases still wait for the generate stage.

@@ -26,7 +26,7 @@ use crate::config::{
 pub const KEEP_GOAL: f64 = 0.95;
 
 /// The checks a threshold is chosen for, in TSV column order (`spans` is pass/fail and kept).
-pub const CHECKS: [&str; 8] = [
+pub const CHECKS: [&str; 9] = [
     "meaning",
     "structure",
     "fluency",
@@ -35,6 +35,7 @@ pub const CHECKS: [&str; 8] = [
     "lm",
     "lm_sentence",
     "lm_ending",
+    "lm_seam",
 ];
 
 /// One labelled follow-up.
@@ -84,7 +85,7 @@ impl Item {
             check @ ("lm" | "lm_sentence") => format!("{check}/{}", edit_kind(&self.relation)),
             // Per relation: how a parent cut short reads differs between reviews and
             // encyclopaedic sentences.
-            "lm_ending" => format!("lm_ending/{}", self.relation),
+            check @ ("lm_ending" | "lm_seam") => format!("{check}/{}", self.relation),
             check => check.to_string(),
         }
     }
@@ -576,7 +577,17 @@ mod tests {
         Item {
             case_id: id.into(),
             relation: "CREST".into(),
-            scores: [Some(meaning), None, None, None, Some(1.0), None, None, None],
+            scores: [
+                Some(meaning),
+                None,
+                None,
+                None,
+                Some(1.0),
+                None,
+                None,
+                None,
+                None,
+            ],
             source: String::new(),
             follow_up: String::new(),
             natural: good,
@@ -602,7 +613,7 @@ mod tests {
         Item {
             case_id: id.into(),
             relation: relation.into(),
-            scores: [None, None, None, None, None, Some(lm), None, None],
+            scores: [None, None, None, None, None, Some(lm), None, None, None],
             source: String::new(),
             follow_up: String::new(),
             natural: good,
@@ -651,7 +662,7 @@ mod tests {
     #[test]
     fn the_ending_threshold_is_per_relation() {
         let ending = |id: String, relation: &str, score: f32, good: bool| Item {
-            scores: [None, None, None, None, None, None, None, Some(score)],
+            scores: [None, None, None, None, None, None, None, Some(score), None],
             ..lm_item(&id, relation, 0.0, good)
         };
         // NLPLego-SA: cut parents end improbably, whole ones likely. NLPLego-SSM: its least

@@ -25,6 +25,12 @@
 //!   punctuation is read attached to its last word: tokenized text's " ." (PAWS, SST) costs
 //!   the LM several nats however whole the sentence is.
 //!
+//! * **`lm_seam`**: for the same relations, where a phrase was cut from the middle of the
+//!   dataset text ([`crate::seam`]), `log p(words after the gap | the built text before them)
+//!   − log p(the same words | the dataset text before them)`, the lowest over the seams of the
+//!   source's and the follow-up's windows. A parent whose cut leaves a seam ("He spoke loud to
+//!   hear him") makes the next words improbable where the dataset text did not.
+//!
 //! Every text is scored with the model's start token before it ([`CausalLm::start_token`]), in
 //! batches grouped by length.
 
@@ -216,6 +222,46 @@ impl LmScorer {
             .into_iter()
             .map(|mine| mine.into_iter().map(|k| ends[k]).reduce(f32::min))
             .collect())
+    }
+
+    /// For each `(prefix, words)`, `log p(words | prefix)` in nats (the words after a space;
+    /// summed over their tokens), or `None` where the words' tokens do not extend the prefix's
+    /// or the text is longer than the model's context. Each distinct pair is one sequence, and
+    /// all go through the model together.
+    ///
+    /// # Errors
+    /// Tokenizer or model failures naming the model.
+    pub fn continuation_log_probs(&self, pairs: &[(&str, &str)]) -> Result<Vec<Option<f32>>> {
+        let limit = self.lm.context_length().min(1024);
+        let mut index: HashMap<(&str, &str), Option<usize>> = HashMap::new();
+        let mut sequences: Vec<Vec<u32>> = Vec::new();
+        let mut tails: Vec<usize> = Vec::new();
+        let mut slots: Vec<Option<usize>> = Vec::with_capacity(pairs.len());
+        for &(prefix, words) in pairs {
+            if let Some(&slot) = index.get(&(prefix, words)) {
+                slots.push(slot);
+                continue;
+            }
+            let head = self.lm.with_start(prefix)?;
+            let whole = self.lm.with_start(&if prefix.is_empty() {
+                words.to_string()
+            } else {
+                format!("{prefix} {words}")
+            })?;
+            let slot = (whole.len() > head.len()
+                && whole[..head.len()] == head[..]
+                && whole.len() <= limit)
+                .then(|| {
+                    tails.push(whole.len() - head.len());
+                    sequences.push(whole);
+                    sequences.len() - 1
+                });
+            index.insert((prefix, words), slot);
+            slots.push(slot);
+        }
+        let log_probs = self.lm.score_last(&sequences, &tails)?;
+        let sums: Vec<f32> = log_probs.iter().map(|lp| lp.iter().sum()).collect();
+        Ok(slots.into_iter().map(|s| s.map(|k| sums[k])).collect())
     }
 
     /// The lowest [`LmScorer::ending_log_probs`] per owner: `parts[i] = (owner, text)` with

@@ -22,7 +22,9 @@
 //!    (SmolLM2-135M by default, `[validate] lm`) log-probability of the changed window after
 //!    minus before, a constructed sentence's mean log-probability per token read whole, and
 //!    the log-probability that each sentence of a source the relation built ends where it does
-//!    (NLPLego's parents: one cut short ends where more is expected);
+//!    (NLPLego's parents: one cut short ends where more is expected); and **lm_seam**
+//!    ([`seam`]), where such a relation cut a phrase from the middle of the dataset text, how
+//!    much less likely the words after the gap become than after the text's own words;
 //! 6. **spans** ([`spans`]) — every answer, argument and mention span covers whole words, takes
 //!    in no possessive clitic, and a re-parsed mention is not headed by a verb;
 //!
@@ -54,6 +56,7 @@
 pub mod calibration;
 pub mod config;
 pub mod language_model;
+pub mod seam;
 pub mod spans;
 pub mod stage;
 pub mod structure;

@@ -179,6 +179,7 @@ impl Validator {
         let likelihoods = self.likelihood_fluency(&plans)?;
         let lm_scores = self.lm_checks(cases, &plans)?;
         let endings = self.lm_ending_check(cases, &plans)?;
+        let seams = self.lm_seam_check(cases, &plans)?;
         let t2 = std::time::Instant::now();
         let mut fit = WordFit::new(&self.vectors);
         let mut out = Vec::with_capacity(cases.len());
@@ -309,6 +310,20 @@ impl Validator {
                     format!(
                         "a sentence of the source ends where the language model gives its \
                          punctuation {score:.1} nats, under {threshold:.1} (cut short)"
+                    ),
+                );
+            }
+            if let (Some(threshold), Some(score)) = (t.lm_seam, seams[i]) {
+                record(
+                    &mut v,
+                    "lm_seam",
+                    score,
+                    threshold,
+                    format!(
+                        "where a phrase was cut from the dataset text, the words after the gap \
+                         are {:.1} nats less likely to the language model than after the text's \
+                         own words (at most {:.1} allowed: a seam)",
+                        -score, -threshold
                     ),
                 );
             }
@@ -495,6 +510,57 @@ impl Validator {
             .flat_map(|(i, (_, plan))| plan.changes.iter().map(move |c| (i, c.source.as_str())))
             .collect();
         lm.lowest_endings(cases.len(), &parts)
+    }
+}
+
+impl Validator {
+    /// Per case: the lowest log-probability gain of the words after a seam ([`crate::seam`])
+    /// in its edited fields' source and follow-up windows, when `lm_seam` applies to it (the
+    /// relation built the source from a dataset text the case carries); `None` without a
+    /// seam. Every distinct continuation is read once, all in one batch.
+    fn lm_seam_check(&self, cases: &[Case], plans: &[Plan]) -> Result<Vec<Option<f32>>> {
+        let Some(lm) = &self.lm else {
+            return Ok(vec![None; cases.len()]);
+        };
+        let mut owners: Vec<usize> = Vec::new();
+        let mut found: Vec<crate::seam::Seam> = Vec::new();
+        for (i, (case, plan)) in cases.iter().zip(plans).enumerate() {
+            let Some(original) = case.built_from.as_deref() else {
+                continue;
+            };
+            if plan.thresholds.lm_seam.is_none() || !builds_source(&case.mr) {
+                continue;
+            }
+            for change in &plan.changes {
+                if !case.edits.iter().any(|e| e.field == change.field) {
+                    continue;
+                }
+                for text in [&change.source, &change.followup] {
+                    for seam in crate::seam::seams(text, original) {
+                        owners.push(i);
+                        found.push(seam);
+                    }
+                }
+            }
+        }
+        let pairs: Vec<(&str, &str)> = found
+            .iter()
+            .flat_map(|s| {
+                [
+                    (s.prefix.as_str(), s.words.as_str()),
+                    (s.original_prefix.as_str(), s.words.as_str()),
+                ]
+            })
+            .collect();
+        let log_probs = lm.continuation_log_probs(&pairs)?;
+        let mut out: Vec<Option<f32>> = vec![None; cases.len()];
+        for (k, &owner) in owners.iter().enumerate() {
+            if let (Some(built), Some(original)) = (log_probs[2 * k], log_probs[2 * k + 1]) {
+                let gain = built - original;
+                out[owner] = Some(out[owner].map_or(gain, |o: f32| o.min(gain)));
+            }
+        }
+        Ok(out)
     }
 }
 

@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex, OnceLock};
 
 use metamorph_data::{
-    from_batch, to_batch, Case, CharSpan, Error, Example, Expectation, Pipeline, RecordKind,
+    from_batch, to_batch, Case, CharSpan, Edit, Error, Example, Expectation, Pipeline, RecordKind,
     Rejected, StageOptions, Task, Validity,
 };
 use metamorph_parse::stage::{ParseConfig, ParseStage};
@@ -242,6 +242,7 @@ fn the_stage_sends_failing_cases_to_rejected_and_flag_mode_keeps_them() {
             lm: Some(-100.0),
             lm_sentence: Some(-100.0),
             lm_ending: Some(-100.0),
+            lm_seam: Some(-100.0),
         },
         ..ValidateConfig::default()
     };
@@ -429,4 +430,60 @@ fn lm_ending_is_the_log_probability_of_the_parents_full_stop() {
         .unwrap()
         .remove(0);
     assert!(check(&crest, "lm_ending").is_none(), "{crest:?}");
+}
+
+#[test]
+fn lm_seam_reads_the_words_after_a_cut_against_the_dataset_text() {
+    let tiny = TINY_LM;
+    let config = ValidateConfig {
+        lm: tiny.into(),
+        relations: [(
+            "NLPLego-SA".to_string(),
+            Thresholds {
+                lm_seam: Some(50.0),
+                ..Thresholds::default()
+            },
+        )]
+        .into(),
+        ..ValidateConfig::default()
+    };
+    let validator = Validator::load(&config, parser()).unwrap();
+    let original = "He spoke loud enough for those at the back to hear him.";
+    let parent = "He spoke loud to hear him.";
+    let child = "He spoke loud enough to hear him.";
+    let mut case = sentiment_case(parent, child);
+    case.edits = vec![Edit {
+        field: "text".into(),
+        start: 13,
+        end: 13,
+        before: String::new(),
+        after: " enough".into(),
+    }];
+    let without = validator.validate(&[case.clone()]).unwrap().remove(0);
+    assert!(check(&without, "lm_seam").is_none(), "{without:?}");
+    case.built_from = Some(original.into());
+    let v = validator.validate(&[case]).unwrap().remove(0);
+    let seam = check(&v, "lm_seam").expect("an lm_seam score");
+    // Parent and child both read "to hear" after a gap; the score is the lower gain.
+    let scorer =
+        metamorph_validate::language_model::LmScorer::load(tiny, Default::default()).unwrap();
+    let after_cut = "He spoke loud enough for those at the back";
+    let lp = scorer
+        .continuation_log_probs(&[
+            ("He spoke loud", "to hear"),
+            (after_cut, "to hear"),
+            ("He spoke loud enough", "to hear"),
+        ])
+        .unwrap();
+    let (parent_lp, original_lp, child_lp) = (lp[0].unwrap(), lp[1].unwrap(), lp[2].unwrap());
+    let want = (parent_lp - original_lp).min(child_lp - original_lp);
+    assert!((seam.score - want).abs() < 1e-3, "{} vs {want}", seam.score);
+    // The words are read as scoring the whole text would: their tokens' log-probabilities.
+    let s = scorer
+        .score_texts(&["He spoke loud", "He spoke loud to hear"])
+        .unwrap();
+    assert!((parent_lp - (s[1].total - s[0].total)).abs() < 1e-3);
+    // A gain of at most 50 nats fails a threshold of 50, with a reason.
+    assert!(!seam.passed);
+    assert!(v.reasons.iter().any(|r| r.starts_with("lm_seam:")), "{v:?}");
 }

@@ -3,7 +3,7 @@ and -SSM row of docs/validity that carries its dataset sentence (`reference` sta
 "dataset sentence:").
 
     cargo build --release -p metamorph-models --example continuation_scores
-    python3 seam_scores.py ../.. ../../../target/release/examples/continuation_scores
+    python3 seam_scores.py .. ../../../target/release/examples/continuation_scores [RELATIONS]
 
 For each row's parent and child (the source and follow-up texts), the words are aligned with
 the dataset sentence's (difflib); where a run of the sentence's words was left out between two
@@ -74,6 +74,8 @@ def probes(rows):
                     i, j = block.a, block.b
                     if j == before.b + before.size:
                         continue  # nothing of the sentence left out here
+                    if not any(ch.isalnum() for ch in " ".join(words[i:i + 2])):
+                        continue  # punctuation after the gap: an ending, `lm_ending`'s
                     seams.append((n, " ".join(words[:i]), " ".join(sentence[:j]),
                                   " ".join(words[i:i + 2])))
                 whole = strip(part).rstrip()
@@ -101,7 +103,9 @@ def main(validity, binary):
     ending = {n: min(a for a, _ in s) for n, s in score(binary, ends).items()}
     bad = sum(not r[2] for r in rows)
     print(f"{len(rows)} judged rows ({bad} bad), {len(seams)} seams")
-    passing = [n for n, r in enumerate(rows) if ending.get(n, 0.0) >= ENDING[r[1]]]
+    relations = sys.argv[3].split(",") if len(sys.argv) > 3 else list(ENDING)
+    passing = [n for n, r in enumerate(rows)
+               if ending.get(n, 0.0) >= ENDING[r[1]] and r[1] in relations]
     halves = {"tuning": [n for n in passing if tuning(rows[n][0])],
               "held-out": [n for n in passing if not tuning(rows[n][0])]}
     good = sorted(seam.get(n, 0.0) for n in halves["tuning"] if rows[n][2])

@@ -99,6 +99,7 @@ impl MetamorphicRelation for DirectionalAdjunct {
                 .into_iter()
                 .collect();
             case.seed = seed;
+            case.built_from = Some(text.to_string());
             cases.push(case);
         }
         Ok(cases)
@@ -147,9 +148,11 @@ mod tests {
         ));
         let edit = &unchanged.edits[0];
         assert_eq!((edit.before.as_str(), edit.after.as_str()), ("n", " brave"));
-        // Every other case inserts a one-word variant of "brave".
+        // Every other case inserts a one-word variant of "brave"; each carries the sentence it
+        // was cut from, for the validity step's seam check.
         for c in &cases {
             assert_eq!(c.sources[0].id, "s1:NLPLego-SA:node0");
+            assert_eq!(c.built_from.as_deref(), Some("It's a brave attempt."));
             let part = c.sources[1].text.as_deref().unwrap();
             assert_eq!(part.split_whitespace().count(), 1, "{part}");
         }

@@ -112,6 +112,7 @@ impl MetamorphicRelation for DerivationPairs {
                     .into_iter()
                     .collect();
                 case.seed = seed;
+                case.built_from = Some(text.to_string());
                 cases.push(case);
             }
         }
@@ -228,6 +229,10 @@ mod tests {
         assert_eq!(
             pair.followup.text.as_deref(),
             Some("Why did Trump purge members?")
+        );
+        assert_eq!(
+            pair.built_from.as_deref(),
+            Some("Why did Trump purge members of his cabinet?")
         );
         assert_eq!(
             pair.expectation().unwrap(),

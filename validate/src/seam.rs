@@ -1,0 +1,129 @@
+//! Where a relation cut a phrase out of the middle of a dataset text it built its source from
+//! (NLPLego-SA's and -SSM's parents and children): the *seams* the `lm_seam` check reads.
+//!
+//! A cut at a sentence's end shows as an ending the LM finds improbable (`lm_ending`); a cut in
+//! the middle shows in the words after the gap ("He spoke loud [enough for those at the back
+//! of the room] to hear"), which lose probability against the same words after the dataset
+//! text's own words. The words of the built text are aligned with the dataset text's by a
+//! longest common subsequence (compared without case); wherever two consecutive aligned words
+//! of the built text have dataset words between them, the second starts a seam (unless only
+//! punctuation follows: an ending, which `lm_ending` reads). Measured on
+//! 758 judged NLPLego rows, the seam and the ending catch different bad parents
+//! (`docs/validity/calibration/seam.md`).
+
+/// One seam: the words after a gap, read after the built text's words and after the dataset
+/// text's.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Seam {
+    /// The built text's words before the seam.
+    pub prefix: String,
+    /// The dataset text's words before the same words.
+    pub original_prefix: String,
+    /// The (up to two) words after the gap.
+    pub words: String,
+}
+
+/// The longest texts aligned (words each): the alignment is quadratic, and a sentence NLPLego
+/// builds is far shorter.
+const MAX_WORDS: usize = 400;
+
+/// The seams of `text` against `original`, the dataset text it was built from; none when no
+/// phrase was cut from between two of its words (or a text is longer than [`MAX_WORDS`]).
+pub fn seams(text: &str, original: &str) -> Vec<Seam> {
+    let built: Vec<&str> = text.split_whitespace().collect();
+    let source: Vec<&str> = original.split_whitespace().collect();
+    if built.len() > MAX_WORDS || source.len() > MAX_WORDS {
+        return Vec::new();
+    }
+    let pairs = aligned(&built, &source);
+    pairs
+        .windows(2)
+        .filter(|w| w[1].1 > w[0].1 + 1)
+        .map(|w| {
+            let (i, j) = w[1];
+            Seam {
+                prefix: built[..i].join(" "),
+                original_prefix: source[..j].join(" "),
+                words: built[i..(i + 2).min(built.len())].join(" "),
+            }
+        })
+        // Only punctuation after the gap is an ending ("The group toured extensively ."),
+        // which `lm_ending` reads.
+        .filter(|seam| seam.words.chars().any(char::is_alphanumeric))
+        .collect()
+}
+
+/// The aligned word pairs `(index in a, index in b)` of a longest common subsequence of `a`
+/// and `b`, compared without case, in order.
+fn aligned(a: &[&str], b: &[&str]) -> Vec<(usize, usize)> {
+    let same = |x: &str, y: &str| x.to_lowercase() == y.to_lowercase();
+    // lengths[i][j]: the longest common subsequence of a[i..] and b[j..].
+    let mut lengths = vec![vec![0u16; b.len() + 1]; a.len() + 1];
+    for i in (0..a.len()).rev() {
+        for j in (0..b.len()).rev() {
+            lengths[i][j] = if same(a[i], b[j]) {
+                lengths[i + 1][j + 1] + 1
+            } else {
+                lengths[i + 1][j].max(lengths[i][j + 1])
+            };
+        }
+    }
+    let (mut i, mut j, mut out) = (0, 0, Vec::new());
+    while i < a.len() && j < b.len() {
+        if same(a[i], b[j]) {
+            out.push((i, j));
+            i += 1;
+            j += 1;
+        } else if lengths[i + 1][j] >= lengths[i][j + 1] {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_phrase_cut_from_the_middle_is_a_seam_before_the_words_after_it() {
+        let s = seams(
+            "He spoke loud to hear him.",
+            "He spoke loud enough for those at the back of the room to hear him.",
+        );
+        assert_eq!(
+            s,
+            vec![Seam {
+                prefix: "He spoke loud".into(),
+                original_prefix: "He spoke loud enough for those at the back of the room".into(),
+                words: "to hear".into(),
+            }]
+        );
+    }
+
+    #[test]
+    fn cuts_at_the_start_or_end_and_whole_texts_are_no_seams() {
+        let original = "In 2002, the band released a new album in Europe.";
+        assert!(seams("the band released a new album in Europe.", original).is_empty());
+        assert!(seams("In 2002, the band released a new album", original).is_empty());
+        assert!(seams(original, original).is_empty());
+        // Tokenized text's final stop after a gap is an ending, not a seam.
+        assert!(seams(
+            "The group toured extensively .",
+            "The group toured extensively and became famous ."
+        )
+        .is_empty());
+    }
+
+    #[test]
+    fn case_does_not_break_the_alignment_and_the_last_word_stands_alone() {
+        let s = seams("Later the band split.", "Later that year the band split.");
+        assert_eq!(s.len(), 1);
+        assert_eq!(s[0].words, "the band");
+        let s = seams("The film was good.", "The film was really GOOD.");
+        assert_eq!(s[0].words, "good.");
+        assert_eq!(s[0].original_prefix, "The film was really");
+    }
+}
