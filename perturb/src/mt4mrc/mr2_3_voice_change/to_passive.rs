@@ -274,6 +274,16 @@ impl VoiceChange {
         {
             return None;
         }
+        // `takes much more room than a trackball`: a comparative's `than` in the object would
+        // move the comparison's standard to the front ("Much more room than a trackball is
+        // taken by a mouse").
+        // A number after it is a quantity ("a tolerance of more than 24 hours") and stays.
+        if obj_range.clone().any(|i| {
+            tree.token(i).lower() == "than"
+                && (i + 1 >= tree.len() || tree.token(i + 1).tag != "CD")
+        }) {
+            return None;
+        }
         // `The specimen were dyed`: a plural tag on a noun without the plural `-s` that the
         // inflection tables know only as a singular is the tagger's error (spaCy's lemma rule
         // reads "specimen" as a plural of "speciman").
