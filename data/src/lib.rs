@@ -24,6 +24,7 @@
 //!   through kinds it does not read and a binary can check that its inputs make sense.
 #![deny(missing_docs)]
 
+pub mod alignment;
 pub mod answer_value;
 pub mod assets;
 mod cli;

@@ -11,6 +11,8 @@
 //! 758 judged NLPLego rows, the seam and the ending catch different bad parents
 //! (`docs/validity/calibration/seam.md`).
 
+use metamorph_data::alignment::longest_common_subsequence;
+
 /// One seam: the words after a gap, read after the built text's words and after the dataset
 /// text's.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -56,31 +58,10 @@ pub fn seams(text: &str, original: &str) -> Vec<Seam> {
 /// The aligned word pairs `(index in a, index in b)` of a longest common subsequence of `a`
 /// and `b`, compared without case, in order.
 fn aligned(a: &[&str], b: &[&str]) -> Vec<(usize, usize)> {
-    let same = |x: &str, y: &str| x.to_lowercase() == y.to_lowercase();
-    // lengths[i][j]: the longest common subsequence of a[i..] and b[j..].
-    let mut lengths = vec![vec![0u16; b.len() + 1]; a.len() + 1];
-    for i in (0..a.len()).rev() {
-        for j in (0..b.len()).rev() {
-            lengths[i][j] = if same(a[i], b[j]) {
-                lengths[i + 1][j + 1] + 1
-            } else {
-                lengths[i + 1][j].max(lengths[i][j + 1])
-            };
-        }
-    }
-    let (mut i, mut j, mut out) = (0, 0, Vec::new());
-    while i < a.len() && j < b.len() {
-        if same(a[i], b[j]) {
-            out.push((i, j));
-            i += 1;
-            j += 1;
-        } else if lengths[i + 1][j] >= lengths[i][j + 1] {
-            i += 1;
-        } else {
-            j += 1;
-        }
-    }
-    out
+    let lower =
+        |words: &[&str]| -> Vec<String> { words.iter().map(|w| w.to_lowercase()).collect() };
+    let (a, b) = (lower(a), lower(b));
+    longest_common_subsequence(a.len(), b.len(), |i, j| a[i] == b[j])
 }
 
 #[cfg(test)]

@@ -22,6 +22,8 @@
 //!
 //! Misspellings the question itself has are the data's, in source and follow-up alike, and stay.
 
+use metamorph_data::alignment::longest_common_subsequence;
+
 /// Words that take a capital only inside a title.
 const FUNCTION_WORDS: &[&str] = &[
     "a", "an", "the", "of", "in", "on", "at", "to", "for", "from", "by", "with", "and", "or",
@@ -83,31 +85,9 @@ fn words(text: &str) -> Vec<Word<'_>> {
 
 /// Pairs (built index, question index) of a longest common subsequence of the keys.
 fn align(built: &[Word<'_>], question: &[Word<'_>]) -> Vec<(usize, usize)> {
-    let (n, m) = (built.len(), question.len());
-    // lengths[i][j]: LCS length of built[i..] and question[j..].
-    let mut lengths = vec![vec![0u16; m + 1]; n + 1];
-    for i in (0..n).rev() {
-        for j in (0..m).rev() {
-            lengths[i][j] = if !built[i].key.is_empty() && built[i].key == question[j].key {
-                lengths[i + 1][j + 1] + 1
-            } else {
-                lengths[i + 1][j].max(lengths[i][j + 1])
-            };
-        }
-    }
-    let (mut i, mut j, mut pairs) = (0, 0, Vec::new());
-    while i < n && j < m {
-        if !built[i].key.is_empty() && built[i].key == question[j].key {
-            pairs.push((i, j));
-            i += 1;
-            j += 1;
-        } else if lengths[i + 1][j] >= lengths[i][j + 1] {
-            i += 1;
-        } else {
-            j += 1;
-        }
-    }
-    pairs
+    longest_common_subsequence(built.len(), question.len(), |i, j| {
+        !built[i].key.is_empty() && built[i].key == question[j].key
+    })
 }
 
 fn has_capital(word: &str) -> bool {
