@@ -346,7 +346,7 @@ pub struct Case {
     pub validity: Option<Validity>,
     /// The dataset text a relation cut its source from, where it built the source from parts
     /// of it (NLPLego-SA's and -SSM's parents): the validity step reads where the parts were
-    /// cut (its `lm_seam` check). `None` for every other case.
+    /// cut (its `lm_seam` and `lm_end_cut` checks). `None` for every other case.
     #[serde(default)]
     pub built_from: Option<String>,
 }

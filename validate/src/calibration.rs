@@ -26,7 +26,7 @@ use crate::config::{
 pub const KEEP_GOAL: f64 = 0.95;
 
 /// The checks a threshold is chosen for, in TSV column order (`spans` is pass/fail and kept).
-pub const CHECKS: [&str; 9] = [
+pub const CHECKS: [&str; 10] = [
     "meaning",
     "structure",
     "fluency",
@@ -36,6 +36,7 @@ pub const CHECKS: [&str; 9] = [
     "lm_sentence",
     "lm_ending",
     "lm_seam",
+    "lm_end_cut",
 ];
 
 /// One labelled follow-up.
@@ -85,7 +86,9 @@ impl Item {
             check @ ("lm" | "lm_sentence") => format!("{check}/{}", edit_kind(&self.relation)),
             // Per relation: how a parent cut short reads differs between reviews and
             // encyclopaedic sentences.
-            check @ ("lm_ending" | "lm_seam") => format!("{check}/{}", self.relation),
+            check @ ("lm_ending" | "lm_seam" | "lm_end_cut") => {
+                format!("{check}/{}", self.relation)
+            }
             check => check.to_string(),
         }
     }
@@ -587,6 +590,7 @@ mod tests {
                 None,
                 None,
                 None,
+                None,
             ],
             source: String::new(),
             follow_up: String::new(),
@@ -613,7 +617,18 @@ mod tests {
         Item {
             case_id: id.into(),
             relation: relation.into(),
-            scores: [None, None, None, None, None, Some(lm), None, None, None],
+            scores: [
+                None,
+                None,
+                None,
+                None,
+                None,
+                Some(lm),
+                None,
+                None,
+                None,
+                None,
+            ],
             source: String::new(),
             follow_up: String::new(),
             natural: good,
@@ -662,7 +677,18 @@ mod tests {
     #[test]
     fn the_ending_threshold_is_per_relation() {
         let ending = |id: String, relation: &str, score: f32, good: bool| Item {
-            scores: [None, None, None, None, None, None, None, Some(score), None],
+            scores: [
+                None,
+                None,
+                None,
+                None,
+                None,
+                None,
+                None,
+                Some(score),
+                None,
+                None,
+            ],
             ..lm_item(&id, relation, 0.0, good)
         };
         // NLPLego-SA: cut parents end improbably, whole ones likely. NLPLego-SSM: its least

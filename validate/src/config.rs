@@ -54,6 +54,10 @@ pub struct Thresholds {
     /// from (NLPLego-SA and -SSM's parents and children), read after the parent's words
     /// against the same words in the dataset text: low where the cut leaves a seam.
     pub lm_seam: Option<f32>,
+    /// The lowest `log p(full stop) − log p(the dataset text's next word)` (nats) after the
+    /// words of a built text that ends where the dataset text went on (NLPLego-SA's parents
+    /// and children): low where the LM expects the cut words rather than an end.
+    pub lm_end_cut: Option<f32>,
 }
 
 impl Thresholds {
@@ -69,6 +73,7 @@ impl Thresholds {
             lm_sentence: other.lm_sentence.or(self.lm_sentence),
             lm_ending: other.lm_ending.or(self.lm_ending),
             lm_seam: other.lm_seam.or(self.lm_seam),
+            lm_end_cut: other.lm_end_cut.or(self.lm_end_cut),
         }
     }
 }
@@ -138,6 +143,7 @@ impl ValidateConfig {
             builtin.lm_sentence = None;
             builtin.lm_ending = None;
             builtin.lm_seam = None;
+            builtin.lm_end_cut = None;
         }
         if self.masked_lm.is_some() && family != "bpb" && !replaces_entities(mr) {
             // A configured masked LM scores the word substitutions, on its own scale (see
@@ -187,6 +193,7 @@ impl ValidateConfig {
                 ("lm_sentence", t.lm_sentence),
                 ("lm_ending", t.lm_ending),
                 ("lm_seam", t.lm_seam),
+                ("lm_end_cut", t.lm_end_cut),
             ] {
                 if let Some(v) = value {
                     if !v.is_finite() || !(-100.0..=100.0).contains(&v) {
@@ -290,6 +297,13 @@ pub fn replaces_entities(mr: &str) -> bool {
 ///   On the held-out half it rejected 11 of 48 bad rows and 6 of 237 good (natural share 83.2%
 ///   → 86.2%); the ending check and the seam catch different rows. Not for NLPLego-SSM: on its
 ///   95 such rows no limit separated (PAWS's tokenized text and encyclopaedic parents).
+/// * `lm_end_cut` for NLPLego-SA (−2.87 nats: where a sentence ends at a cut, its full stop
+///   may be at most 2.87 nats less likely than the dataset text's next word), chosen by
+///   `docs/validity/calibration/end_cut_scores.py` on the tuning half of the judged NLPLego-SA
+///   rows that carry their dataset sentence and pass the ending and seam checks, to keep 97%
+///   of the good ones. On the held-out half it rejected 8 of 43 bad rows and 10 of 279 good
+///   (natural share 86.6% → 88.5%): complements cut at the end where the shorter sentence is
+///   grammatical ("Responsibility turned the spoiled playboy."), which neither other check sees.
 /// * Off unless `[validate]` sets them: `fluency` (the word-vector fit: on the judged rows it
 ///   rejected 1–2% of the bad follow-ups and cost MR1-1 a third of its good antonyms; `lm`
 ///   reads the same substitutions far better), `structure` (it rejected no bad follow-up the
@@ -320,6 +334,7 @@ pub fn builtin_thresholds(family: &str, mr: &str) -> Thresholds {
         _ => None,
     };
     let lm_seam = (!bpb && mr == "NLPLego-SA").then_some(-7.38);
+    let lm_end_cut = (!bpb && mr == "NLPLego-SA").then_some(-2.87);
     Thresholds {
         meaning: keeping.then_some(0.934),
         structure: None,
@@ -330,6 +345,7 @@ pub fn builtin_thresholds(family: &str, mr: &str) -> Thresholds {
         lm_sentence: None,
         lm_ending,
         lm_seam,
+        lm_end_cut,
     }
 }
 
@@ -379,6 +395,27 @@ mod tests {
             ..ValidateConfig::default()
         };
         assert_eq!(off.thresholds_for("nlplego", "NLPLego-SA").lm_seam, None);
+    }
+
+    #[test]
+    fn the_end_cut_check_is_built_in_for_nlplego_sa_only_and_off_without_an_lm() {
+        let config = ValidateConfig::default();
+        assert_eq!(
+            config.thresholds_for("nlplego", "NLPLego-SA").lm_end_cut,
+            Some(-2.87)
+        );
+        for (family, mr) in [
+            ("nlplego", "NLPLego-SSM"),
+            ("nlplego", "NLPLego-MRC"),
+            ("bpb", "NLPLego-SA"),
+        ] {
+            assert_eq!(config.thresholds_for(family, mr).lm_end_cut, None);
+        }
+        let off = ValidateConfig {
+            lm: "none".into(),
+            ..ValidateConfig::default()
+        };
+        assert_eq!(off.thresholds_for("nlplego", "NLPLego-SA").lm_end_cut, None);
     }
 
     #[test]

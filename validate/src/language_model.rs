@@ -31,6 +31,13 @@
 //!   source's and the follow-up's windows. A parent whose cut leaves a seam ("He spoke loud to
 //!   hear him") makes the next words improbable where the dataset text did not.
 //!
+//! * **`lm_end_cut`**: for the same relations, where a sentence of the built text ends at a
+//!   cut, the dataset text going on after its last word ([`crate::seam::end_cut`]): `log
+//!   p(the full stop | the sentence's words) − log p(the dataset text's next word | the same
+//!   words)`. A parent that ends grammatically where its verb wants more ("Responsibility
+//!   turned the spoiled playboy.", "The voice teacher showed the students.") passes
+//!   `lm_ending`, but the LM expects the cut words far more than the end.
+//!
 //! Every text is scored with the model's start token before it ([`CausalLm::start_token`]), in
 //! batches grouped by length.
 
@@ -38,6 +45,47 @@ use std::collections::HashMap;
 
 use metamorph_data::Result;
 use metamorph_models::causal_lm::{CausalLm, LmOptions};
+
+/// Words read after a prefix ([`LmScorer::continuation_log_probs`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Continuation<'a> {
+    /// The text before the words.
+    pub prefix: &'a str,
+    /// The words scored.
+    pub words: &'a str,
+    /// Whether the words follow the prefix with no space between (punctuation: "He left" +
+    /// "."), rather than after one.
+    pub glued: bool,
+}
+
+impl<'a> Continuation<'a> {
+    /// `words` after `prefix` and a space.
+    pub fn spaced(prefix: &'a str, words: &'a str) -> Self {
+        Continuation {
+            prefix,
+            words,
+            glued: false,
+        }
+    }
+
+    /// `words` glued to the end of `prefix` (punctuation).
+    pub fn glued(prefix: &'a str, words: &'a str) -> Self {
+        Continuation {
+            prefix,
+            words,
+            glued: true,
+        }
+    }
+
+    /// The prefix and the words, as the model reads them.
+    fn text(&self) -> String {
+        if self.glued || self.prefix.is_empty() {
+            format!("{}{}", self.prefix, self.words)
+        } else {
+            format!("{} {}", self.prefix, self.words)
+        }
+    }
+}
 
 /// A text's log-probability under the LM.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -224,30 +272,29 @@ impl LmScorer {
             .collect())
     }
 
-    /// For each `(prefix, words)`, `log p(words | prefix)` in nats (the words after a space;
-    /// summed over their tokens), or `None` where the words' tokens do not extend the prefix's
-    /// or the text is longer than the model's context. Each distinct pair is one sequence, and
-    /// all go through the model together.
+    /// For each continuation, `log p(words | prefix)` in nats (summed over the words'
+    /// tokens), or `None` where the words' tokens do not extend the prefix's or the text is
+    /// longer than the model's context. Each distinct continuation is one sequence, and all go
+    /// through the model together.
     ///
     /// # Errors
     /// Tokenizer or model failures naming the model.
-    pub fn continuation_log_probs(&self, pairs: &[(&str, &str)]) -> Result<Vec<Option<f32>>> {
+    pub fn continuation_log_probs(
+        &self,
+        continuations: &[Continuation<'_>],
+    ) -> Result<Vec<Option<f32>>> {
         let limit = self.lm.context_length().min(1024);
-        let mut index: HashMap<(&str, &str), Option<usize>> = HashMap::new();
+        let mut index: HashMap<Continuation<'_>, Option<usize>> = HashMap::new();
         let mut sequences: Vec<Vec<u32>> = Vec::new();
         let mut tails: Vec<usize> = Vec::new();
-        let mut slots: Vec<Option<usize>> = Vec::with_capacity(pairs.len());
-        for &(prefix, words) in pairs {
-            if let Some(&slot) = index.get(&(prefix, words)) {
+        let mut slots: Vec<Option<usize>> = Vec::with_capacity(continuations.len());
+        for &continuation in continuations {
+            if let Some(&slot) = index.get(&continuation) {
                 slots.push(slot);
                 continue;
             }
-            let head = self.lm.with_start(prefix)?;
-            let whole = self.lm.with_start(&if prefix.is_empty() {
-                words.to_string()
-            } else {
-                format!("{prefix} {words}")
-            })?;
+            let head = self.lm.with_start(continuation.prefix)?;
+            let whole = self.lm.with_start(&continuation.text())?;
             let slot = (whole.len() > head.len()
                 && whole[..head.len()] == head[..]
                 && whole.len() <= limit)
@@ -256,7 +303,7 @@ impl LmScorer {
                     sequences.push(whole);
                     sequences.len() - 1
                 });
-            index.insert((prefix, words), slot);
+            index.insert(continuation, slot);
             slots.push(slot);
         }
         let log_probs = self.lm.score_last(&sequences, &tails)?;

@@ -24,7 +24,9 @@
 //!    the log-probability that each sentence of a source the relation built ends where it does
 //!    (NLPLego's parents: one cut short ends where more is expected); and **lm_seam**
 //!    ([`seam`]), where such a relation cut a phrase from the middle of the dataset text, how
-//!    much less likely the words after the gap become than after the text's own words;
+//!    much less likely the words after the gap become than after the text's own words; and
+//!    **lm_end_cut** ([`seam::end_cut`]), where a sentence of it ends at a cut, how much more
+//!    the LM expects the dataset text's next word than the end;
 //! 6. **spans** ([`spans`]) — every answer, argument and mention span covers whole words, takes
 //!    in no possessive clitic, and a re-parsed mention is not headed by a verb;
 //!

@@ -10,6 +10,12 @@
 //! punctuation follows: an ending, which `lm_ending` reads). Measured on
 //! 758 judged NLPLego rows, the seam and the ending catch different bad parents
 //! (`docs/validity/calibration/seam.md`).
+//!
+//! A cut at the end that leaves a grammatical sentence ("Responsibility turned the spoiled
+//! playboy [into a serious adult].") is neither: the ending check finds its full stop likely
+//! enough. [`end_cut`] finds such an end, where the built text's last word is aligned with a
+//! dataset word that more words follow, for the `lm_end_cut` check, which asks whether the LM
+//! expects the dataset's next word more than the full stop.
 
 use metamorph_data::alignment::longest_common_subsequence;
 
@@ -55,6 +61,46 @@ pub fn seams(text: &str, original: &str) -> Vec<Seam> {
         .collect()
 }
 
+/// A built text that ends where its dataset text went on: its words before the final
+/// punctuation, the punctuation, and the dataset text's word after the last of them.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct EndCut {
+    /// The built text's words before its final punctuation.
+    pub prefix: String,
+    /// The final punctuation (a run of `.`, `!`, `?`).
+    pub punctuation: String,
+    /// The dataset text's word after the one the built text ends with.
+    pub next: String,
+}
+
+/// Where `text` ends at a cut of `original`, the dataset text it was built from: `text` ends
+/// with `.`, `!` or `?` after at least two words, its last word is aligned (without case, and
+/// without the dataset word's own final punctuation) with a word of `original`, and a word
+/// with a letter or digit follows that one there. `None` otherwise (a text that ends where the
+/// dataset text does, or ends another way, or is longer than [`MAX_WORDS`]).
+pub fn end_cut(text: &str, original: &str) -> Option<EndCut> {
+    let is_end = |c: char| matches!(c, '.' | '!' | '?');
+    let whole = text.trim_end();
+    let body = whole.trim_end_matches(is_end);
+    let punctuation = &whole[body.len()..];
+    if punctuation.is_empty() {
+        return None;
+    }
+    let built: Vec<&str> = body.split_whitespace().collect();
+    let source: Vec<&str> = original.split_whitespace().collect();
+    if built.len() < 2 || built.len() > MAX_WORDS || source.len() > MAX_WORDS {
+        return None;
+    }
+    let bare: Vec<&str> = source.iter().map(|w| w.trim_end_matches(is_end)).collect();
+    let &(last, j) = aligned(&built, &bare).last()?;
+    let next = source.get(j + 1)?;
+    (last + 1 == built.len() && next.chars().any(char::is_alphanumeric)).then(|| EndCut {
+        prefix: built.join(" "),
+        punctuation: punctuation.to_string(),
+        next: next.to_string(),
+    })
+}
+
 /// The aligned word pairs `(index in a, index in b)` of a longest common subsequence of `a`
 /// and `b`, compared without case, in order.
 fn aligned(a: &[&str], b: &[&str]) -> Vec<(usize, usize)> {
@@ -96,6 +142,49 @@ mod tests {
             "The group toured extensively and became famous ."
         )
         .is_empty());
+    }
+
+    #[test]
+    fn a_text_ending_where_the_dataset_text_goes_on_is_an_end_cut() {
+        let original = "Responsibility turned the spoiled playboy into a serious adult.";
+        assert_eq!(
+            end_cut("Responsibility turned the spoiled playboy.", original),
+            Some(EndCut {
+                prefix: "Responsibility turned the spoiled playboy".into(),
+                punctuation: ".".into(),
+                next: "into".into(),
+            })
+        );
+        // Tokenized text: the stop is a word of its own; a gap in the middle does not matter.
+        let cut = end_cut(
+            "the food was good .",
+            "the food was really good and the staff friendly .",
+        )
+        .unwrap();
+        assert_eq!(
+            (cut.prefix.as_str(), cut.next.as_str()),
+            ("the food was good", "and")
+        );
+    }
+
+    #[test]
+    fn a_text_ending_with_its_dataset_text_or_without_a_stop_is_no_end_cut() {
+        let original = "The band released a new album in Europe.";
+        assert_eq!(
+            end_cut("The band released a new album.", original)
+                .unwrap()
+                .next,
+            "in"
+        );
+        // Ends as the dataset text does (its own stop compared bare).
+        assert!(end_cut("The band released an album in Europe.", original).is_none());
+        assert!(end_cut("The band released an album in Europe!", original).is_none());
+        // No final stop, one word, or only punctuation after the cut.
+        assert!(end_cut("The band released a new album", original).is_none());
+        assert!(end_cut("Released.", original).is_none());
+        assert!(end_cut("It was good .", "It was good , !").is_none());
+        // The last word is not the dataset's.
+        assert!(end_cut("The band released a record.", original).is_none());
     }
 
     #[test]

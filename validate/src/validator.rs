@@ -12,7 +12,7 @@ use metamorph_parse::spacy::pipeline::Pipeline;
 use metamorph_parse::stage::{ParseConfig, ParseStage};
 
 use crate::config::{builds_source, relation_kind, Thresholds, ValidateConfig};
-use crate::language_model::{change_scores, ChangeScores, LmScorer};
+use crate::language_model::{change_scores, ChangeScores, Continuation, LmScorer};
 use crate::spans::broken_span;
 use crate::structure::{kept, signature};
 use crate::window::{changes, Change, FIELDS};
@@ -180,6 +180,7 @@ impl Validator {
         let lm_scores = self.lm_checks(cases, &plans)?;
         let endings = self.lm_ending_check(cases, &plans)?;
         let seams = self.lm_seam_check(cases, &plans)?;
+        let end_cuts = self.lm_end_cut_check(cases, &plans)?;
         let t2 = std::time::Instant::now();
         let mut fit = WordFit::new(&self.vectors);
         let mut out = Vec::with_capacity(cases.len());
@@ -323,6 +324,20 @@ impl Validator {
                         "where a phrase was cut from the dataset text, the words after the gap \
                          are {:.1} nats less likely to the language model than after the text's \
                          own words (at most {:.1} allowed: a seam)",
+                        -score, -threshold
+                    ),
+                );
+            }
+            if let (Some(threshold), Some(score)) = (t.lm_end_cut, end_cuts[i]) {
+                record(
+                    &mut v,
+                    "lm_end_cut",
+                    score,
+                    threshold,
+                    format!(
+                        "a sentence ends where the dataset text went on, and the language \
+                         model expects the text's next word {:.1} nats more than the sentence's \
+                         end (at most {:.1} allowed: a complement cut off)",
                         -score, -threshold
                     ),
                 );
@@ -524,35 +539,22 @@ impl Validator {
         };
         let mut owners: Vec<usize> = Vec::new();
         let mut found: Vec<crate::seam::Seam> = Vec::new();
-        for (i, (case, plan)) in cases.iter().zip(plans).enumerate() {
-            let Some(original) = case.built_from.as_deref() else {
-                continue;
-            };
-            if plan.thresholds.lm_seam.is_none() || !builds_source(&case.mr) {
-                continue;
-            }
-            for change in &plan.changes {
-                if !case.edits.iter().any(|e| e.field == change.field) {
-                    continue;
-                }
-                for text in [&change.source, &change.followup] {
-                    for seam in crate::seam::seams(text, original) {
-                        owners.push(i);
-                        found.push(seam);
-                    }
-                }
+        for (i, text, original) in built_texts(cases, plans, |t| t.lm_seam.is_some()) {
+            for seam in crate::seam::seams(text, original) {
+                owners.push(i);
+                found.push(seam);
             }
         }
-        let pairs: Vec<(&str, &str)> = found
+        let continuations: Vec<Continuation> = found
             .iter()
             .flat_map(|s| {
                 [
-                    (s.prefix.as_str(), s.words.as_str()),
-                    (s.original_prefix.as_str(), s.words.as_str()),
+                    Continuation::spaced(&s.prefix, &s.words),
+                    Continuation::spaced(&s.original_prefix, &s.words),
                 ]
             })
             .collect();
-        let log_probs = lm.continuation_log_probs(&pairs)?;
+        let log_probs = lm.continuation_log_probs(&continuations)?;
         let mut out: Vec<Option<f32>> = vec![None; cases.len()];
         for (k, &owner) in owners.iter().enumerate() {
             if let (Some(built), Some(original)) = (log_probs[2 * k], log_probs[2 * k + 1]) {
@@ -562,6 +564,69 @@ impl Validator {
         }
         Ok(out)
     }
+}
+
+impl Validator {
+    /// Per case: the lowest `log p(full stop) − log p(the dataset text's next word)` after the
+    /// words of a text in its edited fields' source and follow-up windows that ends at a cut
+    /// ([`crate::seam::end_cut`]), when `lm_end_cut` applies to it; `None` without such an
+    /// end. Every distinct continuation is read once, all in one batch.
+    fn lm_end_cut_check(&self, cases: &[Case], plans: &[Plan]) -> Result<Vec<Option<f32>>> {
+        let Some(lm) = &self.lm else {
+            return Ok(vec![None; cases.len()]);
+        };
+        let mut owners: Vec<usize> = Vec::new();
+        let mut found: Vec<crate::seam::EndCut> = Vec::new();
+        for (i, text, original) in built_texts(cases, plans, |t| t.lm_end_cut.is_some()) {
+            if let Some(cut) = crate::seam::end_cut(text, original) {
+                owners.push(i);
+                found.push(cut);
+            }
+        }
+        let continuations: Vec<Continuation> = found
+            .iter()
+            .flat_map(|cut| {
+                [
+                    Continuation::glued(&cut.prefix, &cut.punctuation),
+                    Continuation::spaced(&cut.prefix, &cut.next),
+                ]
+            })
+            .collect();
+        let log_probs = lm.continuation_log_probs(&continuations)?;
+        let mut out: Vec<Option<f32>> = vec![None; cases.len()];
+        for (k, &owner) in owners.iter().enumerate() {
+            if let (Some(end), Some(next)) = (log_probs[2 * k], log_probs[2 * k + 1]) {
+                let preference = end - next;
+                out[owner] = Some(out[owner].map_or(preference, |o: f32| o.min(preference)));
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The windows (source and follow-up, of the edited fields) of the cases whose relation built
+/// its source from the dataset text the case carries, with the case's index and that text,
+/// where `applies` holds for the case's thresholds.
+fn built_texts<'a>(
+    cases: &'a [Case],
+    plans: &'a [Plan],
+    applies: impl Fn(&Thresholds) -> bool + 'a,
+) -> impl Iterator<Item = (usize, &'a str, &'a str)> + 'a {
+    cases
+        .iter()
+        .zip(plans)
+        .enumerate()
+        .filter(move |(_, (case, plan))| applies(&plan.thresholds) && builds_source(&case.mr))
+        .filter_map(|(i, (case, plan))| Some((i, case, plan, case.built_from.as_deref()?)))
+        .flat_map(|(i, case, plan, original)| {
+            plan.changes
+                .iter()
+                .filter(|change| case.edits.iter().any(|e| e.field == change.field))
+                .flat_map(move |change| {
+                    [change.source.as_str(), change.followup.as_str()]
+                        .map(|text| (i, text, original))
+                })
+        })
 }
 
 /// What the checks of one case need.

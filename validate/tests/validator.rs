@@ -9,6 +9,7 @@ use metamorph_data::{
     Rejected, StageOptions, Task, Validity,
 };
 use metamorph_parse::stage::{ParseConfig, ParseStage};
+use metamorph_validate::language_model::Continuation;
 use metamorph_validate::{Mode, Thresholds, ValidateConfig, ValidateStage, Validator};
 
 /// The `[parse]` pipeline of the default configuration.
@@ -243,6 +244,7 @@ fn the_stage_sends_failing_cases_to_rejected_and_flag_mode_keeps_them() {
             lm_sentence: Some(-100.0),
             lm_ending: Some(-100.0),
             lm_seam: Some(-100.0),
+            lm_end_cut: Some(-100.0),
         },
         ..ValidateConfig::default()
     };
@@ -470,9 +472,9 @@ fn lm_seam_reads_the_words_after_a_cut_against_the_dataset_text() {
     let after_cut = "He spoke loud enough for those at the back";
     let lp = scorer
         .continuation_log_probs(&[
-            ("He spoke loud", "to hear"),
-            (after_cut, "to hear"),
-            ("He spoke loud enough", "to hear"),
+            Continuation::spaced("He spoke loud", "to hear"),
+            Continuation::spaced(after_cut, "to hear"),
+            Continuation::spaced("He spoke loud enough", "to hear"),
         ])
         .unwrap();
     let (parent_lp, original_lp, child_lp) = (lp[0].unwrap(), lp[1].unwrap(), lp[2].unwrap());
@@ -486,4 +488,67 @@ fn lm_seam_reads_the_words_after_a_cut_against_the_dataset_text() {
     // A gain of at most 50 nats fails a threshold of 50, with a reason.
     assert!(!seam.passed);
     assert!(v.reasons.iter().any(|r| r.starts_with("lm_seam:")), "{v:?}");
+}
+
+#[test]
+fn lm_end_cut_reads_the_full_stop_against_the_dataset_texts_next_word() {
+    let tiny = TINY_LM;
+    let config = ValidateConfig {
+        lm: tiny.into(),
+        relations: [(
+            "NLPLego-SA".to_string(),
+            Thresholds {
+                lm_end_cut: Some(50.0),
+                ..Thresholds::default()
+            },
+        )]
+        .into(),
+        ..ValidateConfig::default()
+    };
+    let validator = Validator::load(&config, parser()).unwrap();
+    let original = "Responsibility turned the spoiled playboy into a serious adult.";
+    let parent = "Responsibility turned the playboy.";
+    let child = "Responsibility turned the spoiled playboy.";
+    let mut case = sentiment_case(parent, child);
+    case.edits = vec![Edit {
+        field: "text".into(),
+        start: 25,
+        end: 25,
+        before: String::new(),
+        after: " spoiled".into(),
+    }];
+    let without = validator.validate(&[case.clone()]).unwrap().remove(0);
+    assert!(check(&without, "lm_end_cut").is_none(), "{without:?}");
+    case.built_from = Some(original.into());
+    let v = validator.validate(&[case]).unwrap().remove(0);
+    let cut = check(&v, "lm_end_cut").expect("an lm_end_cut score");
+    // Parent and child both end where the dataset text goes on with "into"; the score is the
+    // lower preference for the full stop.
+    let scorer =
+        metamorph_validate::language_model::LmScorer::load(tiny, Default::default()).unwrap();
+    let (short, long) = (
+        "Responsibility turned the playboy",
+        "Responsibility turned the spoiled playboy",
+    );
+    let lp = scorer
+        .continuation_log_probs(&[
+            Continuation::glued(short, "."),
+            Continuation::spaced(short, "into"),
+            Continuation::glued(long, "."),
+            Continuation::spaced(long, "into"),
+        ])
+        .unwrap();
+    let lp: Vec<f32> = lp.into_iter().map(Option::unwrap).collect();
+    let want = (lp[0] - lp[1]).min(lp[2] - lp[3]);
+    assert!((cut.score - want).abs() < 1e-3, "{} vs {want}", cut.score);
+    // The full stop is read glued to the last word, as the text writes it.
+    let s = scorer
+        .score_texts(&[long, "Responsibility turned the spoiled playboy."])
+        .unwrap();
+    assert!((lp[2] - (s[1].total - s[0].total)).abs() < 1e-3);
+    assert!(!cut.passed);
+    assert!(
+        v.reasons.iter().any(|r| r.starts_with("lm_end_cut:")),
+        "{v:?}"
+    );
 }
