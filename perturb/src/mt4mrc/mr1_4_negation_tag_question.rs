@@ -59,6 +59,11 @@
 //! * **Casing.** The question's own casing is kept (BoolQ is lower case); only when the source
 //!   starts with a capital does the new first word get one.
 //!
+//! * **Requests and "any" nouns** (the 2026-11-30 reading of 60 unread questions from other
+//!   corpora, `docs/validity/mr1-other-questions/`): "could you" and "would you" questions
+//!   are polite requests, and yield no case; "is there anything / anyone / anybody …"
+//!   becomes "there is nothing / no one / nobody …", not "there is no anything".
+//!
 //! Not handled (no case): questions that do not start with an auxiliary, modal or *be*;
 //! questions with brackets or quotes; *have*/*do* as main verbs ("has X a Y"); questions of
 //! several sentences; questions whose subject the parser does not delimit (no subject, or
@@ -133,7 +138,7 @@ impl MetamorphicRelation for NegationTagQuestion {
                 && matches!(token.tag.as_str(), "VBD" | "VBZ" | "VBP" | "MD")
                 && tree.child_with_dep(i, &["nsubj", "nsubjpass"]).is_some()
         });
-        if super::asks_to_choose(&tree) || second_clause {
+        if super::asks_to_choose(&tree) || second_clause || is_request(&tree) {
             return Ok(Vec::new());
         }
         let Some(replacements) = self.rewrite(&tree) else {
@@ -151,6 +156,17 @@ impl MetamorphicRelation for NegationTagQuestion {
         .into_iter()
         .collect())
     }
+}
+
+/// Whether the question is a polite request ("Could you see about lunch?", "Would you open
+/// the door?"): its denial ("You could not see about lunch, is that right?") states an
+/// inability, not the answer the request did not get (two of 60 unread questions in the
+/// 2026-11-30 reading, `docs/validity/mr1-other-questions/`; on the rows read before, it
+/// also drops one good case, "Could you clarify these remarks?"). "Can you …" and "Will you
+/// …" stay: readers took "Can you shrink this image?" and "Will you be my valentine?" as
+/// questions with an answer to flip.
+fn is_request(tree: &Tree<'_>) -> bool {
+    tree.len() > 2 && matches!(tree.lower(0).as_str(), "could" | "would") && tree.lower(1) == "you"
 }
 
 /// Words that make a question negative already.
@@ -446,7 +462,13 @@ impl NegationTagQuestion {
                     && (matches!(next_word.as_str(), "a" | "an" | "such")
                         || tokens[rest].tag.starts_with("NN")
                         || tokens[rest].pos == "ADJ");
-                let negated = if existential_no {
+                // "is there anything better" → "there is nothing better" (not "no anything").
+                let any_word = (existential_no && next_word != "any")
+                    .then(|| polarity_subject(&next_word, false))
+                    .flatten();
+                let negated = if any_word.is_some() {
+                    aux_word.clone()
+                } else if existential_no {
                     format!("{aux_word} no")
                 } else if fronted == Fronted::Be && next_word == "still" {
                     // "is X still alive" → "X is no longer alive" (the presupposition kept).
@@ -461,6 +483,13 @@ impl NegationTagQuestion {
                     subject_end,
                     format!(" {negated}"),
                 ));
+                if let Some(negative) = any_word {
+                    out.push(Replacement::new(
+                        tokens[rest].start as usize,
+                        tokens[rest].end as usize,
+                        match_case(&tokens[rest].text, negative),
+                    ));
+                }
                 let drop_next = existential_no && matches!(next_word.as_str(), "a" | "an")
                     || fronted == Fronted::Be && next_word == "still";
                 if drop_next && rest + 1 < tree.len() {
@@ -1049,6 +1078,36 @@ mod tests {
             followup("does the queen still live in buckingham palace"),
             None
         );
+        check(&[
+            (
+                "Is there anything better than a root beer float?",
+                "There is nothing better than a root beer float, is that right?",
+            ),
+            (
+                "is there anyone in the house",
+                "there is no one in the house, is that right",
+            ),
+        ]);
+    }
+
+    #[test]
+    fn requests_are_left_alone_but_questions_of_ability_are_not() {
+        for question in [
+            "Could you see about lunch?",
+            "Would you convert my dollars into pounds?",
+        ] {
+            assert_eq!(followup(question), None, "{question}");
+        }
+        check(&[
+            (
+                "Can you shrink this image?",
+                "You cannot shrink this image, is that right?",
+            ),
+            (
+                "Will you be my valentine?",
+                "You will not be my valentine, is that right?",
+            ),
+        ]);
     }
 
     #[test]
