@@ -4,7 +4,10 @@ checks of a parent's cuts pass (`lm_ending` −6.281 and `lm_seam` −7.38, as `
 computes them).
 
     cargo build --release -p metamorph-models --example continuation_scores
-    python3 end_cut_scores.py .. ../../../target/release/examples/continuation_scores
+    python3 end_cut_scores.py .. ../../../target/release/examples/continuation_scores [RELATION]
+
+RELATION is NLPLego-SA (the default) or NLPLego-SSM (which has no seam limit: only its ending
+check filters the rows).
 
 For each row's parent and child that end with `.`, `!` or `?` after two words or more, the words
 are aligned with the dataset sentence's (difflib, without case and without the sentence words'
@@ -24,13 +27,13 @@ import sys
 
 import seam_scores as S
 
-SEAM = -7.38
+SEAM = {"NLPLego-SA": -7.38}
 
 
-def end_probes(rows):
+def end_probes(rows, wanted):
     probes = []
     for n, (_, relation, _, source, follow_up, reference) in enumerate(rows):
-        if relation != "NLPLego-SA":
+        if relation != wanted:
             continue
         sentence = S.strip(reference).split()
         bare = [re.sub(r"[.!?]+$", "", w).lower() for w in sentence]
@@ -57,12 +60,12 @@ def end_probes(rows):
     return probes
 
 
-def main(validity, binary):
+def main(validity, binary, wanted="NLPLego-SA"):
     rows = S.judged_rows(validity)
     seams, ends = S.probes(rows)
     seam = {n: min(a - b for a, b in s) for n, s in S.score(binary, seams).items()}
     ending = {n: min(a for a, _ in s) for n, s in S.score(binary, ends).items()}
-    probes = end_probes(rows)
+    probes = end_probes(rows, wanted)
     # Probes come in (next word, punctuation) pairs; a pair counts where both were scored.
     text = "".join(f"{k}:{i}\t{a}\t{b}\t{w}\n" for i, (k, a, b, w) in enumerate(probes))
     out = subprocess.run([binary, "smollm2-135m"], input=text, capture_output=True, text=True,
@@ -73,9 +76,10 @@ def main(validity, binary):
     for i in range(0, len(probes), 2):
         if i in by_probe and i + 1 in by_probe:
             cut[probes[i][0]].append(by_probe[i] - by_probe[i + 1])
-    passing = [n for n, r in enumerate(rows) if r[1] == "NLPLego-SA"
-               and ending.get(n, 0.0) >= S.ENDING["NLPLego-SA"] and seam.get(n, 0.0) >= SEAM]
-    print(f"{len(passing)} NLPLego-SA rows pass the ending and seam checks "
+    passing = [n for n, r in enumerate(rows) if r[1] == wanted
+               and ending.get(n, 0.0) >= S.ENDING[wanted]
+               and seam.get(n, 0.0) >= SEAM.get(wanted, float("-inf"))]
+    print(f"{len(passing)} {wanted} rows pass the ending and seam checks "
           f"({sum(not rows[n][2] for n in passing)} bad, {sum(n in cut for n in passing)} "
           f"with an end cut)")
     score = lambda n: max(cut[n]) if cut.get(n) else float("-inf")  # noqa: E731
@@ -97,4 +101,4 @@ def main(validity, binary):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(*sys.argv[1:4])
