@@ -576,22 +576,21 @@ fn pct(x: f64) -> String {
 mod tests {
     use super::*;
 
+    /// Scores in [`CHECKS`] order with only the named checks set.
+    fn scores(set: &[(&str, f32)]) -> [Option<f32>; CHECKS.len()] {
+        let mut scores = [None; CHECKS.len()];
+        for &(check, value) in set {
+            let c = CHECKS.iter().position(|&x| x == check).expect("a check");
+            scores[c] = Some(value);
+        }
+        scores
+    }
+
     fn item(id: &str, meaning: f32, good: bool) -> Item {
         Item {
             case_id: id.into(),
             relation: "CREST".into(),
-            scores: [
-                Some(meaning),
-                None,
-                None,
-                None,
-                Some(1.0),
-                None,
-                None,
-                None,
-                None,
-                None,
-            ],
+            scores: scores(&[("meaning", meaning), ("spans", 1.0)]),
             source: String::new(),
             follow_up: String::new(),
             natural: good,
@@ -617,18 +616,7 @@ mod tests {
         Item {
             case_id: id.into(),
             relation: relation.into(),
-            scores: [
-                None,
-                None,
-                None,
-                None,
-                None,
-                Some(lm),
-                None,
-                None,
-                None,
-                None,
-            ],
+            scores: scores(&[("lm", lm)]),
             source: String::new(),
             follow_up: String::new(),
             natural: good,
@@ -677,18 +665,7 @@ mod tests {
     #[test]
     fn the_ending_threshold_is_per_relation() {
         let ending = |id: String, relation: &str, score: f32, good: bool| Item {
-            scores: [
-                None,
-                None,
-                None,
-                None,
-                None,
-                None,
-                None,
-                Some(score),
-                None,
-                None,
-            ],
+            scores: scores(&[("lm_ending", score)]),
             ..lm_item(&id, relation, 0.0, good)
         };
         // NLPLego-SA: cut parents end improbably, whole ones likely. NLPLego-SSM: its least

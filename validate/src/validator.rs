@@ -545,24 +545,16 @@ impl Validator {
                 found.push(seam);
             }
         }
-        let continuations: Vec<Continuation> = found
+        let pairs: Vec<[Continuation; 2]> = found
             .iter()
-            .flat_map(|s| {
+            .map(|s| {
                 [
                     Continuation::spaced(&s.prefix, &s.words),
                     Continuation::spaced(&s.original_prefix, &s.words),
                 ]
             })
             .collect();
-        let log_probs = lm.continuation_log_probs(&continuations)?;
-        let mut out: Vec<Option<f32>> = vec![None; cases.len()];
-        for (k, &owner) in owners.iter().enumerate() {
-            if let (Some(built), Some(original)) = (log_probs[2 * k], log_probs[2 * k + 1]) {
-                let gain = built - original;
-                out[owner] = Some(out[owner].map_or(gain, |o: f32| o.min(gain)));
-            }
-        }
-        Ok(out)
+        lowest_differences(lm, cases.len(), &owners, &pairs)
     }
 }
 
@@ -583,25 +575,37 @@ impl Validator {
                 found.push(cut);
             }
         }
-        let continuations: Vec<Continuation> = found
+        let pairs: Vec<[Continuation; 2]> = found
             .iter()
-            .flat_map(|cut| {
+            .map(|cut| {
                 [
                     Continuation::glued(&cut.prefix, &cut.punctuation),
                     Continuation::spaced(&cut.prefix, &cut.next),
                 ]
             })
             .collect();
-        let log_probs = lm.continuation_log_probs(&continuations)?;
-        let mut out: Vec<Option<f32>> = vec![None; cases.len()];
-        for (k, &owner) in owners.iter().enumerate() {
-            if let (Some(end), Some(next)) = (log_probs[2 * k], log_probs[2 * k + 1]) {
-                let preference = end - next;
-                out[owner] = Some(out[owner].map_or(preference, |o: f32| o.min(preference)));
-            }
-        }
-        Ok(out)
+        lowest_differences(lm, cases.len(), &owners, &pairs)
     }
+}
+
+/// Per case (of `cases` in all): the lowest `log p(a) − log p(b)` over the pairs `[a, b]` it
+/// owns (`owners[k]` owns `pairs[k]`), every continuation read in one batch; `None` for a case
+/// with no pair whose both sides could be scored.
+fn lowest_differences(
+    lm: &LmScorer,
+    cases: usize,
+    owners: &[usize],
+    pairs: &[[Continuation<'_>; 2]],
+) -> Result<Vec<Option<f32>>> {
+    let log_probs = lm.continuation_log_probs(pairs.as_flattened())?;
+    let mut out: Vec<Option<f32>> = vec![None; cases];
+    for (k, &owner) in owners.iter().enumerate() {
+        if let (Some(a), Some(b)) = (log_probs[2 * k], log_probs[2 * k + 1]) {
+            let difference = a - b;
+            out[owner] = Some(out[owner].map_or(difference, |o: f32| o.min(difference)));
+        }
+    }
+    Ok(out)
 }
 
 /// The windows (source and follow-up, of the edited fields) of the cases whose relation built

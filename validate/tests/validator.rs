@@ -434,22 +434,23 @@ fn lm_ending_is_the_log_probability_of_the_parents_full_stop() {
     assert!(check(&crest, "lm_ending").is_none(), "{crest:?}");
 }
 
+/// A validator on the tiny LM with `thresholds` for NLPLego-SA (the built-in ones elsewhere).
+fn nlplego_sa_validator(thresholds: Thresholds) -> Validator {
+    let config = ValidateConfig {
+        lm: TINY_LM.into(),
+        relations: [("NLPLego-SA".to_string(), thresholds)].into(),
+        ..ValidateConfig::default()
+    };
+    Validator::load(&config, parser()).unwrap()
+}
+
 #[test]
 fn lm_seam_reads_the_words_after_a_cut_against_the_dataset_text() {
     let tiny = TINY_LM;
-    let config = ValidateConfig {
-        lm: tiny.into(),
-        relations: [(
-            "NLPLego-SA".to_string(),
-            Thresholds {
-                lm_seam: Some(50.0),
-                ..Thresholds::default()
-            },
-        )]
-        .into(),
-        ..ValidateConfig::default()
-    };
-    let validator = Validator::load(&config, parser()).unwrap();
+    let validator = nlplego_sa_validator(Thresholds {
+        lm_seam: Some(50.0),
+        ..Thresholds::default()
+    });
     let original = "He spoke loud enough for those at the back to hear him.";
     let parent = "He spoke loud to hear him.";
     let child = "He spoke loud enough to hear him.";
@@ -493,19 +494,10 @@ fn lm_seam_reads_the_words_after_a_cut_against_the_dataset_text() {
 #[test]
 fn lm_end_cut_reads_the_full_stop_against_the_dataset_texts_next_word() {
     let tiny = TINY_LM;
-    let config = ValidateConfig {
-        lm: tiny.into(),
-        relations: [(
-            "NLPLego-SA".to_string(),
-            Thresholds {
-                lm_end_cut: Some(50.0),
-                ..Thresholds::default()
-            },
-        )]
-        .into(),
-        ..ValidateConfig::default()
-    };
-    let validator = Validator::load(&config, parser()).unwrap();
+    let validator = nlplego_sa_validator(Thresholds {
+        lm_end_cut: Some(50.0),
+        ..Thresholds::default()
+    });
     let original = "Responsibility turned the spoiled playboy into a serious adult.";
     let parent = "Responsibility turned the playboy.";
     let child = "Responsibility turned the spoiled playboy.";
