@@ -68,6 +68,13 @@ const OPPOSITES: [(&str, &str); 51] = [
     ("most", ""),
 ];
 
+/// Verb forms after which "longer"/"longest" measure time ("Who lived longer, …?").
+const DURATION_VERBS: [&str; 24] = [
+    "live", "lives", "lived", "living", "last", "lasts", "lasted", "lasting", "serve", "serves",
+    "served", "serving", "reign", "reigns", "reigned", "rule", "ruled", "survive", "survived",
+    "stay", "stayed", "exist", "existed", "run",
+];
+
 /// One word of the question: its text and where it is.
 struct Word<'a> {
     text: &'a str,
@@ -243,6 +250,29 @@ pub fn replace_comp(input: &BuildInput<'_>) -> Result<Vec<String>, Unrendered> {
             "a distance word before a compass direction",
         ));
     }
+    // "lived longer" asks how long; its opposite is "lived for a shorter time", not "lived
+    // shorter".
+    let before = input.question[..site.start].trim_end();
+    // "lasted the longest": the article goes with the word.
+    let (before, article) = match before.rsplit_once(' ') {
+        Some((rest, "the")) => (rest.trim_end(), true),
+        _ => (before, false),
+    };
+    // As written: a capitalised word is a name's ("the First Battle of Bull Run longer").
+    let previous = before.rsplit(' ').next().unwrap_or("");
+    if DURATION_VERBS.contains(&previous) {
+        let opposite = match (site.text.to_lowercase().as_str(), article) {
+            ("longer", false) => Some("for a shorter time"),
+            ("longest", _) => Some("for the shortest time"),
+            _ => None,
+        };
+        if let Some(opposite) = opposite {
+            return Ok(vec![format!(
+                "{before} {opposite}{}",
+                &input.question[site.end..]
+            )]);
+        }
+    }
     Ok(opposites(site.text, site.next_tag)
         .into_iter()
         .map(|o| {
@@ -296,6 +326,16 @@ mod tests {
         assert_eq!(
             build("Which mine was operated at an earlier date, Kemess or Colomac?").unwrap(),
             ["Which mine was operated at a later date, Kemess or Colomac?"]
+        );
+        // From the tuning half of BREAK's other dev questions ("Who lived shorter, …?").
+        assert_eq!(
+            build("Who lived longer, American author Owen Wister or Lucy Maud Montgomery?")
+                .unwrap(),
+            ["Who lived for a shorter time, American author Owen Wister or Lucy Maud Montgomery?"]
+        );
+        assert_eq!(
+            build("Which war lasted the longest, A or B?").unwrap(),
+            ["Which war lasted for the shortest time, A or B?"]
         );
         assert!(build("Who won, Edward or John?").is_err());
         assert!(build("Which is longer and older, A or B?").is_err());

@@ -59,8 +59,13 @@ fn resolve(qdmr: &Qdmr, k: usize, depth: usize) -> Option<String> {
             .map(String::as_str)
             .filter(|w| *w != "the")
             .collect();
+        // "second longest of #1": the ordinal goes with the superlative.
+        let (ordinal, lead) = match lead.as_slice() {
+            [o, rest @ ..] if ORDINALS.contains(o) && rest.len() == 1 => (Some(*o), rest),
+            _ => (None, lead.as_slice()),
+        };
         if let ([word], Some(j)) = (
-            lead.as_slice(),
+            lead,
             only.strip_prefix('#').and_then(|d| d.parse::<usize>().ok()),
         ) {
             if [
@@ -73,7 +78,14 @@ fn resolve(qdmr: &Qdmr, k: usize, depth: usize) -> Option<String> {
                     return None;
                 }
                 let inner = inner.strip_prefix("the ").unwrap_or(&inner).to_string();
+                let word = match ordinal {
+                    Some(o) => format!("{o} {word}"),
+                    None => word.to_string(),
+                };
                 return Some(tidy(&format!("the {word} {inner}")));
+            }
+            if ordinal.is_some() {
+                return None;
             }
             if ["sum", "total"].contains(word) {
                 let inner = resolve(qdmr, j, depth + 1)?;
@@ -100,6 +112,9 @@ fn resolve(qdmr: &Qdmr, k: usize, depth: usize) -> Option<String> {
     }
     Some(filter_as_modifier(&tidy(&out)))
 }
+
+/// Ordinals that may precede a superlative ("the second longest").
+const ORDINALS: [&str; 4] = ["second", "third", "fourth", "fifth"];
 
 /// BREAK's filter "X where A of X is higher than N" as English: "X of more than N yards" for
 /// lengths in yards, else "X whose A is higher than N".

@@ -241,6 +241,8 @@ impl Wording<'_> {
         let question = &self.superlative_lengths(question);
         let question = &self.one_superlative(question);
         let question = &the_number_of(question);
+        let question = &no_count_of_an_amount(question);
+        let question = &no_there_be_in_a_count(question);
         let Some(doc) = self.parse(question) else {
             return question.to_string();
         };
@@ -257,6 +259,8 @@ impl Wording<'_> {
             if verb <= i
                 || verb >= n
                 || !(i + 1..verb).all(|k| doc.tokens[k].tag.starts_with("RB"))
+                // "that Aikman did not complete" stays: "not completed" is not English.
+                || (i + 1..verb).any(|k| doc.tokens[k].dep == "neg")
                 || !text(verb).chars().next().is_some_and(char::is_lowercase)
             {
                 continue;
@@ -424,6 +428,14 @@ impl Wording<'_> {
             if first <= t.head || doc.tokens[first].tag.starts_with("NNP") && first == j {
                 continue;
             }
+            // "is currenlty serving time": two attributes or a gerund "modifier" are a
+            // progressive verb the tagger missed, not a noun phrase.
+            let attributes = (0..n)
+                .filter(|&c| doc.tokens[c].head == t.head && doc.tokens[c].dep == "attr")
+                .count();
+            if attributes > 1 || doc.tokens[first].tag == "VBG" {
+                continue;
+            }
             if let Some(word) = words[first].clone() {
                 let article = crate::edit::indefinite_article(&word);
                 words[first] = Some(format!("{article} {word}"));
@@ -541,6 +553,19 @@ impl Wording<'_> {
             if AUXILIARIES.contains(&before.as_str()) || before == "to" || words[j - 1].is_none() {
                 continue;
             }
+            // "did Ibrahim Pasha have": a base form under do-support before its subject.
+            let supported = (0..j)
+                .rev()
+                .find(|&c| {
+                    !matches!(
+                        doc.tokens[c].pos.as_str(),
+                        "PROPN" | "NOUN" | "DET" | "ADJ" | "NUM" | "PART"
+                    )
+                })
+                .is_some_and(|c| ["did", "does", "do"].contains(&text(c).to_lowercase().as_str()));
+            if supported {
+                continue;
+            }
             let children: Vec<usize> = (0..n)
                 .filter(|&c| c != j && doc.tokens[c].head == j)
                 .collect();
@@ -616,12 +641,28 @@ impl Wording<'_> {
             };
             let tail = &words[m][words[m].trim_end_matches(['?', ',']).len()..];
             let singular = format!("{singular}{tail}");
-            let superlative = words[k].clone();
-            let between: Vec<String> = words[k + 3..m].to_vec();
-            let mut replaced = vec![unit, "of".to_string(), "the".to_string(), superlative];
-            replaced.extend(between);
+            // "the second longest yards of field goals" → "the yards of the second longest
+            // field goal".
+            let ordinal = k > 0
+                && ["second", "third", "fourth", "fifth"]
+                    .contains(&words[k - 1].to_lowercase().as_str());
+            let from = if ordinal { k - 1 } else { k };
+            let between = &words[k + 3..m];
+            // "the longest yards of David Akers's field goals" → "the yards of David Akers's
+            // longest field goal": a possessor goes before the superlative, with no "the".
+            let possessor = between
+                .iter()
+                .rposition(|w| w.ends_with("'s") || w.ends_with("s'"))
+                .map_or(0, |p| p + 1);
+            let mut replaced = vec![unit, "of".to_string()];
+            replaced.extend(between[..possessor].iter().cloned());
+            if possessor == 0 {
+                replaced.push("the".to_string());
+            }
+            replaced.extend(words[from..=k].iter().cloned());
+            replaced.extend(between[possessor..].iter().cloned());
             replaced.push(singular);
-            words.splice(k..=m, replaced);
+            words.splice(from..=m, replaced);
             k = m + 2;
         }
         words.join(" ")
@@ -803,6 +844,64 @@ fn the_number_of(text: &str) -> String {
     out.join(" ")
 }
 
+/// "the number of amount of Thai tourists" (BREAK's `number of #1` over a step that is
+/// already an amount or a count) → "the amount of Thai tourists".
+fn no_count_of_an_amount(text: &str) -> String {
+    let mut out = text.to_string();
+    for counted in ["amount of", "number of"] {
+        for article in ["the ", ""] {
+            let doubled = format!("number of {article}{counted} ");
+            let single = format!("{counted} ");
+            while let Some(at) = out.find(&doubled) {
+                out.replace_range(at..at + doubled.len(), &single);
+            }
+        }
+    }
+    out
+}
+
+/// "the number of people there were in the peninsula" (BREAK's relative clause without
+/// "that") → "the number of people in the peninsula": inside a counted phrase, "there be"
+/// after its noun says nothing.
+fn no_there_be_in_a_count(text: &str) -> String {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let mut out: Vec<String> = Vec::with_capacity(words.len());
+    let mut in_count = false;
+    let mut i = 0;
+    while i < words.len() {
+        let w = words[i];
+        if i > 0 && words[i - 1].eq_ignore_ascii_case("number") && w == "of" {
+            in_count = true;
+        }
+        let be = words.get(i + 1).map(|b| b.trim_end_matches(['?', ',']));
+        let previous = i
+            .checked_sub(1)
+            .map(|p| words[p].to_lowercase())
+            .unwrap_or_default();
+        if in_count
+            && w == "there"
+            && be.is_some_and(|b| ["were", "are", "was", "is"].contains(&b))
+            && !previous.is_empty()
+            && !["were", "are", "was", "is", "that", "of", "the"].contains(&previous.as_str())
+        {
+            // The question mark or comma the verb carried stays.
+            let verb = words[i + 1];
+            let tail = &verb[verb.trim_end_matches(['?', ',']).len()..];
+            if let Some(last) = out.last_mut() {
+                last.push_str(tail);
+            }
+            i += 2;
+            continue;
+        }
+        if ["and", "than", "as"].contains(&w) {
+            in_count = false;
+        }
+        out.push(w.to_string());
+        i += 1;
+    }
+    out.join(" ")
+}
+
 /// Whether token `c` is a plural the auxiliary agrees with: a common plural noun, or a
 /// one-word plural name after "the" ("the Lithuanians"); not a title that ends in a plural
 /// ("Hot Girls Wanted", "Those Calloways", "Chariots of Fire").
@@ -919,6 +1018,22 @@ impl TimePair {
             return None;
         }
         let predicate = ra[ra.len() - suffix..].join(" ");
+        // "when was the Rigopiano avalanche": a bare noun after the subject is the subject's
+        // own head, not a predicate (it would read "the year the Rigopiano was avalanche").
+        let participle = |w: &str| {
+            let w = lower(w);
+            inflections
+                .lemmas(&w, "VERB")
+                .iter()
+                .any(|lemma| inflections.inflect_all(lemma, "VBN").contains(&w))
+        };
+        if form == "passive"
+            && !predicate.contains(' ')
+            && inflections.lemma(&lower(&predicate), "NOUN").is_some()
+            && !participle(&predicate)
+        {
+            return None;
+        }
         let form = match form {
             "passive" if !predicate.is_empty() => TimeForm::Passive {
                 aux: lower(wa[1]),
@@ -1087,6 +1202,38 @@ mod tests {
         )
         .is_none());
         assert!(TimePair::read("the year of X", "the year of Y", &infl).is_none());
+        // From the tuning half of BREAK's other dev questions.
+        assert!(TimePair::read(
+            "when was the Rigopiano avalanche",
+            "when was the 1999 Galtür avalanche",
+            &infl
+        )
+        .is_none());
+    }
+
+    #[test]
+    fn a_count_of_an_amount_is_the_amount() {
+        // From the tuning half of BREAK's other dev questions.
+        assert_eq!(
+            no_count_of_an_amount(
+                "Is the number of amount of Thai tourists lower than the number of amount of foreign visitors?"
+            ),
+            "Is the amount of Thai tourists lower than the amount of foreign visitors?"
+        );
+        assert_eq!(
+            no_count_of_an_amount("What is the number of the number of games?"),
+            "What is the number of games?"
+        );
+        assert_eq!(
+            no_there_be_in_a_count(
+                "What is the total of the number of people there were in the peninsula after the war and the number of whites there are?"
+            ),
+            "What is the total of the number of people in the peninsula after the war and the number of whites?"
+        );
+        assert_eq!(
+            no_there_be_in_a_count("How many people were there in 2000?"),
+            "How many people were there in 2000?"
+        );
     }
 
     #[test]
@@ -1146,6 +1293,18 @@ mod tests {
             "Is it true that neither Finding Kraftland nor Shikashika is a frozen drink?"
         );
         assert_eq!(
+            w.polish("How many men did Ibrahim Pasha have?", true),
+            "How many men did Ibrahim Pasha have?"
+        );
+        // Was "… is a currenlty a serving time in?" (a misspelt adverb read as a noun).
+        assert_eq!(
+            w.polish(
+                "What is the correctional facility that Stewart Nozette is currenlty serving time in?",
+                false
+            ),
+            "What is the correctional facility that Stewart Nozette is currenlty serving time in?"
+        );
+        assert_eq!(
             w.polish(
                 "Is it true that neither X nor Y is a American rock band?",
                 false
@@ -1187,6 +1346,14 @@ mod tests {
         assert_eq!(
             w.polish("What were the shortest yards of touchdown passes?", true),
             "What were the yards of the shortest touchdown pass?"
+        );
+        // From the tuning half of BREAK's other dev questions.
+        assert_eq!(
+            w.polish(
+                "What is the sum of the longest yards of David Akers's field goals and the second longest yards of field goals?",
+                true
+            ),
+            "What is the sum of the yards of David Akers's longest field goal and the yards of the second longest field goal?"
         );
         assert_eq!(
             w.polish("What is the country that Russia border?", false),
@@ -1258,6 +1425,10 @@ mod tests {
         assert_eq!(
             w.polish("What is the population of chişinău?", false),
             "What is the population of chişinău?"
+        );
+        assert_eq!(
+            w.polish("What were the passes that Aikman did not complete?", true),
+            "What were the passes that Aikman did not complete?"
         );
         assert_eq!(
             w.polish("When did Frederick William lay claim to Silesia?", true),
