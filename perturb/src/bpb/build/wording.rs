@@ -281,8 +281,24 @@ impl Wording<'_> {
             .iter()
             .enumerate()
             .any(|(r, t)| t.head == r && t.tag == "VBD");
-        if past && root_past {
+        // "Is the year when the Emperor takes back control … later than …?" asks of the past
+        // too: a clause of a time noun follows the question, not its comparison's "is".
+        let of_a_time = |j: usize| {
+            let t = &doc.tokens[j];
+            let time_head = t.head < n
+                && matches!(
+                    text(t.head).to_lowercase().as_str(),
+                    "year" | "day" | "date" | "month" | "time" | "week"
+                );
+            let when =
+                (0..j).any(|c| doc.tokens[c].head == j && text(c).eq_ignore_ascii_case("when"));
+            (when || t.dep == "relcl") && time_head
+        };
+        if past {
             for (j, t) in doc.tokens.iter().enumerate().skip(1) {
+                if !root_past && !of_a_time(j) {
+                    continue;
+                }
                 // A capitalised verb is a title's word ("The Motion Makes Me Last").
                 if t.tag != "VBZ"
                     || t.pos != "VERB"
@@ -1291,6 +1307,13 @@ mod tests {
                 false
             ),
             "Is it true that neither Finding Kraftland nor Shikashika is a frozen drink?"
+        );
+        assert_eq!(
+            w.polish(
+                "Is the year when the Emperor takes back control of Schwiebus later than the year when the treaty was signed?",
+                true
+            ),
+            "Is the year when the Emperor took back control of Schwiebus later than the year when the treaty was signed?"
         );
         assert_eq!(
             w.polish("How many men did Ibrahim Pasha have?", true),
