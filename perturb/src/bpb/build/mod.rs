@@ -138,7 +138,15 @@ pub(crate) fn finish(question: &str) -> String {
     for p in [" ?", " ,", " .", " 's", " :", " ;", " n't"] {
         text = text.replace(p, &p[1..]);
     }
-    let text = text.trim_end_matches(['?', '.', ' ']).to_string();
+    let mut text = text.trim_end_matches(['?', '.', ' ']).to_string();
+    // A quotation mark left alone ("used in \"Operation Millennium?", its closing mark went
+    // with the question mark) is dropped.
+    if text.matches('"').count() % 2 == 1 {
+        if let Some(at) = text.rfind('"') {
+            text.replace_range(at..at + 1, "");
+            text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        }
+    }
     let mut chars = text.chars();
     let capital = match chars.next() {
         Some(c) => c.to_uppercase().collect::<String>() + chars.as_str(),
@@ -160,6 +168,10 @@ mod tests {
         assert_eq!(
             finish("what is the sum of A 's points , B ."),
             "What is the sum of A's points, B?"
+        );
+        assert_eq!(
+            finish("Were more than two bombers used in \"Operation Millennium?"),
+            "Were more than two bombers used in Operation Millennium?"
         );
     }
 }
