@@ -17,6 +17,11 @@ written against. This script keeps those, splits them into halves and draws blin
         of ids, one per line, or `-`), QUOTA like `AppendBool:DROP:20,PruneStep:CWQ:15`;
         writes SAMPLE_DIR/rows.tsv and the readers' SAMPLE_DIR/sheet.tsv.
 
+    python3 fresh_questions.py draw DIR SEED - QUOTA SAMPLE_DIR --all
+        draws from every question of DIR/built_SOURCE.tsv (no halves): round 12, on the
+        low-level QDMR dev file's Spider, GeoQuery, ATIS and ComQA questions (`split` is not
+        needed there; the example reads that file directly, `--source SPIDER` etc.).
+
 Rounds 8-11 used seeds 8, 9, 10, 11 with the quotas in README.md, each excluding the ids of
 the rounds before. The judged files here keep BREAK's question id and the built question;
 the original question and decomposition are joined back by id from BREAK's file.
@@ -28,7 +33,15 @@ import random
 import re
 import sys
 
-SOURCES = {"DROP": "DROP", "HOTPOT": "HotpotQA", "CWQ": "CWQ"}
+SOURCES = {
+    "DROP": "DROP",
+    "HOTPOT": "HotpotQA",
+    "CWQ": "CWQ",
+    "SPIDER": "Spider",
+    "GEO": "GeoQuery",
+    "ATIS": "ATIS",
+    "COMQA": "ComQA",
+}
 
 
 def split(dev, sample, out_dir):
@@ -64,14 +77,16 @@ def positions(out_dir):
     return pos
 
 
-def draw(out_dir, seed, exclude, quota, sample_dir):
-    pos = positions(out_dir)
+def draw(out_dir, seed, exclude, quota, sample_dir, every=False):
+    pos = None if every else positions(out_dir)
     excluded = set() if exclude == "-" else set(open(exclude).read().split())
     rows = []
-    for source in SOURCES:
+    sources = dict.fromkeys(part.split(":")[1] for part in quota.split(","))
+    for source in sources:
         path = f"{out_dir}/built_{source}.tsv"
         for r in csv.DictReader(open(path, encoding="utf-8"), delimiter="\t", quoting=csv.QUOTE_NONE):
-            if r["built"] and r["id"] not in excluded and pos[r["id"]] % 2 == 1:
+            held_out = every or pos[r["id"]] % 2 == 1
+            if r["built"] and r["id"] not in excluded and held_out:
                 rows.append(r)
     rng = random.Random(seed)
     chosen, used = [], set()
@@ -107,7 +122,10 @@ def draw(out_dir, seed, exclude, quota, sample_dir):
 if __name__ == "__main__":
     if len(sys.argv) == 5 and sys.argv[1] == "split":
         split(*sys.argv[2:])
-    elif len(sys.argv) == 7 and sys.argv[1] == "draw":
-        draw(sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6])
+    elif len(sys.argv) in (7, 8) and sys.argv[1] == "draw":
+        every = sys.argv[7:] == ["--all"]
+        if len(sys.argv) == 8 and not every:
+            sys.exit(__doc__)
+        draw(sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6], every)
     else:
         sys.exit(__doc__)
