@@ -22,6 +22,11 @@ written against. This script keeps those, splits them into halves and draws blin
         low-level QDMR dev file's Spider, GeoQuery, ATIS and ComQA questions (`split` is not
         needed there; the example reads that file directly, `--source SPIDER` etc.).
 
+    python3 fresh_questions.py draw DIR 13 EXCLUDE_IDS QUOTA SAMPLE_DIR
+        round 13: DIR holds outside_sample.csv, the built_SOURCE.tsv of DROP, HOTPOT and CWQ
+        (from outside_sample.csv, held-out half) and those of SPIDER, GEO, ATIS, COMQA and
+        CLEVR (from the low-level dev file, every question: they have no halves).
+
 Rounds 8-11 used seeds 8, 9, 10, 11 with the quotas in README.md, each excluding the ids of
 the rounds before. The judged files here keep BREAK's question id and the built question;
 the original question and decomposition are joined back by id from BREAK's file.
@@ -41,6 +46,7 @@ SOURCES = {
     "GEO": "GeoQuery",
     "ATIS": "ATIS",
     "COMQA": "ComQA",
+    "CLEVR": "CLEVR",
 }
 
 
@@ -85,7 +91,8 @@ def draw(out_dir, seed, exclude, quota, sample_dir, every=False):
     for source in sources:
         path = f"{out_dir}/built_{source}.tsv"
         for r in csv.DictReader(open(path, encoding="utf-8"), delimiter="\t", quoting=csv.QUOTE_NONE):
-            held_out = every or pos[r["id"]] % 2 == 1
+            # A question of another file (the low-level dev file's corpora) has no halves.
+            held_out = every or r["id"] not in pos or pos[r["id"]] % 2 == 1
             if r["built"] and r["id"] not in excluded and held_out:
                 rows.append(r)
     rng = random.Random(seed)

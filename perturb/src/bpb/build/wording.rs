@@ -243,6 +243,7 @@ impl Wording<'_> {
         let question = &the_number_of(question);
         let question = &no_count_of_an_amount(question);
         let question = &no_there_be_in_a_count(question);
+        let question = &one_relative_for_two(question);
         let Some(doc) = self.parse(question) else {
             return question.to_string();
         };
@@ -1156,8 +1157,87 @@ pub(crate) fn shared_suffix<T: PartialEq>(a: &[T], b: &[T]) -> usize {
         .min(b.len().saturating_sub(1))
 }
 
+/// Two stacked relative clauses of `be` with a short predicate each, as low-level QDMR
+/// filters chain them, read as one: "the items that are large that are matching" → "the items
+/// that are large and matching".
+fn one_relative_for_two(question: &str) -> String {
+    const BE: [&str; 4] = ["is", "are", "was", "were"];
+    let words: Vec<&str> = question.split_whitespace().collect();
+    let opens = |k: usize| {
+        words[k].eq_ignore_ascii_case("that") && words.get(k + 1).is_some_and(|w| BE.contains(w))
+    };
+    // A short predicate: one or two words, no conjunction, comma or clause of its own.
+    let short = |from: usize, to: usize| {
+        (1..=2).contains(&(to - from))
+            && !words[from..to]
+                .iter()
+                .any(|w| matches!(*w, "and" | "or" | "that" | "which") || w.ends_with(','))
+    };
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        if !(opens(i) && i + 2 < words.len()) {
+            out.push(words[i].to_string());
+            i += 1;
+            continue;
+        }
+        // The chain "that are A that are B that are C": its predicates.
+        let mut predicates = Vec::new();
+        let mut start = i + 2;
+        loop {
+            let next = (start + 1..(start + 3).min(words.len()))
+                .find(|&j| opens(j) && words[j + 1] == words[i + 1] && short(start, j));
+            match next {
+                Some(j) => {
+                    predicates.push(words[start..j].join(" "));
+                    start = j + 2;
+                }
+                None => break,
+            }
+        }
+        if predicates.is_empty() {
+            out.push(words[i].to_string());
+            i += 1;
+            continue;
+        }
+        // The last predicate runs to where the text goes on (kept as it is).
+        out.push(words[i].to_string());
+        out.push(words[i + 1].to_string());
+        // Commas between all but the last two: "large, metallic and matching".
+        let last = predicates.len() - 1;
+        for (k, p) in predicates.iter().enumerate() {
+            out.push(if k < last { format!("{p},") } else { p.clone() });
+        }
+        out.push("and".to_string());
+        i = start;
+    }
+    out.join(" ")
+}
+
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn stacked_relative_clauses_read_as_one() {
+        assert_eq!(
+            one_relative_for_two("What is the color of items that are large that are matching?"),
+            "What is the color of items that are large and matching?"
+        );
+        assert_eq!(
+            one_relative_for_two(
+                "What are the flights that are round trip that are after 12pm from Denver?"
+            ),
+            "What are the flights that are round trip and after 12pm from Denver?"
+        );
+        // A longer predicate, or one with its own conjunction, stays as it is.
+        assert_eq!(
+            one_relative_for_two("the items that are large that are metallic that are matching"),
+            "the items that are large, metallic and matching"
+        );
+        let long = "What are the cubes that are behind the big red sphere that are small?";
+        assert_eq!(one_relative_for_two(long), long);
+    }
+
     use super::*;
 
     fn inflections() -> std::sync::Arc<Inflections> {
