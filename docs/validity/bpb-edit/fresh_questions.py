@@ -27,8 +27,9 @@ written against. This script keeps those, splits them into halves and draws blin
         (from outside_sample.csv, held-out half) and those of SPIDER, GEO, ATIS, COMQA and
         CLEVR (from the low-level dev file, every question: they have no halves).
 
-Rounds 8-11 used seeds 8, 9, 10, 11 with the quotas in README.md, each excluding the ids of
-the rounds before. The judged files here keep BREAK's question id and the built question;
+Rounds 8-11 used seeds 8, 9, 10, 11, rounds 13 and 14 seeds 13 and 14, with the quotas in
+README.md, each excluding the ids of the rounds before (the low-level file read without its
+NLVR2 statements and the two rows whose decomposition refers forward). The judged files here keep BREAK's question id and the built question;
 the original question and decomposition are joined back by id from BREAK's file.
 """
 
