@@ -619,7 +619,7 @@ impl Wording<'_> {
                 words[j] = Some(form);
             }
         }
-        join(&doc, &words)
+        the_attribute_of(&join(&doc, &words))
     }
 
     /// BREAK's superlative of a length ("the longest yards of TD runs of Thomas Jones", from
@@ -846,17 +846,35 @@ impl Wording<'_> {
     }
 }
 
-/// "the sum of number of A and number of B": "number" after a preposition or a conjunction
-/// takes "the" ("the sum of the number of A and the number of B").
+/// "the sum of number of A and number of B": "number" (or a low-level step's attribute:
+/// "color", "shape", …) after a preposition, a conjunction or `be` takes "the" ("the sum of
+/// the number of A and the number of B", "Is the color of cylinders the same as the color of
+/// spheres?").
 fn the_number_of(text: &str) -> String {
+    the_head_of(text, &["number"], &[])
+}
+
+/// [`the_number_of`] for the attributes low-level steps name, also after `be`: applied last,
+/// after agreement has been read from the step's own words.
+fn the_attribute_of(text: &str) -> String {
+    the_head_of(
+        text,
+        &["number", "color", "shape", "size", "material", "amount"],
+        &["is", "was", "are", "were"],
+    )
+}
+
+fn the_head_of(text: &str, heads: &[&str], after_be: &[&str]) -> String {
     let words: Vec<&str> = text.split_whitespace().collect();
     let mut out: Vec<&str> = Vec::with_capacity(words.len() + 2);
     for (i, w) in words.iter().enumerate() {
-        if *w == "number"
+        let before = |k: usize| words[k].to_lowercase();
+        if heads.contains(w)
             && words.get(i + 1) == Some(&"of")
             && i > 0
-            && ["of", "and", "between", "than", "as", "with", "to"]
-                .contains(&words[i - 1].to_lowercase().as_str())
+            && (["of", "and", "between", "than", "as", "with", "to"]
+                .contains(&before(i - 1).as_str())
+                || after_be.contains(&before(i - 1).as_str()))
         {
             out.push("the");
         }
@@ -1216,6 +1234,21 @@ fn one_relative_for_two(question: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn an_attribute_of_a_step_takes_its_article() {
+        assert_eq!(
+            the_attribute_of("Is color of cylinders the same as color of spheres?"),
+            "Is the color of cylinders the same as the color of spheres?"
+        );
+        assert_eq!(
+            the_attribute_of("Is number of cubes that are red at least one?"),
+            "Is the number of cubes that are red at least one?"
+        );
+        // Where an article or a possessor is there already, nothing changes.
+        let kept = "What is the size of the border of Utah?";
+        assert_eq!(the_attribute_of(kept), kept);
+    }
 
     #[test]
     fn stacked_relative_clauses_read_as_one() {
