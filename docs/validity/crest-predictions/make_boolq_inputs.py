@@ -1,7 +1,7 @@
 """GAP-format coreference snippets from BoolQ passages, for reading CREST on text its rules
 were not tuned on (issue 39).
 
-    python3 make_boolq_inputs.py BOOLQ_JSONL OUT_TSV
+    python3 make_boolq_inputs.py BOOLQ_JSONL OUT_TSV [--second]
 
 For each passage (the title before " -- " dropped), the first "he", "him", "his", "she" or
 "her" with two capitalised names before it (one to three words, not a
@@ -9,7 +9,8 @@ sentence's first word alone nor a function word) in the same or the two
 sentences before gives one row: the text is those sentences (at most three), the pronoun and
 the two nearest names are the mentions (A nearest). The corpus states no coreference; A is marked
 coreferent (CREST needs a link to keep, and its expectation is the model's own clusters, not
-gold), B not.
+gold), B not. `--second` keeps each passage's next such snippet instead, one that shares no
+sentence with the first (reading 6: text reading 5 never showed).
 """
 import json
 import os
@@ -40,13 +41,19 @@ def given_names():
     return names
 
 
-def rows(path):
+def rows(path, second=False):
     known = given_names()
     for n, line in enumerate(open(path, encoding="utf-8")):
         passage = json.loads(line)["passage"]
         text = passage.split(" -- ", 1)[-1]
         sentences = SENTENCE_END.split(text)
+        # With `second`, the passage's first snippet is passed over and every later one that
+        # shares no sentence with the one before is kept (text reading 5 did not show).
+        last_end = None
+        kept = 0
         for k, sentence in enumerate(sentences):
+            if second and last_end is not None and k - 2 <= last_end:
+                continue
             match = PRONOUN.search(sentence)
             if not match:
                 continue
@@ -62,10 +69,16 @@ def rows(path):
                     names.append((m.group(), m.start()))
             if len(names) < 2 or len(snippet.split()) < 25:
                 continue
+            if second and last_end is None:
+                last_end = k
+                continue
+            last_end = k
+            kept += 1
             (a, a_off), (b, b_off) = names[-1], names[-2]
-            yield [f"boolq-{n}", snippet, match.group(), str(offset), a, str(a_off), "TRUE",
+            yield [f"boolq-{n}{f'-{kept + 1}' if second else ''}", snippet, match.group(), str(offset), a, str(a_off), "TRUE",
                    b, str(b_off), "FALSE", ""]
-            break
+            if not second:
+                break
 
 
 def main():
@@ -74,7 +87,7 @@ def main():
     with open(sys.argv[2], "w", encoding="utf-8") as out:
         out.write("\t".join(header) + "\n")
         count = 0
-        for row in rows(sys.argv[1]):
+        for row in rows(sys.argv[1], second="--second" in sys.argv[3:]):
             assert row[1][int(row[3]):].startswith(row[2])
             out.write("\t".join(c.replace("\t", " ") for c in row) + "\n")
             count += 1
