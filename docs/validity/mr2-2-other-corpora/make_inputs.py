@@ -16,6 +16,22 @@ were written against BoolQ's questions. This writes BoolQ-format files of other 
   and every question of the DynaSent round-2 dev reviews and the LitBank excerpts.
 
     python3 make_inputs.py SHARED_DATA_DIR OUT_DIR [WORDNET_DICT_DIR]
+
+* break-dev-tuning.jsonl and break-dev-heldout.jsonl (the third reading, 2026-12-01): BREAK's
+  full dev questions that are not in the shared sample, from the high-level file (DROP,
+  HotpotQA, CWQ) and the low-level file (Spider, GeoQuery, ATIS, ComQA, CLEVR; NLVR2's
+  statements are no questions), each distinct question once, alternately into the tuning half
+  (rules may be written against it) and the held-out half (figures only):
+
+    python3 make_inputs.py --break SHARED_DATA_DIR HIGH_LEVEL_DEV.csv LOW_LEVEL_DEV.csv OUT_DIR
+
+* nq-open-dev.jsonl (the fourth reading, 2026-12-01): every question of Natural Questions'
+  open-domain dev file (3,610 search-engine questions, the kind BoolQ's come from, without
+  BoolQ's passages; in the dataset's public repository under `nq_open/NQ-open.dev.jsonl`), no
+  rule written against any:
+
+    python3 make_inputs.py --nq NQ-open.dev.jsonl OUT_DIR
+
 then, per file,
     metamorph preview --dataset OUT_DIR/F.jsonl --format boolq --relations MR2-2 \
         --sample 100000 --seed 1 --validate --tsv F.tsv
@@ -92,5 +108,37 @@ def main():
         write(os.path.join(out, "heldout-questions.jsonl"), questions)
 
 
+def break_dev(data, high, low, out):
+    path = os.path.join(data, "break", "break_qdmr_high_level_dev_sample.csv")
+    with open(path, encoding="utf-8") as f:
+        seen = {" ".join(r["question_text"].split()).lower() for r in csv.DictReader(f)}
+    halves = ([], [])
+    for dev in (high, low):
+        with open(dev, encoding="utf-8") as f:
+            for row in csv.DictReader(f):
+                if row["question_id"].startswith("NLVR2"):
+                    continue
+                text = " ".join(row["question_text"].split())
+                if not text or text.lower() in seen:
+                    continue
+                seen.add(text.lower())
+                halves[len(halves[0]) != len(halves[1])].append((text, "(no passage)"))
+    os.makedirs(out, exist_ok=True)
+    write(os.path.join(out, "break-dev-tuning.jsonl"), halves[0])
+    write(os.path.join(out, "break-dev-heldout.jsonl"), halves[1])
+
+
+def nq_open(path, out):
+    with open(path, encoding="utf-8") as f:
+        questions = [(" ".join(json.loads(line)["question"].split()), "(no passage)") for line in f]
+    os.makedirs(out, exist_ok=True)
+    write(os.path.join(out, "nq-open-dev.jsonl"), questions)
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1] == "--break":
+        break_dev(*sys.argv[2:6])
+    elif sys.argv[1] == "--nq":
+        nq_open(*sys.argv[2:4])
+    else:
+        main()
