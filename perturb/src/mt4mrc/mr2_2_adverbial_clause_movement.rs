@@ -58,7 +58,12 @@
 //!   ("report speaking Spanish at home"), an indefinite or quantified object after "in"/"at"
 //!   ("in a season", "in each game"), "only" in the phrase, a dimension ("in color", "in
 //!   length"), a second clause with its own subject, a verb followed by a wh-word when the
-//!   phrase moves back (a misread noun), and unpaired single quotation marks.
+//!   phrase moves back (a misread noun), and unpaired single quotation marks. From a reading
+//!   of Natural Questions' open dev questions (80 of 171 rows, 89% natural, 91% valid before
+//!   these): a when/if clause after a verb of making a work with no object, or after a noun
+//!   of a work or its maker, is a title ("who wrote [when a man loves a woman]", "the song
+//!   [if i were a boy]"); an apposition inside a phrase is a misparse; "involved in" takes
+//!   its phrase.
 
 use metamorph_data::{Case, Expectation, Result, Task};
 
@@ -80,6 +85,7 @@ const ARGUMENT_TAKING: &[&str] = &[
     "locate",
     "situate",
     "headquarter",
+    "involve",
     "rely",
     "depend",
     "focus",
@@ -158,6 +164,21 @@ const ATTRIBUTE_NOUNS: &[&str] = &[
     "material",
     "texture",
     "population",
+];
+
+/// Verbs of making or performing a work, whose object is often a title: "who wrote [when a man
+/// loves a woman]" names a song, not a time.
+const CREATION_VERBS: &[&str] = &[
+    "write", "sing", "compose", "record", "perform", "direct", "produce", "release", "cover",
+    "play", "narrate", "voice", "film", "publish", "remake",
+];
+
+/// Nouns of a work or its maker: a clause right after one ("the song [if i were a boy]", "the
+/// original singer of fool [if you think it's over]") is the work's title.
+const WORK_NOUNS: &[&str] = &[
+    "song", "film", "movie", "album", "book", "show", "episode", "poem", "novel", "series",
+    "single", "track", "musical", "play", "singer", "author", "writer", "composer", "director",
+    "artist", "lyrics", "title", "story",
 ];
 
 /// Entity types whose in/at/on phrase is read as a place or time of the whole question.
@@ -336,9 +357,11 @@ fn movable(tree: &Tree<'_>, h: usize, root: usize, after_subject: usize) -> bool
     }
     match token.dep.as_str() {
         "prep" => {
+            // "[in photosynthesis the carbon in co2] is initially fixed …": an apposition
+            // inside the phrase is the question's subject misread.
             if !has_object(tree, h)
                 || tree.subtree(h).start != h
-                || inner().any(|t| matches!(t.pos.as_str(), "VERB" | "AUX"))
+                || inner().any(|t| matches!(t.pos.as_str(), "VERB" | "AUX") || t.dep == "appos")
             {
                 return false;
             }
@@ -499,12 +522,45 @@ fn movable(tree: &Tree<'_>, h: usize, root: usize, after_subject: usize) -> bool
                 && matches!(tree.token(first + 1).pos.as_str(), "AUX" | "VERB");
             matches!(opener.as_str(), "when" | "if")
                 && !inverted
+                && !ends_a_title(tree, first, head)
                 && matches!(tree.token(first).dep.as_str(), "mark" | "advmod")
                 && tree.head(first) == h
                 && matches!(head_token.pos.as_str(), "VERB" | "AUX")
         }
         _ => false,
     }
+}
+
+/// Whether the when/if clause starting at token `first`, on verb `head`, reads as the title of
+/// a work in a question that has no passage to show its capitals: it follows a verb of making
+/// a work that has no object of its own ("who wrote [when a man loves a woman]"), or a noun of
+/// a work or its maker, or the object of "of" after one ("the song [if i were a boy]", "the
+/// singer of fool [if you think it's over]").
+fn ends_a_title(tree: &Tree<'_>, first: usize, head: usize) -> bool {
+    let verb = tree.token(head);
+    if first == head + 1 || (first > 0 && tree.head(first - 1) == head && first - 1 > head) {
+        let has_object = tree
+            .children(head)
+            .any(|c| c < first && matches!(tree.token(c).dep.as_str(), "dobj" | "attr"));
+        if CREATION_VERBS.contains(&verb.lemma.to_lowercase().as_str()) && !has_object {
+            return true;
+        }
+    }
+    let Some(before) = first.checked_sub(1) else {
+        return false;
+    };
+    let mut i = before;
+    for _ in 0..3 {
+        if WORK_NOUNS.contains(&tree.lower(i).as_str()) {
+            return true;
+        }
+        let up = tree.head(i);
+        if up == i || !matches!(tree.token(i).dep.as_str(), "pobj" | "prep") {
+            return false;
+        }
+        i = up;
+    }
+    false
 }
 
 /// Whether `h` belongs to the main clause: no clause (adverbial, relative, complement) lies
@@ -796,6 +852,13 @@ mod tests {
             "What are the name and results of the battles when the bulgarian commander is not \
              'Boril'",
             "What retailer in ABQ Uptown is headquartered in Poole, Dorset, United Kingdom?",
+            // Natural Questions' open dev file (search-engine questions, no passage): a
+            // title read as a clause, an apposition inside a fronted phrase, "involved in".
+            "who wrote when a man loves a woman",
+            "who wrote the song if i were a boy",
+            "who is the original singer of fool if you think it's over",
+            "in photosynthesis the carbon in co2 is initially fixed to what molecule",
+            "what areas of africa were involved in colonization",
         ] {
             assert_eq!(followup(question), None, "{question}");
         }
@@ -816,6 +879,11 @@ mod tests {
                 "who won the popular vote in 2000 presidential election?",
                 "in 2000 presidential election, who won the popular vote?",
             ),
+            (
+                "how many terms can a mayor serve in texas",
+                "in texas, how many terms can a mayor serve",
+            ),
+            ("what happens when you die", "when you die, what happens"),
             (
                 "does the waterloo and city line run on a sunday",
                 "on a sunday, does the waterloo and city line run",
