@@ -25,12 +25,13 @@ were written against BoolQ's questions. This writes BoolQ-format files of other 
 
     python3 make_inputs.py --break SHARED_DATA_DIR HIGH_LEVEL_DEV.csv LOW_LEVEL_DEV.csv OUT_DIR
 
-* nq-open-dev.jsonl (the fourth reading, 2026-12-01): every question of Natural Questions'
-  open-domain dev file (3,610 search-engine questions, the kind BoolQ's come from, without
-  BoolQ's passages; in the dataset's public repository under `nq_open/NQ-open.dev.jsonl`), no
-  rule written against any:
+* NQ-open.dev.jsonl, NQ-open.efficientqa.test.1.1.jsonl, NQ-open.efficientqa.dev.1.1.jsonl
+  (the fourth, fifth and sixth readings, 2026-12-01): every question of Natural Questions'
+  open-domain files (3,610, 1,769 and 1,800 search-engine questions, the kind BoolQ's come
+  from, without BoolQ's passages; in the dataset's public repository under `nq_open/`; the
+  three share no question), as OUT_DIR/nq-FILE:
 
-    python3 make_inputs.py --nq NQ-open.dev.jsonl OUT_DIR
+    python3 make_inputs.py --nq NQ_FILE.jsonl OUT_DIR
 
 then, per file,
     metamorph preview --dataset OUT_DIR/F.jsonl --format boolq --relations MR2-2 \
@@ -132,7 +133,7 @@ def nq_open(path, out):
     with open(path, encoding="utf-8") as f:
         questions = [(" ".join(json.loads(line)["question"].split()), "(no passage)") for line in f]
     os.makedirs(out, exist_ok=True)
-    write(os.path.join(out, "nq-open-dev.jsonl"), questions)
+    write(os.path.join(out, "nq-" + os.path.basename(path)), questions)
 
 
 if __name__ == "__main__":
