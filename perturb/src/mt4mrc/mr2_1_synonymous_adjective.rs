@@ -34,7 +34,9 @@
 //!
 //!   Each adjective gets at most one follow-up, its first such synonym in WordNet order, and a
 //!   source at most [`MAX_CASES`], for its first adjectives in question order.
-//! * An indefinite article before a replaced adjective is adjusted to the synonym.
+//! * An indefinite article before a replaced adjective is adjusted to the synonym, and a
+//!   synonym the question already has in any form is not put in ("where X is located
+//!   situated on" → "located located on": a reading of BREAK's dev questions, 2026-12-01).
 
 use std::sync::Arc;
 
@@ -214,6 +216,15 @@ impl MetamorphicRelation for SynonymousAdjective {
             let Some((synonym, shared)) = self.synonym(&word) else {
                 continue;
             };
+            // "On what river is the city where X is located situated on?" → "… located located
+            // on": a synonym the question already has, in any form, repeats it.
+            if example
+                .question
+                .as_deref()
+                .is_some_and(|q| crate::lexicon::lm_choice::repeats_a_word_of(q, &synonym))
+            {
+                continue;
+            }
             // The shared sense must be the one this question uses.
             let target = WordInContext::new(tree.tokens(), i, Pos::Adj).within(tree.sentence_of(i));
             let sentence = self.lexicon.embed_cached(&target.sentence_text())?;
@@ -338,6 +349,18 @@ mod tests {
                 assert_eq!(words[1], crate::edit::indefinite_article(words[2]), "{q}");
             }
         }
+    }
+
+    #[test]
+    fn a_synonym_the_question_has_is_not_put_in() {
+        assert_eq!(
+            followups("is a big house larger than a shed"),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            followups("is a big house expensive to heat"),
+            vec!["is a large house expensive to heat"]
+        );
     }
 
     #[test]
