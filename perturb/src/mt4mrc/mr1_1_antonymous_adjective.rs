@@ -50,6 +50,11 @@
 //! * Idioms whose antonym reads as another claim are skipped ([`IDIOMS`]: "a true story" is
 //!   no "false story"). This drops the paper's own example, deliberately: a review judged
 //!   "based on a false story" unnatural in 8 of MR1-1's 12 unnatural follow-ups.
+//! * The adjective must be part of what the question predicates ([`in_predicate`]): one inside
+//!   an object, the subject or a clause names a referent ("the same color as the large
+//!   cylinder" → "the small cylinder", "than to buy a new iPhone" → "an old iPhone"), and the
+//!   answer about another referent is not the opposite (BREAK's and StrategyQA's yes/no
+//!   questions, 2026-12-01).
 //! * An indefinite article right before the replaced adjective is adjusted in the same edit set
 //!   ("an honest man" → "a dishonest man", "a legal act" → "an illegal act").
 
@@ -201,6 +206,81 @@ impl AntonymousAdjective {
     }
 }
 
+/// Dependencies that lead from an adjective into a phrase naming something the question refers
+/// to rather than what it asks about: an object ("as the [large] cylinder", "to buy a [new]
+/// iPhone"), the subject, a relative or adverbial clause, an apposition.
+const REFERRING: &[&str] = &[
+    "pobj",
+    "dobj",
+    "nsubj",
+    "nsubjpass",
+    "relcl",
+    "acl",
+    "advcl",
+    "pcomp",
+    "appos",
+    "poss",
+    "dative",
+    "agent",
+];
+
+/// Whether adjective `i` belongs to what the question predicates of its subject ("is X
+/// [possible]", "is X the [largest] zoo", "is X [bigger] than Y"), not to a phrase that picks
+/// out something it refers to: "Is the cube the same color as the [large] cylinder?" → "the
+/// small cylinder" refers to another object, whose answer nothing predicts (a reading of
+/// BREAK's and StrategyQA's yes/no questions, 2026-12-01). Walks from the adjective to the
+/// root and refuses a path through a [`REFERRING`] dependency.
+fn in_predicate(tree: &Tree<'_>, i: usize) -> bool {
+    // The small parser reads a predicate adjective after the subject as the subject's
+    // modifier ("is payola [legal] in canada", "are paratroopers [good] at …": amod of the
+    // nsubj); after its noun, an adjective is the predicate, unless the root has another
+    // complement ("is the object [closest] to the camera the largest?": then it modifies the
+    // subject).
+    let Some(root) = tree.root(tree.sentence_of(i)) else {
+        return false;
+    };
+    // A complement of the root after the adjective ("is the object [closest] to the camera
+    // the largest?", "are the objects [closest] to the camera the same shape?", the latter
+    // parsed as the subject's apposition) is the predicate; the adjective before it then
+    // modifies the subject.
+    let later_predicate = tree
+        .children(root)
+        .any(|c| c > i + 1 && matches!(tree.token(c).dep.as_str(), "attr" | "acomp" | "oprd"))
+        || (i + 1..tree.len()).any(|c| {
+            tree.token(c).dep == "appos" && tree.token(tree.head(c)).dep.starts_with("nsubj")
+        });
+    let head = tree.head(i);
+    if tree.token(i).dep == "amod"
+        && head < i
+        && matches!(tree.token(head).dep.as_str(), "nsubj" | "nsubjpass")
+    {
+        return tree.head(head) == root && !later_predicate;
+    }
+    let mut j = i;
+    for _ in 0..tree.len() {
+        let head = tree.head(j);
+        if head == j {
+            return true;
+        }
+        let dep = tree.token(j).dep.as_str();
+        // "is the nba salary cap a [hard] cap": a second subject of the root is its attribute
+        // misread.
+        let second_subject = dep == "nsubj"
+            && head == root
+            && tree
+                .children(root)
+                .any(|c| c < j && tree.token(c).dep == "nsubj");
+        if REFERRING.contains(&dep) && !second_subject {
+            return false;
+        }
+        if dep == "acomp" && head == root && later_predicate {
+            return false;
+        }
+        j = head;
+    }
+    false
+}
+
 impl MetamorphicRelation for AntonymousAdjective {
     fn family(&self) -> &'static str {
         FAMILY
@@ -268,7 +348,11 @@ impl MetamorphicRelation for AntonymousAdjective {
                     tree.lower(i - 1).as_str(),
                     "more" | "most" | "less" | "least"
                 );
-            if periphrastic || in_equative_or_aspectual(&tree, i) || in_idiom(&tree, i) {
+            if periphrastic
+                || in_equative_or_aspectual(&tree, i)
+                || in_idiom(&tree, i)
+                || !in_predicate(&tree, i)
+            {
                 continue;
             }
             // One case per antonym; a negative-prefixed one ("uncommon", "illegal") is kept if
@@ -342,11 +426,25 @@ pub(super) fn in_equative_or_aspectual(tree: &Tree<'_>, i: usize) -> bool {
 /// Adjective–noun idioms whose antonym is no opposite claim a speaker would make: "based on a
 /// true story" is a film genre; "based on a false story" reads as a hoax, not as "invented",
 /// and a review found it in most of MR1-1's unnatural follow-ups on BoolQ.
-const IDIOMS: &[(&str, &[&str])] = &[("true", &["story", "event", "life", "crime"])];
+const IDIOMS: &[(&str, &[&str])] = &[
+    ("true", &["story", "event", "life", "crime"]),
+    // "native to southern Asia" → "adopted to southern Asia" (WordNet's antonym of another
+    // "native"; BREAK's and StrategyQA's questions, 2026-12-01).
+    ("native", &["to"]),
+];
 
-/// Whether adjective `i` opens one of [`IDIOMS`] with the noun that follows it.
+/// Adjectives whose one antonym in the question's sense is refused as uncommon, so that the
+/// antonyms left are another sense's: "are the number of red and blue items [equal]" →
+/// "inadequate" ("unequal" is dropped; BREAK's dev questions, 2026-12-01).
+const NO_FITTING_ANTONYM: &[&str] = &["equal"];
+
+/// Whether adjective `i` opens one of [`IDIOMS`] with the word that follows it, or is one of
+/// [`NO_FITTING_ANTONYM`].
 fn in_idiom(tree: &Tree<'_>, i: usize) -> bool {
     let adjective = tree.lower(i);
+    if NO_FITTING_ANTONYM.contains(&adjective.as_str()) {
+        return true;
+    }
     i + 1 < tree.len()
         && IDIOMS.iter().any(|(a, nouns)| {
             *a == adjective && nouns.contains(&tree.token(i + 1).lemma.to_lowercase().as_str())
@@ -507,6 +605,43 @@ mod tests {
             followups("is it a legal act to carry a knife"),
             vec!["is it an illegal act to carry a knife"]
         );
+    }
+
+    /// BREAK's and StrategyQA's yes/no questions (2026-12-01): an adjective naming a referent
+    /// (inside an object or the subject) is not the predicate, and the parser's predicate
+    /// adjectives read as the subject's modifiers still are.
+    #[test]
+    fn only_the_predicate_adjective_is_inverted() {
+        for question in [
+            "Is the cube the same color as the large cylinder?",
+            "Is it more expensive to run for President of India than to buy a new iPhone 11?",
+            "Are the three objects closest to the camera the same shape?",
+            "Was the Second Amendment written without consideration for black Americans?",
+            "Are potatoes native to the European continent?",
+            "Are the number of red and blue items equal?",
+        ] {
+            assert!(followups(question).is_empty(), "{question}");
+        }
+        for (question, inverted) in [
+            (
+                "is the state of texas bigger than germany",
+                "is the state of texas smaller than germany",
+            ),
+            (
+                "is payola legal in canada and the united states",
+                "is payola illegal in canada and the united states",
+            ),
+            (
+                "is the nba salary cap a hard cap",
+                "is the nba salary cap a soft cap",
+            ),
+            (
+                "Is the object closest to the camera the largest?",
+                "Is the object closest to the camera the smallest?",
+            ),
+        ] {
+            assert_eq!(followups(question), vec![inverted], "{question}");
+        }
     }
 
     #[test]

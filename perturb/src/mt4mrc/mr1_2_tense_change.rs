@@ -205,14 +205,35 @@ fn inversion_holds(tree: &Tree<'_>, clause: &Clause, passage: Option<&str>) -> b
             return false;
         }
     }
+    // StrategyQA's "Will Chick-fil-A hypothetically refuse …" and a condition ("will the
+    // shadows change if I roll them") ask about a supposed world, not a time: no side of
+    // "now" to move to (2026-12-01).
+    if words.iter().any(|w| w == "hypothetically")
+        || (0..tree.len()).any(|i| {
+            tree.token(i).dep == "mark" && matches!(words[i].as_str(), "if" | "unless" | "when")
+        })
+    {
+        return false;
+    }
+    // "Did a gladiator kill his opponent …", "Have rhinoceroses been killed …": an indefinite
+    // or bare plural subject is any member of a kind, to which the event can happen again.
+    let subject = clause.subject;
+    let generic_subject = tree.token(subject).tag == "NNS"
+        && !tree
+            .children(subject)
+            .any(|c| matches!(tree.token(c).dep.as_str(), "det" | "poss" | "nummod"))
+        || tree
+            .children(subject)
+            .any(|c| tree.token(c).dep == "det" && matches!(words[c].as_str(), "a" | "an"));
+    let once_only = !generic_subject
+        && ONCE_ONLY_VERBS.contains(&tree.token(clause.main).lemma.to_lowercase().as_str());
     // The word or its regular plural ("seasons"; "series" is its own plural).
     let instalment = words.iter().any(|w| {
         INSTALMENTS.contains(&w.as_str()) || INSTALMENTS.contains(&w.trim_end_matches('s'))
     });
     match clause.tense {
         Tense::Past | Tense::PresentPerfect => {
-            let lemma = tree.token(clause.main).lemma.to_lowercase();
-            ONCE_ONLY_VERBS.contains(&lemma.as_str())
+            once_only
                 && !words.iter().any(|w| w == "ever")
                 && tree.lower(clause.subject) != "there"
                 // "did glenn die in the walking dead season 6" → "will glenn die …": an
@@ -222,7 +243,13 @@ fn inversion_holds(tree: &Tree<'_>, clause: &Clause, passage: Option<&str>) -> b
         }
         // "will the us ever get high speed rail" → "has the us ever gotten …": "ever" asks
         // about any occurrence, and one may have happened already (review of seed 20261219).
-        Tense::Future | Tense::GoingTo { .. } => !instalment && !words.iter().any(|w| w == "ever"),
+        // "Will The Exorcist stimulate the limbic system?" → "Has The Exorcist ever
+        // stimulated …": a generic or repeatable event may have happened and happen again
+        // (StrategyQA's questions, 2026-12-01); only an event that happens at most once to
+        // its subject is No on the other side of "now".
+        Tense::Future | Tense::GoingTo { .. } => {
+            once_only && !instalment && !words.iter().any(|w| w == "ever")
+        }
     }
 }
 
@@ -782,9 +809,33 @@ mod tests {
         assert!(!gated("has lincoln ever died in office", plain));
         // Instalments and stories are left alone.
         assert!(!gated("will there be a fifth season of mom", plain));
+        // The future of a repeatable event may already have happened (StrategyQA's "Will
+        // The Exorcist stimulate the limbic system?"); of a once-only one, not.
         assert!(gated("will the company build a new factory", plain));
+        assert!(!gated(
+            "will the exorcist stimulate the limbic system",
+            plain
+        ));
+
         // "ever" asks for any occurrence, and one may be past already.
         assert!(!gated("will the company ever build a new factory", plain));
+        // A kind's members, a supposed world, a condition (StrategyQA, 2026-12-01).
+        assert!(!gated(
+            "did a gladiator kill his opponent with a shotgun",
+            plain
+        ));
+        assert!(!gated(
+            "have rhinoceroses been killed to improve sex lives",
+            plain
+        ));
+        assert!(!gated(
+            "will the company hypothetically build a new factory",
+            plain
+        ));
+        assert!(!gated(
+            "will the company build a new factory if the tax falls",
+            plain
+        ));
         assert!(!gated(
             "did simba die",
             "The Lion King is a 1994 animated film. Its hero is Simba."

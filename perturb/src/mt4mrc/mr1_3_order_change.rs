@@ -15,6 +15,12 @@
 //! with an object (`pobj`/`pcomp`, but not a passive gerund: "can ingrown toenails come back
 //! after being removed" → "… before being removed" is incoherent) or as a clause's `mark`, and not in a verb's fixed phrase
 //! ("named after", "look after", "take after"). The first occurrence that qualifies is swapped.
+//!
+//! **Beyond BoolQ** (BREAK's and StrategyQA's questions, 2026-12-01): the question must be a
+//! yes/no question with its auxiliary before the subject and no wh-word outside a relative
+//! clause ("The book was published how many years after …?" is none), and the word must order
+//! events, not pick out a referent: on a noun ("the next leap year after 2020", "the day before
+//! New Year's Day") or beside its opposite ("directly before and after H") it stays.
 
 use metamorph_data::{Case, Expectation, Result, Task};
 
@@ -106,7 +112,41 @@ fn is_yes_no_question(tree: &Tree<'_>) -> bool {
     else {
         return false;
     };
-    !(0..first).any(|i| tree.token(i).tag.starts_with('W'))
+    // The auxiliary comes before the subject: "The book was published how many years after
+    // Knopf was founded?" and "i'd like to go sometime after 5pm" are no yes/no questions
+    // (BREAK's dev questions, 2026-12-01), nor is any question with a wh-word in place.
+    let is_subject =
+        |c: usize| matches!(tree.token(c).dep.as_str(), "nsubj" | "nsubjpass" | "expl");
+    // A fronted clause or phrase ("Before the war was it calm") may hold a word the parser
+    // takes for the subject.
+    let fronted = matches!(tree.token(0).dep.as_str(), "mark" | "prep");
+    let subject_before = !fronted && tree.children(root).any(|c| c < first && is_subject(c));
+    // An imperative ("list all flights … before 5 o'clock am") has no subject after its
+    // auxiliary-looking word; a question that opens with its auxiliary is inverted whatever
+    // the parser made of a title after it ("is devil may cry 5 set after 2").
+    let inverted = !subject_before && (first == 0 || (first + 1..tree.len()).any(is_subject));
+    inverted
+        && !(0..tree.len()).any(|i| {
+            matches!(tree.token(i).tag.as_str(), "WP" | "WRB" | "WDT" | "WP$")
+                && !in_relative_clause(tree, i)
+        })
+}
+
+/// Whether token `i` lies in a relative clause ("is the man who won the race older …"),
+/// where a wh-word does not make the question a wh-question.
+fn in_relative_clause(tree: &Tree<'_>, i: usize) -> bool {
+    let mut j = i;
+    for _ in 0..tree.len() {
+        if tree.token(j).dep == "relcl" {
+            return true;
+        }
+        let head = tree.head(j);
+        if head == j {
+            return false;
+        }
+        j = head;
+    }
+    false
 }
 
 /// Verbs whose "after" is part of a fixed phrase, not a time relation.
@@ -141,6 +181,19 @@ fn is_temporal_connective(tree: &Tree<'_>, i: usize) -> bool {
             && (0..tree.len()).any(|g| tree.head(g) == j && tree.token(g).dep == "auxpass")
     };
     if (0..tree.len()).any(|j| j != i && tree.head(j) == i && passive_gerund(j)) {
+        return false;
+    }
+    // "the next leap year [after 2020]", "celebrate the day [before New Year's Day]": on a
+    // noun, the word picks out a referent rather than ordering two events, and the answer
+    // about the other referent is not the opposite; "directly before and after H" names both
+    // (StrategyQA's questions, 2026-12-01).
+    if matches!(tree.token(head).pos.as_str(), "NOUN" | "PROPN" | "PRON") && token.dep == "prep" {
+        return false;
+    }
+    let other = if word == "before" { "after" } else { "before" };
+    let coordinated =
+        (i.saturating_sub(2)..(i + 3).min(tree.len())).any(|j| j != i && tree.lower(j) == other);
+    if coordinated {
         return false;
     }
     let has_object = (0..tree.len()).any(|j| {
@@ -180,6 +233,11 @@ mod tests {
             "How many years after the treaty did the war end?",
             "After the river was diverted, where does the Rhine flow now?",
             "Did the war end before or after the treaty?",
+            "The book Three Black Pennys was published how many years after Knopf was founded?",
+            "i'm looking for flights from pittsburgh to philadelphia leaving before 9am",
+            "Are any letters directly before and after H missing from Roman numerals?",
+            "Do Jehovah's Witnesses celebrate the day before New Year's Day?",
+            "list all flights from boston to atlanta before 5 o'clock am on thursday",
         ] {
             assert_eq!(followup_question(question), None, "{question}");
         }
