@@ -55,6 +55,10 @@
 //!   cylinder" → "the small cylinder", "than to buy a new iPhone" → "an old iPhone"), and the
 //!   answer about another referent is not the opposite (BREAK's and StrategyQA's yes/no
 //!   questions, 2026-12-01).
+//! * From StrategyQA's held-out questions (2026-12-01): a subject of "some", "many", "few"
+//!   or "several" can have both ("are some manipulations dangerous / safe"), and an adjective
+//!   with a "from" or "with" complement takes only its negative-prefixed antonym ("safe from"
+//!   → not "dangerous from").
 //! * An indefinite article right before the replaced adjective is adjusted in the same edit set
 //!   ("an honest man" → "a dishonest man", "a legal act" → "an illegal act").
 
@@ -319,6 +323,14 @@ impl MetamorphicRelation for AntonymousAdjective {
         let Some(after_subject) = subject_end(&tree) else {
             return Ok(Vec::new());
         };
+        // "Are some chiropractic manipulations dangerous?" → "… safe?": of some, both can be
+        // Yes (StrategyQA's held-out questions, 2026-12-01).
+        if (1..after_subject).any(|j| {
+            matches!(tree.lower(j).as_str(), "some" | "many" | "few" | "several")
+                && tree.token(j).dep == "det"
+        }) {
+            return Ok(Vec::new());
+        }
         // An aspectual adverb anywhere presupposes the state the adjective names ("are they
         // still making new episodes" → "… old episodes" is no opposite question).
         if (0..tree.len()).any(|j| {
@@ -355,11 +367,22 @@ impl MetamorphicRelation for AntonymousAdjective {
             {
                 continue;
             }
+            // "safe from harm" → "dangerous from", "absent from" → "present from", "friendly
+            // with" → "hostile with": an adjective's "from"/"with" complement fits only its
+            // negative-prefixed antonym (StrategyQA's held-out questions, 2026-12-01).
+            let complement_needs_prefix = tree.children(i).any(|c| {
+                c == i + 1
+                    && tree.token(c).dep == "prep"
+                    && matches!(tree.lower(c).as_str(), "from" | "with")
+            });
             // One case per antonym; a negative-prefixed one ("uncommon", "illegal") is kept if
             // it fits, else the antonym of the sense in context whose question fits best
             // (sentence-encoder similarity), if any fits.
             let (mut prefixed, mut others) = (Vec::new(), Vec::new());
             for (antonym, negative_prefixed) in self.antonyms(&tree, i, attributive)? {
+                if complement_needs_prefix && !negative_prefixed {
+                    continue;
+                }
                 let cases = if negative_prefixed {
                     &mut prefixed
                 } else {
@@ -619,6 +642,9 @@ mod tests {
             "Was the Second Amendment written without consideration for black Americans?",
             "Are potatoes native to the European continent?",
             "Are the number of red and blue items equal?",
+            "Are some chiropractic manipulations dangerous?",
+            "Is basil safe from Hypervitaminosis D?",
+            "Are human footprints absent from Mount Sharp?",
         ] {
             assert!(followups(question).is_empty(), "{question}");
         }
