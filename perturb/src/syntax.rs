@@ -82,20 +82,23 @@ impl<'a> Tree<'a> {
             .find_map(|dep| self.children(i).find(|&c| self.token(c).dep == *dep))
     }
 
+    /// Token `i` and its heads up to its sentence's root, nearest first. Heads form a tree
+    /// per sentence; the step bound guards against a malformed input.
+    pub fn path_to_root(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        let mut next = Some(i);
+        let mut steps = 0;
+        std::iter::from_fn(move || {
+            let current = next?;
+            steps += 1;
+            let head = self.head(current);
+            next = (head != current && steps <= self.len()).then_some(head);
+            Some(current)
+        })
+    }
+
     /// Whether `i` lies in the subtree of `ancestor` (a token is in its own subtree).
-    pub fn is_descendant(&self, mut i: usize, ancestor: usize) -> bool {
-        // Heads form a tree per sentence; the step bound guards against a malformed input.
-        for _ in 0..=self.len() {
-            if i == ancestor {
-                return true;
-            }
-            let h = self.head(i);
-            if h == i {
-                return false;
-            }
-            i = h;
-        }
-        false
+    pub fn is_descendant(&self, i: usize, ancestor: usize) -> bool {
+        self.path_to_root(i).any(|j| j == ancestor)
     }
 
     /// The token range covered by the subtree of `i` (spaCy's `left_edge..=right_edge`).

@@ -260,29 +260,21 @@ fn in_predicate(tree: &Tree<'_>, i: usize) -> bool {
     {
         return tree.head(head) == root && !later_predicate;
     }
-    let mut j = i;
-    for _ in 0..tree.len() {
-        let head = tree.head(j);
-        if head == j {
-            return true;
-        }
-        let dep = tree.token(j).dep.as_str();
-        // "is the nba salary cap a [hard] cap": a second subject of the root is its attribute
-        // misread.
-        let second_subject = dep == "nsubj"
-            && head == root
-            && tree
-                .children(root)
-                .any(|c| c < j && tree.token(c).dep == "nsubj");
-        if REFERRING.contains(&dep) && !second_subject {
-            return false;
-        }
-        if dep == "acomp" && head == root && later_predicate {
-            return false;
-        }
-        j = head;
-    }
-    false
+    tree.path_to_root(i)
+        .take_while(|&j| tree.head(j) != j)
+        .all(|j| {
+            let dep = tree.token(j).dep.as_str();
+            let head = tree.head(j);
+            // "is the nba salary cap a [hard] cap": a second subject of the root is its
+            // attribute misread.
+            let second_subject = dep == "nsubj"
+                && head == root
+                && tree
+                    .children(root)
+                    .any(|c| c < j && tree.token(c).dep == "nsubj");
+            (!REFERRING.contains(&dep) || second_subject)
+                && !(dep == "acomp" && head == root && later_predicate)
+        })
 }
 
 impl MetamorphicRelation for AntonymousAdjective {

@@ -138,18 +138,7 @@ fn is_yes_no_question(tree: &Tree<'_>) -> bool {
 /// Whether token `i` lies in a relative clause ("is the man who won the race older …"),
 /// where a wh-word does not make the question a wh-question.
 fn in_relative_clause(tree: &Tree<'_>, i: usize) -> bool {
-    let mut j = i;
-    for _ in 0..tree.len() {
-        if tree.token(j).dep == "relcl" {
-            return true;
-        }
-        let head = tree.head(j);
-        if head == j {
-            return false;
-        }
-        j = head;
-    }
-    false
+    tree.path_to_root(i).any(|j| tree.token(j).dep == "relcl")
 }
 
 /// Whether the question asks about an ability, a possibility or a state rather than an event

@@ -670,26 +670,22 @@ fn ends_a_title(tree: &Tree<'_>, first: usize, head: usize) -> bool {
 /// between it and the root, so moving it does not tear a subordinate clause apart ("in pain" in
 /// "… when you are in pain" stays; the whole when-clause may move).
 fn in_main_clause(tree: &Tree<'_>, h: usize, root: usize) -> bool {
-    let mut i = tree.head(h);
-    for _ in 0..tree.len() {
-        if i == root {
-            return true;
-        }
-        if matches!(
-            tree.token(i).dep.as_str(),
+    let opens_a_clause = |i: usize| {
+        let token = tree.token(i);
+        matches!(
+            token.dep.as_str(),
             "advcl" | "relcl" | "acl" | "ccomp" | "csubj" | "pcomp"
-        ) {
-            return false;
-        }
-        // "did not report speaking Spanish [at home]": a gerund complement is a clause of its
-        // own; an infinitive one ("is it legal to drive [in france]") is what the question
-        // asks about.
-        if tree.token(i).dep == "xcomp" && tree.token(i).tag == "VBG" {
-            return false;
-        }
-        i = tree.head(i);
-    }
-    false
+        )
+            // "did not report speaking Spanish [at home]": a gerund complement is a clause of
+            // its own; an infinitive one ("is it legal to drive [in france]") is what the
+            // question asks about.
+            || (token.dep == "xcomp" && token.tag == "VBG")
+    };
+    tree.path_to_root(tree.head(h)).any(|i| i == root)
+        && !tree
+            .path_to_root(tree.head(h))
+            .take_while(|&i| i != root)
+            .any(opens_a_clause)
 }
 
 /// Whether a question whose last word is token `last` can end there: not on a preposition,
