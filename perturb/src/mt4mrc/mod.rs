@@ -38,6 +38,14 @@ pub(crate) fn asks_to_choose(tree: &crate::syntax::Tree<'_>) -> bool {
     (0..tree.len()).any(|i| matches!(tree.lower(i).as_str(), "or" | "either" | "whether"))
 }
 
+/// Whether a question asks about a supposed world ("Will Chick-fil-A hypothetically refuse
+/// …?", "Could a dog hypothetically eat …?"), not a time or an event: moving it in time (MR1-2)
+/// or swapping "before" and "after" in it (MR1-3) leaves its answer to the supposition
+/// (StrategyQA's questions, 2026-12-01).
+pub(crate) fn asks_hypothetically(tree: &crate::syntax::Tree<'_>) -> bool {
+    (0..tree.len()).any(|i| tree.lower(i) == "hypothetically")
+}
+
 /// The `k`-th case of relation `mr` for `source`: the follow-up is the source with text field
 /// `field` rewritten by `replacements` (character offsets), its gold label dropped (metamorphic
 /// testing needs none) and the edits recorded. Inversion relations pass `yes_only` for the

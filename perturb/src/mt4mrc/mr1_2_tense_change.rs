@@ -208,7 +208,7 @@ fn inversion_holds(tree: &Tree<'_>, clause: &Clause, passage: Option<&str>) -> b
     // StrategyQA's "Will Chick-fil-A hypothetically refuse …" and a condition ("will the
     // shadows change if I roll them") ask about a supposed world, not a time: no side of
     // "now" to move to (2026-12-01).
-    if words.iter().any(|w| w == "hypothetically")
+    if super::asks_hypothetically(tree)
         || (0..tree.len()).any(|i| {
             tree.token(i).dep == "mark" && matches!(words[i].as_str(), "if" | "unless" | "when")
         })
@@ -816,7 +816,6 @@ mod tests {
             "will the exorcist stimulate the limbic system",
             plain
         ));
-
         // "ever" asks for any occurrence, and one may be past already.
         assert!(!gated("will the company ever build a new factory", plain));
         // A kind's members, a supposed world, a condition (StrategyQA, 2026-12-01).

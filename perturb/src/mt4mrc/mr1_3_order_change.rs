@@ -151,13 +151,13 @@ fn asks_about_a_state(tree: &Tree<'_>) -> bool {
     let Some(root) = tree.root(0..tree.len()) else {
         return false;
     };
-    (0..tree.len()).any(|i| {
-        let token = tree.token(i);
-        (token.tag == "MD" && !matches!(tree.lower(i).as_str(), "will" | "wo"))
-            || tree.lower(i) == "hypothetically"
-            || (token.dep == "acomp" && tree.token(tree.head(i)).lemma == "be")
-            || (i == root && token.pos == "ADJ")
-    })
+    super::asks_hypothetically(tree)
+        || (0..tree.len()).any(|i| {
+            let token = tree.token(i);
+            (token.tag == "MD" && !matches!(tree.lower(i).as_str(), "will" | "wo"))
+                || (token.dep == "acomp" && tree.token(tree.head(i)).lemma == "be")
+                || (i == root && token.pos == "ADJ")
+        })
 }
 
 /// Verbs whose "after" is part of a fixed phrase, not a time relation.

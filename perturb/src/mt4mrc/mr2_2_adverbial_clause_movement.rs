@@ -257,7 +257,11 @@ impl MetamorphicRelation for AdverbialClauseMovement {
         };
         let tree = Tree::new(parsed);
         // One sentence only: a moved phrase must not cross a sentence boundary.
-        if tree.is_empty() || tree.sentences().count() != 1 || misparsed(&tree) {
+        if tree.is_empty()
+            || tree.sentences().count() != 1
+            || misparsed(&tree)
+            || counts_over_a_phrase(&tree)
+        {
             return Ok(Vec::new());
         }
         let moved =
@@ -277,6 +281,18 @@ impl MetamorphicRelation for AdverbialClauseMovement {
         .into_iter()
         .collect())
     }
+}
+
+/// Whether the question has a frequency or universal adverb: "Is Christmas always celebrated
+/// [on a Sunday]?" → "On a Sunday, is Christmas always celebrated?" — the adverb takes another
+/// scope once the phrase it counts over moves (StrategyQA's questions, 2026-12-01).
+fn counts_over_a_phrase(tree: &Tree<'_>) -> bool {
+    (0..tree.len()).any(|i| {
+        matches!(
+            tree.lower(i).as_str(),
+            "always" | "never" | "usually" | "often" | "sometimes" | "rarely" | "generally"
+        )
+    })
 }
 
 /// Whether the question is two clauses joined by a dash or semicolon, or the parse shows it
@@ -359,11 +375,6 @@ fn capitalised_style(tree: &Tree<'_>) -> bool {
         && (!keeps_capital(tree, 0) || tree.token(tree.len() - 1).text == "?")
 }
 
-/// Whether the `prep` token `p` heads a complete phrase ("in" + object).
-fn has_object(tree: &Tree<'_>, p: usize) -> bool {
-    tree.children(p).any(|c| tree.token(c).dep == "pobj")
-}
-
 /// Whether the question opens with a wh-word ("what", "how many", "in which year"): its
 /// wh-phrase sits in front, so a form of *be* there has no other complement to keep.
 fn is_wh_question(tree: &Tree<'_>) -> bool {
@@ -386,17 +397,6 @@ fn movable(tree: &Tree<'_>, h: usize, root: usize, after_subject: usize) -> bool
         return false;
     }
     let inner = || (span.start + 1..span.end).map(|i| tree.token(i));
-    // "Is Christmas always celebrated [on a Sunday]?" → "On a Sunday, is Christmas always
-    // celebrated?": a frequency or universal adverb of the question takes another scope once
-    // the phrase it counts over moves (StrategyQA's questions, 2026-12-01).
-    if (0..tree.len()).any(|i| {
-        matches!(
-            tree.lower(i).as_str(),
-            "always" | "never" | "usually" | "often" | "sometimes" | "rarely" | "generally"
-        )
-    }) {
-        return false;
-    }
     // "in only one year": a focus particle's scope changes when the phrase moves.
     if inner().any(|t| {
         t.tag.starts_with('W')
@@ -421,9 +421,14 @@ fn movable(tree: &Tree<'_>, h: usize, root: usize, after_subject: usize) -> bool
     }
     match token.dep.as_str() {
         "prep" => {
+            // The phrase's objects ("in" + "colorado"), read by most checks below.
+            let objects: Vec<usize> = tree
+                .children(h)
+                .filter(|&c| tree.token(c).dep == "pobj")
+                .collect();
             // "[in photosynthesis the carbon in co2] is initially fixed …": an apposition
             // inside the phrase is the question's subject misread.
-            if !has_object(tree, h)
+            if objects.is_empty()
                 || tree.subtree(h).start != h
                 || inner().any(|t| matches!(t.pos.as_str(), "VERB" | "AUX") || t.dep == "appos")
             {
@@ -431,10 +436,9 @@ fn movable(tree: &Tree<'_>, h: usize, root: usize, after_subject: usize) -> bool
             }
             // "the highest point [in colorado]", "the first woman [in space]": the domain of a
             // superlative or ordinal belongs to its noun, however the parser attached it.
-            let names_time = tree.children(h).any(|c| {
-                tree.token(c).dep == "pobj"
-                    && matches!(tree.token(c).ent_type.as_str(), "DATE" | "TIME")
-            });
+            let names_time = objects
+                .iter()
+                .any(|&c| matches!(tree.token(c).ent_type.as_str(), "DATE" | "TIME"));
             if span.start > 0 && !names_time && is_superlative_noun(tree, span.start - 1) {
                 return false;
             }
@@ -449,35 +453,31 @@ fn movable(tree: &Tree<'_>, h: usize, root: usize, after_subject: usize) -> bool
                 return false;
             }
             // "[in 1989 of south africa]": a year with a complement of its own is a misparse.
-            if tree.children(h).any(|c| {
-                tree.token(c).dep == "pobj"
-                    && tree.token(c).tag == "CD"
-                    && tree.children(c).any(|d| tree.token(d).dep == "prep")
+            if objects.iter().any(|&c| {
+                tree.token(c).tag == "CD" && tree.children(c).any(|d| tree.token(d).dep == "prep")
             }) {
                 return false;
             }
             // "wins [in a season]", "[in each game]": an indefinite or quantified object is a
             // rate or a range the question counts over, not a scene; "[in color]", "[in
             // length]": a dimension.
-            if tree.children(h).any(|c| {
-                tree.token(c).dep == "pobj"
-                    && ((ATTRIBUTE_NOUNS.contains(&tree.lower(c).as_str())
-                        && tree.children(c).next().is_none())
-                        || opener != "on"
-                            && tree.children(c).any(|d| {
-                                tree.token(d).dep == "det"
-                                    && matches!(
-                                        tree.lower(d).as_str(),
-                                        "a" | "an" | "each" | "every" | "any" | "no"
-                                    )
-                            }))
+            if objects.iter().any(|&c| {
+                (ATTRIBUTE_NOUNS.contains(&tree.lower(c).as_str())
+                    && tree.children(c).next().is_none())
+                    || opener != "on"
+                        && tree.children(c).any(|d| {
+                            tree.token(d).dep == "det"
+                                && matches!(
+                                    tree.lower(d).as_str(),
+                                    "a" | "an" | "each" | "every" | "any" | "no"
+                                )
+                        })
             }) {
                 return false;
             }
             // "… started [in the year]": the blank of a query, not a scene.
-            if tree.children(h).any(|c| {
-                tree.token(c).dep == "pobj"
-                    && BLANK_TIME_NOUNS.contains(&tree.lower(c).as_str())
+            if objects.iter().any(|&c| {
+                BLANK_TIME_NOUNS.contains(&tree.lower(c).as_str())
                     && tree.children(c).all(|d| tree.lower(d) == "the")
             }) {
                 return false;
@@ -500,10 +500,7 @@ fn movable(tree: &Tree<'_>, h: usize, root: usize, after_subject: usize) -> bool
                 return false;
             }
             // "in it", "in them": a fronted pronoun would point forward to its antecedent.
-            if tree
-                .children(h)
-                .any(|c| tree.token(c).dep == "pobj" && tree.token(c).pos == "PRON")
-            {
+            if objects.iter().any(|&c| tree.token(c).pos == "PRON") {
                 return false;
             }
             if matches!(head_token.pos.as_str(), "VERB" | "AUX") {
@@ -515,7 +512,7 @@ fn movable(tree: &Tree<'_>, h: usize, root: usize, after_subject: usize) -> bool
                 // reads well in front; a manner or means phrase does not ("on penalties, can the
                 // world cup final be decided", "on vhs, did star wars episode 3 come out", "in
                 // your body, can you have too much oxygen": the review of seed 20261216).
-                let sets_scene = tree.children(h).any(|c| {
+                let sets_scene = objects.iter().any(|&c| {
                     let object = tree.token(c);
                     // "in chess", "at sea": a bare noun after "in"/"at" names a domain or place.
                     // A counted noun is no domain ("[in two shades], what color is shown"); a
@@ -531,10 +528,9 @@ fn movable(tree: &Tree<'_>, h: usize, root: usize, after_subject: usize) -> bool
                         && !tree.children(c).any(|d| {
                             matches!(tree.token(d).dep.as_str(), "det" | "poss") || counted(d)
                         });
-                    object.dep == "pobj"
-                        && (SCENE_ENTITIES.contains(&object.ent_type.as_str())
-                            || matches!(object.tag.as_str(), "NNP" | "NNPS" | "CD")
-                            || bare_domain)
+                    SCENE_ENTITIES.contains(&object.ent_type.as_str())
+                        || matches!(object.tag.as_str(), "NNP" | "NNPS" | "CD")
+                        || bare_domain
                 });
                 if !sets_scene {
                     return false;
@@ -567,10 +563,9 @@ fn movable(tree: &Tree<'_>, h: usize, root: usize, after_subject: usize) -> bool
                 if head_token.lemma == "be"
                     && span.start > 0
                     && tree.token(span.start - 1).text != ","
-                    && tree.children(h).any(|c| {
+                    && objects.iter().any(|&c| {
                         let object = tree.token(c);
-                        object.dep == "pobj"
-                            && object.pos == "NOUN"
+                        object.pos == "NOUN"
                             && object.ent_type.is_empty()
                             && !tree.children(c).any(|d| {
                                 matches!(tree.token(d).dep.as_str(), "det" | "poss" | "nummod")
@@ -599,10 +594,9 @@ fn movable(tree: &Tree<'_>, h: usize, root: usize, after_subject: usize) -> bool
             }
             // The paper's "turn left on red in Canada": a place/time phrase on the object of
             // another preposition.
-            let object_is_scene = tree.children(h).any(|c| {
-                tree.token(c).dep == "pobj"
-                    && SCENE_ENTITIES.contains(&tree.token(c).ent_type.as_str())
-            });
+            let object_is_scene = objects
+                .iter()
+                .any(|&c| SCENE_ENTITIES.contains(&tree.token(c).ent_type.as_str()));
             // Not a phrase picking out which one ("the one [in New York]", "from a town [in
             // Bucharest]": StrategyQA's questions, 2026-12-01; "vote as a permanent resident
             // [in canada]" still moves).
