@@ -43,7 +43,8 @@
 //! *become*, *lack*, *resemble*, *cost*, *contain*, *receive*, …) and light-verb idioms (*take place*,
 //! *make sense*); punctuation between subject and verb; roots inside quotes or brackets;
 //! contracted auxiliaries other than *n't*; agents that are bare singular nouns (*by hand*,
-//! *by car*); negative subjects (*no man has ever …*); pronoun subjects (*was won by her*)
+//! *by car*); negative subjects and objects (*no man has ever …*, *claim no religion*: a
+//! negative fronted takes the whole clause in its scope); pronoun subjects (*was won by her*)
 //! and objects holding a pronoun that would precede its antecedent (*Its authority … has been
 //! used by FIFA*), both found awkward by the 2026-11-26 review; a new subject (the object or
 //! agent moved to the front) of more than eight tokens, or holding a comma or a verb (*an act
@@ -589,6 +590,9 @@ mod tests {
             "He enjoys swimming.",
             // A negative subject would end up under `ever` / after the verb.
             "No man has ever achieved a Grand Slam.",
+            // A negative object would take the whole clause in its scope in front (SQuAD,
+            // 2026-12-01: "No religion is claimed by around 20% of Victorians").
+            "Around 20% of Victorians claim no religion.",
             // A pronoun agent, a pronoun moved before its antecedent, a light verb.
             "He founded the company.",
             "FIFA has used its authority to overturn results.",

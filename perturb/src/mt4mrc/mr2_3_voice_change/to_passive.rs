@@ -75,13 +75,18 @@ impl VoiceChange {
         {
             return None;
         }
-        // `No man has ever achieved X` ↛ `X has ever been achieved by no man`.
-        if subj_range.clone().any(|i| {
+        // `No man has ever achieved X` ↛ `X has ever been achieved by no man`; and the other
+        // way, `Around 20% of Victorians claim no religion` ↛ `No religion is claimed by around
+        // 20% of Victorians`, which reads as "no one religion is claimed by as many" (SQuAD
+        // articles no rule was written against, 2026-12-01): a negative or scant quantity
+        // takes the whole clause in its scope from the subject's place.
+        let negative = |i: usize| {
             matches!(
                 tree.token(i).lower().as_str(),
                 "no" | "none" | "nobody" | "nothing" | "neither" | "nor" | "few" | "little"
             )
-        }) {
+        };
+        if subj_range.clone().any(negative) || obj_range.clone().any(negative) {
             return None;
         }
         // The object: a noun phrase or personal pronoun whose number is clear.
