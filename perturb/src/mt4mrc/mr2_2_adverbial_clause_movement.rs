@@ -77,7 +77,8 @@
 //!   that is a preposition's object keeps its phrase ("in haunting at hill house"), a verb of
 //!   making a work followed by words that are not its object ends its title with the phrase
 //!   ("sang always in the kitchen at parties"; a time still moves), and "centered on" takes
-//!   its phrase.
+//!   its phrase. From a reading of 69 cases of SQuAD articles no rule was written against
+//!   (94% natural, 97% valid before it): "contained in" takes its phrase, like "included in".
 
 use metamorph_data::{Case, Expectation, Result, Task};
 
@@ -139,6 +140,8 @@ const ARGUMENT_TAKING: &[&str] = &[
     "play",
     "agree",
     "include",
+    // "what is not strictly contained [in EXPTIME]": the container, like "included in".
+    "contain",
     // "was X born [in Indiana]": the place of birth is the participle's argument.
     "bear",
 ];
@@ -994,6 +997,8 @@ mod tests {
             "If one of your feet is in a leg cast, should the other be in a sandal?",
             "In baseball, is a \"Homer\" named after the poet Homer who wrote the Odyssey?",
             "Is Alan Alda old enough to have fought in the Vietnam War?",
+            // SQuAD's unread articles: a container (2026-12-01).
+            "What is not strictly contained in EXPTIME?",
         ] {
             assert_eq!(followup(question), None, "{question}");
         }
