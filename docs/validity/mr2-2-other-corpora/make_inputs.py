@@ -33,6 +33,13 @@ were written against BoolQ's questions. This writes BoolQ-format files of other 
 
     python3 make_inputs.py --nq NQ_FILE.jsonl OUT_DIR
 
+* squad-unread.jsonl (the ninth reading, 2026-12-01): every question of a SQuAD file's articles
+  that are not in the shared file (Normans, Rhine), with its paragraph; read from a public
+  copy of the dev set that holds the dev file's first five articles (Normans, Computational
+  complexity theory, Southern California, Sky (United Kingdom), Victoria (Australia)):
+
+    python3 make_inputs.py --squad SHARED_DATA_DIR SQUAD_FILE.json OUT_DIR
+
 then, per file,
     metamorph preview --dataset OUT_DIR/F.jsonl --format boolq --relations MR2-2 \
         --sample 100000 --seed 1 --validate --tsv F.tsv
@@ -136,9 +143,22 @@ def nq_open(path, out):
     write(os.path.join(out, "nq-" + os.path.basename(path)), questions)
 
 
+def squad_unread(data, path, out):
+    with open(os.path.join(data, "squad_v2", "dev-v2.0_Normans_Rhine.json"), encoding="utf-8") as f:
+        shared = {a["title"] for a in json.load(f)["data"]}
+    with open(path, encoding="utf-8") as f:
+        articles = [a for a in json.load(f)["data"] if a["title"] not in shared]
+    os.makedirs(out, exist_ok=True)
+    write(os.path.join(out, "squad-unread.jsonl"),
+          [(" ".join(qa["question"].split()), p["context"]) for a in articles
+           for p in a["paragraphs"] for qa in p["qas"]])
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "--break":
         break_dev(*sys.argv[2:6])
+    elif sys.argv[1] == "--squad":
+        squad_unread(*sys.argv[2:5])
     elif sys.argv[1] == "--nq":
         nq_open(*sys.argv[2:4])
     else:
