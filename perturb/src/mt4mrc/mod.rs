@@ -46,6 +46,42 @@ pub(crate) fn asks_hypothetically(tree: &crate::syntax::Tree<'_>) -> bool {
     (0..tree.len()).any(|i| tree.lower(i) == "hypothetically")
 }
 
+/// Whether `subject` names any member of a kind rather than one thing: a bare plural
+/// ("rhinoceroses"), an indefinite or quantified noun ("a gladiator", "some people", "every
+/// nurse") or a generic pronoun ("you", "someone", "people"). An event can happen again to a
+/// kind's members, and a habit can fall on both sides of another event, so the tense (MR1-2)
+/// and order (MR1-3) inversions do not flip such a question's answer (StrategyQA's questions
+/// and CommonsenseQA 2.0's, 2026-12-01).
+pub(crate) fn is_kind_level(tree: &crate::syntax::Tree<'_>, subject: usize) -> bool {
+    let token = tree.token(subject);
+    let determiners = || {
+        tree.children(subject)
+            .filter(|&c| tree.token(c).dep == "det")
+    };
+    matches!(
+        tree.lower(subject).as_str(),
+        "you"
+            | "one"
+            | "someone"
+            | "somebody"
+            | "anyone"
+            | "anybody"
+            | "everyone"
+            | "everybody"
+            | "people"
+    ) && !determiners().any(|c| matches!(tree.lower(c).as_str(), "the" | "these" | "those"))
+        || token.tag == "NNS"
+            && !tree
+                .children(subject)
+                .any(|c| matches!(tree.token(c).dep.as_str(), "det" | "poss" | "nummod"))
+        || determiners().any(|c| {
+            matches!(
+                tree.lower(c).as_str(),
+                "a" | "an" | "some" | "any" | "every" | "each" | "all" | "most" | "many"
+            )
+        })
+}
+
 /// The `k`-th case of relation `mr` for `source`: the follow-up is the source with text field
 /// `field` rewritten by `replacements` (character offsets), its gold label dropped (metamorphic
 /// testing needs none) and the edits recorded. Inversion relations pass `yes_only` for the

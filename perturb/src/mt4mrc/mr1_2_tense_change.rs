@@ -218,13 +218,7 @@ fn inversion_holds(tree: &Tree<'_>, clause: &Clause, passage: Option<&str>) -> b
     // "Did a gladiator kill his opponent …", "Have rhinoceroses been killed …": an indefinite
     // or bare plural subject is any member of a kind, to which the event can happen again.
     let subject = clause.subject;
-    let generic_subject = tree.token(subject).tag == "NNS"
-        && !tree
-            .children(subject)
-            .any(|c| matches!(tree.token(c).dep.as_str(), "det" | "poss" | "nummod"))
-        || tree
-            .children(subject)
-            .any(|c| tree.token(c).dep == "det" && matches!(words[c].as_str(), "a" | "an"));
+    let generic_subject = super::is_kind_level(tree, subject);
     let once_only = !generic_subject
         && ONCE_ONLY_VERBS.contains(&tree.token(clause.main).lemma.to_lowercase().as_str());
     // The word or its regular plural ("seasons"; "series" is its own plural).
