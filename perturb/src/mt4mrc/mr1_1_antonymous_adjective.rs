@@ -59,6 +59,11 @@
 //!   or "several" can have both ("are some manipulations dangerous / safe"), and an adjective
 //!   with a "from" or "with" complement takes only its negative-prefixed antonym ("safe from"
 //!   → not "dangerous from").
+//! * From CommonsenseQA 2.0's and PubMedQA's held-out questions (2026-12-01): a modifier that
+//!   fits only this adjective ("freezing cold", "ice cold"), an adjective used as a verb's
+//!   adverb, an adverb of some of the time on it or its clause ("was Virginia once smaller"),
+//!   a "many" the tagger reads as an adjective, and an antonym the question already has ("buy
+//!   high, sell low") leave the adjective alone.
 //! * An indefinite article right before the replaced adjective is adjusted in the same edit set
 //!   ("an honest man" → "a dishonest man", "a legal act" → "an illegal act").
 
@@ -317,9 +322,11 @@ impl MetamorphicRelation for AntonymousAdjective {
         };
         // "Are some chiropractic manipulations dangerous?" → "… safe?": of some, both can be
         // Yes (StrategyQA's held-out questions, 2026-12-01).
+        // The tagger reads "many" as an adjective as often ("are many people larger than
+        // their car seats": CommonsenseQA 2.0's questions, 2026-12-01).
         if (1..after_subject).any(|j| {
             matches!(tree.lower(j).as_str(), "some" | "many" | "few" | "several")
-                && tree.token(j).dep == "det"
+                && matches!(tree.token(j).dep.as_str(), "det" | "amod")
         }) {
             return Ok(Vec::new());
         }
@@ -352,7 +359,29 @@ impl MetamorphicRelation for AntonymousAdjective {
                     tree.lower(i - 1).as_str(),
                     "more" | "most" | "less" | "least"
                 );
+            // "freezing cold", "ice cold": a modifier that fits only this adjective ("freezing
+            // hot"); an adjective used as an adverb of a verb is no predicate (CommonsenseQA
+            // 2.0's questions, 2026-12-01).
+            let bound_modifier = tree.children(i).any(|c| {
+                matches!(tree.token(c).dep.as_str(), "npadvmod" | "advmod")
+                    && matches!(tree.token(c).tag.as_str(), "NN" | "VBG" | "JJ")
+            }) || token.dep == "advmod"
+                && tree.token(tree.head(i)).pos == "VERB";
+            // "was Virginia once smaller / larger than it is now": an adverb of some of the
+            // time on the adjective or its clause lets both hold (CommonsenseQA 2.0's
+            // questions, 2026-12-01).
+            let some_of_the_time = tree
+                .children(i)
+                .chain(tree.children(tree.head(i)))
+                .any(|c| {
+                    matches!(
+                        tree.lower(c).as_str(),
+                        "once" | "sometimes" | "occasionally" | "ever"
+                    )
+                });
             if periphrastic
+                || bound_modifier
+                || some_of_the_time
                 || in_equative_or_aspectual(&tree, i)
                 || in_idiom(&tree, i)
                 || !in_predicate(&tree, i)
@@ -372,7 +401,12 @@ impl MetamorphicRelation for AntonymousAdjective {
             // (sentence-encoder similarity), if any fits.
             let (mut prefixed, mut others) = (Vec::new(), Vec::new());
             for (antonym, negative_prefixed) in self.antonyms(&tree, i, attributive)? {
-                if complement_needs_prefix && !negative_prefixed {
+                // "a buy high, sell low strategy" → "buy low, sell low": an antonym the
+                // question already has makes no opposite question.
+                let already_there = (0..tree.len()).any(|j| {
+                    tree.lower(j) == antonym || tree.token(j).lemma.eq_ignore_ascii_case(&antonym)
+                });
+                if complement_needs_prefix && !negative_prefixed || already_there {
                     continue;
                 }
                 let cases = if negative_prefixed {
@@ -732,6 +766,23 @@ mod tests {
         assert_eq!(
             followups("is scar alive in the lion king 2"),
             vec!["is scar dead in the lion king 2"]
+        );
+    }
+
+    /// CommonsenseQA 2.0's held-out questions (2026-12-01).
+    #[test]
+    fn bound_modifiers_some_of_the_time_and_repeated_antonyms_are_left_alone() {
+        for question in [
+            "Is Massachusetts almost always freezing cold?",
+            "Was Virginia once smaller than it is now?",
+            "Are many people larger than their car seats?",
+            "Is it hot in summer and cold in winter?",
+        ] {
+            assert!(followups(question).is_empty(), "{question}");
+        }
+        assert_eq!(
+            followups("Is Africa larger than Greenland?"),
+            ["Is Africa smaller than Greenland?"]
         );
     }
 
