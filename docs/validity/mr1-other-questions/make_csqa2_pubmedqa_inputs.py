@@ -11,6 +11,11 @@ yes/no questions of two corpora no MT4MRC rule was written against, as BoolQ-for
 
     python3 make_csqa2_pubmedqa_inputs.py CSQA2_DATASET_DIR ORI_PQAL_JSON OUT_DIR
 
+* csqa2-test.jsonl (the seventh reading): the yes/no questions of CommonsenseQA 2.0's test
+  file, which has no answers (`dataset/CSQA2_test_no_answers.json.gz`); no label:
+
+    python3 make_csqa2_pubmedqa_inputs.py --test CSQA2_DATASET_DIR OUT_DIR
+
 then, per file and relation,
     metamorph preview --dataset OUT_DIR/F.jsonl --format boolq --relations R \\
         --sample 100000 --seed 1 --validate --tsv R.tsv
@@ -54,5 +59,22 @@ def main(csqa2_dir, pqal, out):
             f.write(json.dumps(record) + "\n")
 
 
+def test_questions(csqa2_dir, out):
+    os.makedirs(out, exist_ok=True)
+    path = os.path.join(csqa2_dir, "CSQA2_test_no_answers.json.gz")
+    with gzip.open(path, "rt", encoding="utf-8") as lines, \
+            open(os.path.join(out, "csqa2-test.jsonl"), "w", encoding="utf-8") as f:
+        n = 0
+        for line in lines:
+            question = " ".join(json.loads(line)["question"].split())
+            if OPENS_YES_NO.match(question) and question.endswith("?"):
+                f.write(json.dumps({"question": question, "passage": "(no passage)",
+                                    "idx": n}) + "\n")
+                n += 1
+
+
 if __name__ == "__main__":
-    main(*sys.argv[1:4])
+    if sys.argv[1] == "--test":
+        test_questions(*sys.argv[2:4])
+    else:
+        main(*sys.argv[1:4])

@@ -54,6 +54,12 @@
 //!   is dropped when the split looks wrong (a subject ending in a function word or holding a
 //!   noun-less adjective, a predicate starting with a bare noun or number after a noun, with
 //!   "to", a wh-word or adverbs only).
+//! * **Frequency and "at least"** (CommonsenseQA 2.0's test questions, 2026-12-01): a question
+//!   with "sometimes", "occasionally", "almost" or "nearly" yields no case ("does not
+//!   sometimes contain" denies nothing a reader says; "do not almost always extend" is no
+//!   English), nor one whose subject holds a frequency adverb or "at least"/"at most", which
+//!   would stand before the negation ("disks always are not floppy disks", "at least one team
+//!   does not play in each game").
 //! * **Already negative questions** (not, n't, never, no, none, nobody, nothing, neither, nor)
 //!   yield no case: the negation would double.
 //! * **Casing.** The question's own casing is kept (BoolQ is lower case); only when the source
@@ -212,6 +218,18 @@ impl NegationTagQuestion {
         {
             return None;
         }
+        // "does a pack sometimes contain more than 52 cards" → "does not sometimes contain"
+        // (the denial is "never"), "do legs almost always extend" → "do not almost always
+        // extend": a frequency word of some of the time or an "almost" leaves the negation
+        // wrong (CommonsenseQA 2.0's test questions, 2026-12-01).
+        if (0..tree.len()).any(|i| {
+            matches!(
+                tree.lower(i).as_str(),
+                "sometimes" | "occasionally" | "almost" | "nearly"
+            )
+        }) {
+            return None;
+        }
         // Brackets and quotes hold material the parse cannot place ("does fitness(as used in
         // biology) and survival …").
         if tokens
@@ -290,6 +308,20 @@ impl NegationTagQuestion {
             (subject, rest)
         };
         if rest >= content_end(tree) {
+            return None;
+        }
+        // "are disks always floppy disks" → "disks always are not …", "does at least one AFC
+        // team play in each Super Bowl" → "at least one AFC team does not play …" (some team
+        // misses some game): a frequency adverb or an "at least"/"at most" in what stands
+        // before the negation takes it in its scope (CommonsenseQA 2.0's test questions).
+        if subject.clone().any(|i| {
+            matches!(
+                tree.lower(i).as_str(),
+                "always" | "usually" | "often" | "generally" | "typically" | "normally"
+            ) || matches!(tree.lower(i).as_str(), "least" | "most")
+                && i > 0
+                && tree.lower(i - 1) == "at"
+        }) {
             return None;
         }
         let next = &tokens[rest];
@@ -873,6 +905,24 @@ mod tests {
                 "social studies and social science are not the same, is that right",
             ),
         ]);
+    }
+
+    /// CommonsenseQA 2.0's test questions (2026-12-01).
+    #[test]
+    fn frequency_words_and_at_least_before_the_negation_give_no_case() {
+        for question in [
+            "Does a pack of playing cards sometimes contain more than fifty two cards?",
+            "do legs almost always extend at least 90 degrees?",
+            "Are disks always floppy disks?",
+            "Does at least one AFC team play in each Super Bowl?",
+        ] {
+            assert_eq!(followup(question), None, "{question}");
+        }
+        // After the negation the scope is the intended one.
+        assert_eq!(
+            followup("is there always a full moon on summer solstice").as_deref(),
+            Some("there is not always a full moon on summer solstice, is that right")
+        );
     }
 
     #[test]
