@@ -266,10 +266,21 @@ pub(super) fn scope_changes_under_negation(tree: &Tree<'_>, range: std::ops::Ran
 }
 
 /// Focus particles whose scope is the phrase that follows or the subject: "members can
-/// only use the title" ≠ "the title can only be used by members".
+/// only use the title" ≠ "the title can only be used by members"; "Especially this group
+/// showed deteriorated performance" ≠ "Especially deteriorated performance was shown by this
+/// group" (PubMedQA's abstracts, 2026-12-01).
 pub(super) fn is_focus_particle(word: &str) -> bool {
     matches!(
         word,
-        "only" | "even" | "just" | "merely" | "solely" | "simply" | "exclusively" | "alone"
+        "only"
+            | "even"
+            | "just"
+            | "merely"
+            | "solely"
+            | "simply"
+            | "exclusively"
+            | "alone"
+            | "especially"
+            | "particularly"
     )
 }

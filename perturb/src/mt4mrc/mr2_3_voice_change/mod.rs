@@ -44,7 +44,13 @@
 //! *make sense*); punctuation between subject and verb; roots inside quotes or brackets;
 //! contracted auxiliaries other than *n't*; agents that are bare singular nouns (*by hand*,
 //! *by car*); negative subjects and objects (*no man has ever …*, *claim no religion*: a
-//! negative fronted takes the whole clause in its scope); pronoun subjects (*was won by her*)
+//! negative fronted takes the whole clause in its scope; not a title's *No* nor *a few*, *a
+//! little*); from PubMedQA's abstracts (2026-12-01): a finding observed in a living, counted
+//! or study-group subject (*the subgroup showed an increase*, *15% presented
+//! undernourishment*), *witness* with a subject that cannot
+//! see, a focus adverb before the subject (*Especially this group showed …*), a sentence adverb
+//! the parser put in the subject (*Overall 145 participants …*) and, to the active, a
+//! preposition with no object of its own (*were cared for by*); pronoun subjects (*was won by her*)
 //! and objects holding a pronoun that would precede its antecedent (*Its authority … has been
 //! used by FIFA*), both found awkward by the 2026-11-26 review; a new subject (the object or
 //! agent moved to the front) of more than eight tokens, or holding a comma or a verb (*an act
@@ -371,6 +377,32 @@ mod tests {
             "Since 2012 the company now uses the SSE brand throughout the UK.",
             "Since 2012 the SSE brand is now used by the company throughout the UK.",
         )]);
+    }
+
+    /// PubMedQA's abstracts and the StrategyQA facts (2026-12-01).
+    #[test]
+    fn findings_in_a_subject_sentence_adverbs_and_stranded_prepositions_are_left_alone() {
+        for passage in [
+            "Nearly 15% presented severe undernourishment.",
+            "Especially this group showed deteriorated performance.",
+            "Overall 145 participants (96.7%) inserted the LMAS in the manikin in the right \
+             direction.",
+            "The surgical treatment of diabetes has witnessed progressive development.",
+            "All 785 infants were cared for by 14 different housestaff.",
+        ] {
+            assert_eq!(changed(passage), None, "{passage}");
+        }
+        // A title's "No" and "a little" are no negatives; a name shows and witnesses.
+        assert_changes(&[
+            (
+                "In 1944, Sartre released No Exit.",
+                "In 1944, No Exit was released by Sartre.",
+            ),
+            (
+                "Carrie Underwood has sold a little over 65 million albums.",
+                "A little over 65 million albums have been sold by Carrie Underwood.",
+            ),
+        ]);
     }
 
     #[test]

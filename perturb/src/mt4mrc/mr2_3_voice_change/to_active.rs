@@ -65,6 +65,16 @@ impl VoiceChange {
             {
                 return None;
             }
+            // "were cared for by 14 housestaff" → "… cared these infants for": a preposition
+            // with no object of its own belongs to the verb and would be stranded (PubMedQA's
+            // abstracts, 2026-12-01).
+            if tree.token(i).dep == "prep"
+                && !tree
+                    .children(i)
+                    .any(|c| matches!(tree.token(c).dep.as_str(), "pobj" | "pcomp"))
+            {
+                return None;
+            }
         }
         // The old passive subject becomes the object.
         let old_subject = tree.token(subj);

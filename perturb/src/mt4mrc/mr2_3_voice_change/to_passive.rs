@@ -11,7 +11,8 @@ use super::grammar::{
 use super::relation::VoiceChange;
 use super::word_lists::{
     BARE_INFINITIVE_VERBS, CAST_VERBS, IDIOMS, INVARIANT_PLURALS, NO_PASSIVE, OBJECT_INFINITIVE,
-    PARTICLE_ADVERBS, PLACE_PREPOSITIONS, SERVE_AS_ADJECTIVES, VERB_COMPLEMENT_PREPOSITIONS,
+    OBSERVED_IN, PARTICLE_ADVERBS, PLACE_PREPOSITIONS, SERVE_AS_ADJECTIVES,
+    VERB_COMPLEMENT_PREPOSITIONS,
 };
 use crate::edit::Replacement;
 use crate::lexicon::wordnet::{lexfile, normalize, Pos};
@@ -80,11 +81,16 @@ impl VoiceChange {
         // 20% of Victorians`, which reads as "no one religion is claimed by as many" (SQuAD
         // articles no rule was written against, 2026-12-01): a negative or scant quantity
         // takes the whole clause in its scope from the subject's place.
+        // Not a title's word ("released No Exit") nor "a few", "a little", which are positive.
         let negative = |i: usize| {
-            matches!(
-                tree.token(i).lower().as_str(),
-                "no" | "none" | "nobody" | "nothing" | "neither" | "nor" | "few" | "little"
-            )
+            let word = tree.token(i).lower();
+            match word.as_str() {
+                "no" | "none" | "nobody" | "nothing" | "neither" | "nor" => {
+                    i == sentence.start || !tree.token(i).text.starts_with(char::is_uppercase)
+                }
+                "few" | "little" => i == 0 || tree.token(i - 1).lower() != "a",
+                _ => false,
+            }
         };
         if subj_range.clone().any(negative) || obj_range.clone().any(negative) {
             return None;
@@ -211,7 +217,51 @@ impl VoiceChange {
         {
             return None;
         }
-        if (subj_range.end..root).any(|i| is_focus_particle(&tree.token(i).lower())) {
+        // Before the subject, one on the verb itself ("Especially this group showed …"), not
+        // one inside a fronted clause ("When his attempts merely antagonise her, …").
+        if (subj_range.end..root)
+            .chain((sentence.start..subj_range.start).filter(|&i| tree.head(i) == root))
+            .any(|i| is_focus_particle(&tree.token(i).lower()))
+        {
+            return None;
+        }
+        // "Overall 145 participants inserted the device …" → "… by overall 145 participants":
+        // a sentence adverb the parser put in the subject is the sentence's own.
+        if matches!(
+            tree.token(subj_range.start).lower().as_str(),
+            "overall"
+                | "however"
+                | "also"
+                | "thus"
+                | "therefore"
+                | "moreover"
+                | "furthermore"
+                | "finally"
+                | "additionally"
+                | "consequently"
+                | "similarly"
+                | "likewise"
+        ) {
+            return None;
+        }
+        // "the subgroup showed a ten-fold increase", "caregivers developed a disorder", "nearly
+        // 15% presented severe undernourishment": a finding observed in a living subject, a
+        // number or a study group, which is no agent; the passive reads as if the subject made
+        // it. "Witness" is figurative with any other subject ("the treatment has witnessed
+        // progress"). PubMedQA's abstracts, 2026-12-01.
+        let subject_lemma = subject.lemma.to_lowercase();
+        let living = matches!(subject.tag.as_str(), "NN" | "NNS")
+            && self.names_living_being(&subject_lemma, true);
+        let observed_in = living
+            || subject.tag == "CD"
+            || subject.text == "%"
+            || matches!(
+                subject_lemma.as_str(),
+                "group" | "subgroup" | "cohort" | "sample" | "population" | "arm"
+            );
+        if OBSERVED_IN.contains(&lemma.as_str()) && observed_in
+            || lemma == "witness" && !living && !matches!(subject.tag.as_str(), "NNP" | "NNPS")
+        {
             return None;
         }
         // `changed the early society drastically`: a manner adverb after the object would

@@ -22,6 +22,19 @@ pub(super) const PRE_SUBJECT_DEPS: &[&str] = &[
     "prep", "advmod", "advcl", "npadvmod", "cc", "punct", "mark", "intj",
 ];
 
+/// Verbs whose living, counted or study-group subject is where a finding shows rather than who
+/// acts ("the subgroup showed an increase", "caregivers developed a disorder", "15% presented
+/// undernourishment"; PubMedQA's abstracts, 2026-12-01). Not "develop", whose planners
+/// develop scenarios as often as patients develop a disorder.
+pub(super) const OBSERVED_IN: &[&str] = &[
+    "show",
+    "demonstrate",
+    "present",
+    "exhibit",
+    "display",
+    "experience",
+];
+
 /// Verbs whose active form does not passivise well (stative, light or causative verbs).
 pub(super) const NO_PASSIVE: &[&str] = &[
     "have",
