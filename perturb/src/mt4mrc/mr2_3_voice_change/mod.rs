@@ -50,7 +50,8 @@
 //! undernourishment*), *witness* with a subject that cannot
 //! see, a focus adverb before the subject (*Especially this group showed …*), a sentence adverb
 //! the parser put in the subject (*Overall 145 participants …*) and, to the active, a
-//! preposition with no object of its own (*were cared for by*); pronoun subjects (*was won by her*)
+//! preposition with no object of its own (*were cared for by*) or a means (*by means of*);
+//! pronoun subjects (*was won by her*)
 //! and objects holding a pronoun that would precede its antecedent (*Its authority … has been
 //! used by FIFA*), both found awkward by the 2026-11-26 review; a new subject (the object or
 //! agent moved to the front) of more than eight tokens, or holding a comma or a verb (*an act
@@ -389,6 +390,7 @@ mod tests {
              direction.",
             "The surgical treatment of diabetes has witnessed progressive development.",
             "All 785 infants were cared for by 14 different housestaff.",
+            "Data were collected by means of semi-structured interviews.",
         ] {
             assert_eq!(changed(passage), None, "{passage}");
         }

@@ -47,6 +47,17 @@ impl VoiceChange {
         if tree.token(by_object).dep != "pobj" {
             return None;
         }
+        // "by means of interviews", "by way of …": a means, never an agent ("Means of
+        // semi-structured interviews collected data": PubMedQA's abstracts, 2026-12-01).
+        if matches!(
+            tree.token(by_object).lower().as_str(),
+            "means" | "way" | "dint" | "virtue"
+        ) && tree
+            .children(by_object)
+            .any(|c| tree.token(c).lower() == "of")
+        {
+            return None;
+        }
         let subj_range = tree.subtree(subj);
         let agent_range = tree.subtree(agent);
         let new_subject_range = tree.subtree(by_object);
