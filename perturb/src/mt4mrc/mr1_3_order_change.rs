@@ -250,20 +250,18 @@ fn asks_about_a_habit(tree: &Tree<'_>) -> bool {
             "nsubj" | "nsubjpass" | "expl" | "csubj" | "csubjpass"
         )
     });
-    // No subject, or an adjective as one ("Does quantitative … wall motion change …" read
-    // with "left" as the verb): a misparse.
+    // No subject, a clause as one ("does shaving the site increase …": an activity) or an
+    // adjective as one (a misparse: "Does quantitative … wall motion change …").
     let Some(subject) = subject else {
         return true;
     };
-    if tree.token(subject).dep.starts_with("csubj") {
-        return true;
-    }
-    if !matches!(tree.token(subject).pos.as_str(), "NOUN" | "PROPN" | "PRON") {
+    let token = tree.token(subject);
+    if token.dep.starts_with("csubj") || !matches!(token.pos.as_str(), "NOUN" | "PROPN" | "PRON") {
         return true;
     }
     // A bare singular noun in the present is a kind or a substance too ("does treatment
-    // duration affect …"), and a clause as the subject ("shaving the site") is an activity.
-    let bare_noun = tree.token(subject).tag == "NN"
+    // duration affect …").
+    let bare_noun = token.tag == "NN"
         && !tree
             .children(subject)
             .any(|c| matches!(tree.token(c).dep.as_str(), "det" | "poss" | "nummod"));
