@@ -73,8 +73,38 @@ def test_questions(csqa2_dir, out):
                 n += 1
 
 
-if __name__ == "__main__":
+if __name__ == "__main__" and sys.argv[1] != "--contrast":
     if sys.argv[1] == "--test":
         test_questions(*sys.argv[2:4])
     else:
         main(*sys.argv[1:4])
+
+
+# Reading 8 (2026-12-01): the BoolQ contrast set's questions (Gardner et al. 2020, its public
+# repository's `BoolQ/boolq_perturbed.json`): experts' rewrites of BoolQ dev questions, with
+# the paragraph and the answer; questions also in the shared BoolQ file are left out.
+#
+#     python3 make_csqa2_pubmedqa_inputs.py --contrast BOOLQ_PERTURBED_JSON SHARED_BOOLQ_JSONL OUT_DIR
+def contrast_questions(path, shared, out):
+    with open(shared, encoding="utf-8") as f:
+        seen = {" ".join(json.loads(line)["question"].lower().split()) for line in f}
+    with open(path, encoding="utf-8") as f:
+        items = json.load(f)["data"]
+    os.makedirs(out, exist_ok=True)
+    n = 0
+    with open(os.path.join(out, "boolq-contrast.jsonl"), "w", encoding="utf-8") as f:
+        for item in items:
+            pairs = [(item["question"], item["answer"])] + [
+                (p["perturbed_q"], p["answer"]) for p in item["perturbed_questions"]]
+            for question, answer in pairs:
+                question = " ".join(question.replace("``", '"').replace("''", '"').split())
+                if not question or question.lower() in seen:
+                    continue
+                seen.add(question.lower())
+                f.write(json.dumps({"question": question, "passage": item["paragraph"],
+                                    "label": answer.upper() == "TRUE", "idx": n}) + "\n")
+                n += 1
+
+
+if __name__ == "__main__" and sys.argv[1] == "--contrast":
+    contrast_questions(*sys.argv[2:5])

@@ -40,7 +40,12 @@
 //! BoolQ's cases and the bundled sample's are unchanged. After the held-out halves were read (20 rows,
 //! 14 valid): an adverb as the predicate of *be* ("was columbia around before africa") is a
 //! state too, and a capitalised "After"/"Before" before another capital is part of a title
-//! ("appear in After The Dawn").
+//! ("appear in After The Dawn"). After the BoolQ contrast set's questions were read (8 rows,
+//! 2 valid): a stative verb in a clause the root takes ("were all the survivors stay in
+//! pompeii after …"), an event that presupposes the other ("bounce back after its low",
+//! "survive after his death") and a counted object, a tally that can grow on both sides
+//! ("lose four consecutive home games"; not a threshold: "reach a hundred thousand
+//! occupants before …") leave the word alone too.
 
 use metamorph_data::{Case, Expectation, Result, Task};
 
@@ -176,8 +181,35 @@ fn asks_about_a_state(tree: &Tree<'_>) -> bool {
     let Some(root) = tree.root(0..tree.len()) else {
         return false;
     };
+    // The main clause's verbs: the root and a clause it takes ("were all the survivors [stay]
+    // in pompeii after the eruption").
+    let main_verbs: Vec<usize> = std::iter::once(root)
+        .chain(
+            tree.children(root)
+                .filter(|&c| matches!(tree.token(c).dep.as_str(), "ccomp" | "xcomp")),
+        )
+        .collect();
+    let main_lemmas: Vec<String> = main_verbs
+        .iter()
+        .map(|&v| tree.token(v).lemma.to_lowercase())
+        .collect();
+    // "did the team lose four consecutive home games after the defeat": a counted object is
+    // a tally that can grow on both sides of the other event (the BoolQ contrast set,
+    // 2026-12-01).
+    // A threshold is crossed once ("will Albany reach a hundred thousand occupants before …").
+    let counted_object = main_verbs.iter().any(|&v| {
+        !matches!(
+            tree.token(v).lemma.to_lowercase().as_str(),
+            "reach" | "exceed" | "surpass" | "hit" | "top"
+        ) && tree.children(v).any(|o| {
+            tree.token(o).dep == "dobj" && tree.children(o).any(|n| tree.token(n).dep == "nummod")
+        })
+    });
     super::asks_hypothetically(tree)
-        || STATIVE_VERBS.contains(&tree.token(root).lemma.to_lowercase().as_str())
+        || counted_object
+        || main_lemmas.iter().any(|l| {
+            STATIVE_VERBS.contains(&l.as_str()) || PRESUPPOSING_VERBS.contains(&l.as_str())
+        })
         || (0..tree.len()).any(|i| {
             let token = tree.token(i);
             (token.tag == "MD" && !matches!(tree.lower(i).as_str(), "will" | "wo"))
@@ -208,6 +240,14 @@ fn asks_about_a_state(tree: &Tree<'_>) -> bool {
 /// 2.0's questions, 2026-12-01).
 const STATIVE_VERBS: [&str; 9] = [
     "exist", "belong", "remain", "stay", "own", "possess", "last", "know", "live",
+];
+
+/// Verbs of an event that presupposes the other one, so that only one order is coherent ("did
+/// the team bounce back after its low", "does sensation return after grafting", "did his
+/// music genre survive after his death"; the BoolQ contrast set, StrategyQA and PubMedQA,
+/// 2026-12-01).
+const PRESUPPOSING_VERBS: [&str; 7] = [
+    "bounce", "rebound", "recover", "return", "resume", "recur", "survive",
 ];
 
 /// Verbs that order two things rather than tell of an event: "does December fall after July",
@@ -416,6 +456,11 @@ mod tests {
             // An adverb as the predicate of *be*; a title (the held-out halves).
             "was columbia around before africa?",
             "Did Nicole Kruey appear in After The Dawn?",
+            // A tally, a stay, an event that presupposes the other (the BoolQ contrast set).
+            "After the defeat in the 2016 Olympic, did the us womens soccer team lose four \
+             consecutive home games",
+            "were all the survivors stay in pompeii after the eruption",
+            "did the us womens soccer team bounce back after its low",
         ] {
             assert_eq!(followup_question(question), None, "{question}");
         }
