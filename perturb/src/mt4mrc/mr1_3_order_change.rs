@@ -183,31 +183,28 @@ fn asks_about_a_state(tree: &Tree<'_>) -> bool {
     };
     // The main clause's verbs: the root and a clause it takes ("were all the survivors [stay]
     // in pompeii after the eruption").
-    let main_verbs: Vec<usize> = std::iter::once(root)
+    let main_verbs: Vec<(usize, String)> = std::iter::once(root)
         .chain(
             tree.children(root)
                 .filter(|&c| matches!(tree.token(c).dep.as_str(), "ccomp" | "xcomp")),
         )
-        .collect();
-    let main_lemmas: Vec<String> = main_verbs
-        .iter()
-        .map(|&v| tree.token(v).lemma.to_lowercase())
+        .map(|v| (v, tree.token(v).lemma.to_lowercase()))
         .collect();
     // "did the team lose four consecutive home games after the defeat": a counted object is
     // a tally that can grow on both sides of the other event (the BoolQ contrast set,
-    // 2026-12-01).
-    // A threshold is crossed once ("will Albany reach a hundred thousand occupants before …").
-    let counted_object = main_verbs.iter().any(|&v| {
+    // 2026-12-01); a threshold is crossed once ("will Albany reach a hundred thousand
+    // occupants before …").
+    let counted_object = main_verbs.iter().any(|(v, lemma)| {
         !matches!(
-            tree.token(v).lemma.to_lowercase().as_str(),
+            lemma.as_str(),
             "reach" | "exceed" | "surpass" | "hit" | "top"
-        ) && tree.children(v).any(|o| {
+        ) && tree.children(*v).any(|o| {
             tree.token(o).dep == "dobj" && tree.children(o).any(|n| tree.token(n).dep == "nummod")
         })
     });
     super::asks_hypothetically(tree)
         || counted_object
-        || main_lemmas.iter().any(|l| {
+        || main_verbs.iter().any(|(_, l)| {
             STATIVE_VERBS.contains(&l.as_str()) || PRESUPPOSING_VERBS.contains(&l.as_str())
         })
         || (0..tree.len()).any(|i| {
@@ -215,24 +212,22 @@ fn asks_about_a_state(tree: &Tree<'_>) -> bool {
             (token.tag == "MD" && !matches!(tree.lower(i).as_str(), "will" | "wo"))
                 || (token.dep == "acomp" && tree.token(tree.head(i)).lemma == "be")
                 || (i == root && token.pos == "ADJ")
+        })
+        || tree.token(root).lemma == "be"
+            && tree.children(root).any(|c| {
+                let dep = tree.token(c).dep.as_str();
                 // "was Nirvana a band before 1965", "is there a holiday right after December";
                 // a bare "attr" is more often a name misread ("was müller born before 1900").
-                || (tree.head(i) == root
-                    && tree.token(root).lemma == "be"
-                    && (token.dep == "expl"
-                        || token.dep == "attr"
-                            && tree.children(i).any(|c| tree.token(c).dep == "det")))
-                // "was columbia around before africa": an adverb as the predicate of *be*.
-                || (token.dep == "advmod"
-                    && tree.head(i) == root
-                    && tree.token(root).lemma == "be")
-                // The same predicate read as the subject's apposition ("Nirvana [a band]").
-                || (token.dep == "appos"
-                    && token.pos == "NOUN"
-                    && tree.token(tree.head(i)).dep == "nsubj"
-                    && tree.head(tree.head(i)) == root
-                    && tree.token(root).lemma == "be")
-        })
+                dep == "expl"
+                    || dep == "attr" && tree.children(c).any(|d| tree.token(d).dep == "det")
+                    // "was columbia around before africa": an adverb as the predicate.
+                    || dep == "advmod"
+                    // The same predicate read as the subject's apposition ("Nirvana [a band]").
+                    || dep == "nsubj"
+                        && tree.children(c).any(|a| {
+                            tree.token(a).dep == "appos" && tree.token(a).pos == "NOUN"
+                        })
+            })
 }
 
 /// Verbs of a state, which can hold on both sides of another event ("did any slavery exist
