@@ -249,20 +249,23 @@ impl VoiceChange {
         // number or a study group, which is no agent; the passive reads as if the subject made
         // it. "Witness" is figurative with any other subject ("the treatment has witnessed
         // progress"). PubMedQA's abstracts, 2026-12-01.
-        let subject_lemma = subject.lemma.to_lowercase();
-        let living = matches!(subject.tag.as_str(), "NN" | "NNS")
-            && self.names_living_being(&subject_lemma, true);
-        let observed_in = living
-            || subject.tag == "CD"
-            || subject.text == "%"
-            || matches!(
-                subject_lemma.as_str(),
-                "group" | "subgroup" | "cohort" | "sample" | "population" | "arm"
-            );
-        if OBSERVED_IN.contains(&lemma.as_str()) && observed_in
-            || lemma == "witness" && !living && !matches!(subject.tag.as_str(), "NNP" | "NNPS")
-        {
-            return None;
+        // Only for these verbs: the WordNet walk is not free.
+        if OBSERVED_IN.contains(&lemma.as_str()) || lemma == "witness" {
+            let subject_lemma = subject.lemma.to_lowercase();
+            let living = matches!(subject.tag.as_str(), "NN" | "NNS")
+                && self.names_living_being(&subject_lemma, true);
+            let observed_in = living
+                || subject.tag == "CD"
+                || subject.text == "%"
+                || matches!(
+                    subject_lemma.as_str(),
+                    "group" | "subgroup" | "cohort" | "sample" | "population" | "arm"
+                );
+            if OBSERVED_IN.contains(&lemma.as_str()) && observed_in
+                || lemma == "witness" && !living && !matches!(subject.tag.as_str(), "NNP" | "NNPS")
+            {
+                return None;
+            }
         }
         // `changed the early society drastically`: a manner adverb after the object would
         // end up after the agent ("was changed by the encounter … drastically").
