@@ -36,10 +36,10 @@
 //!   lies in ("in Dublin in Leinster"), a postal code, or a clause about it (", which is led
 //!   by …", "where …", ", governed by …"). A level is left out where the sentence already
 //!   names that place ("migrated to Sweden … school in Stockholm"; "U.S."), names another city
-//!   in it ("on his way to Rome , stopped at Naples"), or, for a country, where "from" follows
-//!   a nationality word ("an American band from the United States") or a year before 1800
-//!   dates the text ("In 1752 … born in the United States": most of today's countries did not
-//!   exist). A state named like its largest city is written "New York State", "Washington
+//!   in it ("on his way to Rome , stopped at Naples"), or, for a country, after "from" (it
+//!   reads as a nationality: "an American band from the United States", "Julia Morgan from
+//!   the United States") or where a year before 1800 dates the text ("In 1752 … born in the
+//!   United States": most of today's countries did not exist). A state named like its largest city is written "New York State", "Washington
 //!   State".
 
 use metamorph_data::{Case, Expectation, Precondition, Result, Task};
@@ -153,12 +153,12 @@ impl MetamorphicRelation for CoarserGranularity {
         }
         let start = tail.start as usize;
         let after_from = start > 0 && tokens[start - 1].eq_ignore_ascii_case("from");
-        let names_a_nationality = mentions.iter().any(|m| m.ner_type == "NORP");
         let mut cases = Vec::new();
         for place in places {
-            if place.kind == PlaceKind::Country && after_from && names_a_nationality {
-                // "an American rap metal band from the United States", "a Turkish folk singer
-                // from Turkey": the country repeats the nationality word, or reads as it.
+            if place.kind == PlaceKind::Country && after_from {
+                // "an American rap metal band from the United States", "Julia Morgan from the
+                // United States": a country after "from" repeats a nationality word or reads
+                // as one, not as the place of birth or of formation.
                 continue;
             }
             if place.kind == PlaceKind::Country && dates_before_today_s_countries(tokens) {
@@ -325,10 +325,11 @@ fn nothing_said_of_it_after(tokens: &[String], end: usize) -> bool {
         } else if DESCRIBES_A_CITY.contains(&word.as_str()) {
             return false;
         }
-        // "in Cleveland , 44114": a postal code fits the city only.
-        if word.len() == 5 && word.chars().all(|c| c.is_ascii_digit()) {
-            return false;
-        }
+    }
+    // "in Cleveland , 44114", "in Cleveland 44114": a postal code fits the city only.
+    let postal = lower(next);
+    if postal.len() == 5 && postal.chars().all(|c| c.is_ascii_digit()) {
+        return false;
     }
     // "in Dublin in Leinster", ", in the Akita Prefecture": the city placed in a region (not
     // a time: "in London in November 1979").
@@ -749,6 +750,10 @@ mod tests {
                     "Prefecture",
                     ".",
                 ][..],
+                (3, 4),
+            ),
+            (
+                &["Ada", "lives", "in", "Cleveland", "44114", "."][..],
                 (3, 4),
             ),
         ] {
