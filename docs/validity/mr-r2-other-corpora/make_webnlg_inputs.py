@@ -43,7 +43,8 @@ def instance(lex, subject, obj):
     for piece in template.split():
         reference = references.get(piece)
         if reference is None:
-            if re.fullmatch(r"(AGENT|PATIENT|BRIDGE)-\d+", piece):
+            # A tag glued to punctuation ("PATIENT-1's") has no reference to fill it.
+            if re.search(r"(AGENT|PATIENT|BRIDGE)-\d+", piece):
                 return None
             tokens.append(piece)
             continue
