@@ -215,7 +215,8 @@ pub fn render_tsv(previews: &[RelationPreview]) -> String {
 }
 
 /// What a reader needs besides the edited text to judge a follow-up's expected output: the
-/// source's gold label and answers, the question when only the passage was edited, the passage
+/// source's gold label (and, where the relation maps it, the label expected of the follow-up)
+/// and answers, the question when only the passage was edited, the passage
 /// (its first 600 characters) when only the question was, and the arguments of a relation
 /// example before and after.
 pub fn reference(case: &Case) -> String {
@@ -224,6 +225,13 @@ pub fn reference(case: &Case) -> String {
     let mut parts = Vec::new();
     if let Some(label) = &source.label {
         parts.push(format!("gold label: {label}"));
+        // A relation that maps the label (MR-R2's coarser granularity, MR-S2's inverse): the
+        // label a human should give the follow-up, so that a reader need not work it out.
+        if let Ok(metamorph_data::Expectation::MapLabel { map }) = case.expectation() {
+            if let Some(expected) = map.get(label) {
+                parts.push(format!("expected label of the follow-up: {expected}"));
+            }
+        }
     }
     if let Some(answers) = source.answers.as_ref().filter(|a| !a.is_empty()) {
         let texts: Vec<&str> = answers.iter().map(|a| a.text.as_str()).collect();
@@ -368,6 +376,27 @@ mod tests {
         }]);
         assert!(shown.contains("  - text_b: The dog ran home."), "{shown}");
         assert!(!shown.contains("Something else"), "{shown}");
+    }
+
+    #[test]
+    fn a_mapped_label_is_shown_with_the_one_expected_of_the_follow_up() {
+        let mut source = Example::new("r1", metamorph_data::Task::Relation);
+        source.label = Some("P131".into());
+        let map = [("P131", "P17"), ("P19", "P19")]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let case = Case::new(
+            "sit4re",
+            "MR-R2",
+            vec![source.clone()],
+            source,
+            &metamorph_data::Expectation::MapLabel { map },
+        );
+        assert_eq!(
+            reference(&case),
+            "gold label: P131 ‖ expected label of the follow-up: P17"
+        );
     }
 
     #[test]
