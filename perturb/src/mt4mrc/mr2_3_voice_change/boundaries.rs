@@ -231,3 +231,15 @@ impl Lower for Token {
         self.text.to_lowercase()
     }
 }
+
+/// Whether the subject at `subject` is the last conjunct of a coordination the parser split
+/// ("the cellular levels of IkappaBalpha mRNA and protein were evaluated": the subject read as
+/// "protein" alone), so that moving it would tear the coordination ("… mRNA and DEX treatment
+/// evaluated protein"; GENIA's abstracts, 2026-12-01).
+pub(super) fn split_from_a_coordination(
+    tree: &Tree<'_>,
+    sentence: &Range<usize>,
+    subject: &Range<usize>,
+) -> bool {
+    subject.start > sentence.start && matches!(tree.token(subject.start - 1).pos.as_str(), "CCONJ")
+}

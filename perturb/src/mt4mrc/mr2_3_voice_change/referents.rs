@@ -95,14 +95,58 @@ impl VoiceChange {
     /// `first_sense_only`) is a person or an animal; an unknown noun may be anything, so it
     /// counts as one when all senses are asked about and not otherwise.
     pub(super) fn names_living_being(&self, lemma: &str, first_sense_only: bool) -> bool {
-        let mut senses = self.wordnet.synsets(lemma, Pos::Noun);
+        let senses = self.wordnet.synsets(lemma, Pos::Noun);
         if senses.is_empty() {
             return !first_sense_only;
         }
+        self.noun_is_a(lemma, first_sense_only, &["person.n.01", "animal.n.01"])
+    }
+
+    /// Whether the noun `lemma`'s first sense is a disease, disorder or symptom (WordNet's
+    /// `ill_health.n.01`, `symptom.n.01`, `syndrome.n.01` and below).
+    pub(super) fn names_a_disorder(&self, lemma: &str) -> bool {
+        self.noun_is_a(
+            lemma,
+            true,
+            &["ill_health.n.01", "symptom.n.01", "syndrome.n.01"],
+        )
+    }
+
+    /// Whether the noun `lemma`'s first sense is a made thing, a work or an idea (WordNet's
+    /// `artifact.n.01`, `creation.n.02`, `communication.n.02`, `cognition.n.01` and below): what
+    /// a person develops by making it ("developed a vaccine", "developed a theory").
+    pub(super) fn names_a_made_thing_or_idea(&self, lemma: &str) -> bool {
+        self.noun_is_a(
+            lemma,
+            true,
+            &[
+                "artifact.n.01",
+                "creation.n.02",
+                "communication.n.02",
+                "cognition.n.01",
+            ],
+        )
+    }
+
+    /// Whether the noun `lemma`'s first sense is an act or an inquiry (WordNet's `act.n.02`,
+    /// `inquiry.n.01` and below: "evaluation", "trial", "investigation", "study").
+    pub(super) fn names_an_act(&self, lemma: &str) -> bool {
+        self.noun_is_a(lemma, true, &["act.n.02", "inquiry.n.01"])
+    }
+
+    /// Whether the noun `lemma`'s first sense is a unit of measure ("min", "mg", "year").
+    pub(super) fn names_a_unit(&self, lemma: &str) -> bool {
+        self.noun_is_a(lemma, true, &["unit_of_measurement.n.01"])
+    }
+
+    /// Whether a sense of the noun `lemma` (its first only, or any) is one of the synsets
+    /// named `roots` or lies below one in WordNet's hypernym graph.
+    fn noun_is_a(&self, lemma: &str, first_sense_only: bool, roots: &[&str]) -> bool {
+        let mut senses = self.wordnet.synsets(lemma, Pos::Noun);
         if first_sense_only {
             senses.truncate(1);
         }
-        let living: Vec<_> = ["person.n.01", "animal.n.01"]
+        let living: Vec<_> = roots
             .iter()
             .filter_map(|name| self.wordnet.synset_by_name(name).map(|s| s.id()))
             .collect();

@@ -3,13 +3,17 @@
 
 use std::ops::Range;
 
-use super::boundaries::{clean_boundary, only_child, starts_sentence, top_child, Lower};
+use super::boundaries::{
+    clean_boundary, only_child, split_from_a_coordination, starts_sentence, top_child, Lower,
+};
 use super::grammar::{
     accusative, agreement, chain_of, is_focus_particle, nominative, scope_changes_under_negation,
     Chain, Role, Tense, Words,
 };
 use super::relation::VoiceChange;
-use super::word_lists::{CAST_VERBS, NO_ACTIVE, PARTICLE_ADVERBS, PLURAL_QUANTIFIERS};
+use super::word_lists::{
+    CAST_VERBS, METHOD_NOUNS, NO_ACTIVE, PARTICLE_ADVERBS, PLURAL_QUANTIFIERS, SHOWING_VERBS,
+};
 use crate::edit::Replacement;
 use crate::syntax::Tree;
 
@@ -61,6 +65,9 @@ impl VoiceChange {
         let subj_range = tree.subtree(subj);
         let agent_range = tree.subtree(agent);
         let new_subject_range = tree.subtree(by_object);
+        if split_from_a_coordination(tree, &sentence, &subj_range) {
+            return None;
+        }
         if subj_range.end > root
             || agent_range.start <= root
             || new_subject_range != (agent + 1..agent_range.end)
@@ -113,6 +120,21 @@ impl VoiceChange {
             }
             "NN" | "NNS" | "NNP" | "NNPS" => {}
             _ => return None,
+        }
+        // `was sequenced by standard methods`, `characterized by the use of inhibitors`: a method
+        // named without a determiner, or a use, is the means of an act someone did, and the
+        // active makes it the doer ("Standard methods sequenced amplified cDNA"). A determined
+        // one may act ("An RNase protection assay identified …"), and any may show ("The
+        // analysis showed …"). GENIA's abstracts, 2026-12-01.
+        let agent_lemma = by_token.lemma.to_lowercase();
+        let undetermined = tree
+            .child_with_dep(by_object, &["det", "poss", "nummod"])
+            .is_none();
+        if METHOD_NOUNS.contains(&agent_lemma.as_str())
+            && (undetermined || agent_lemma == "use")
+            && !SHOWING_VERBS.contains(&lemma.as_str())
+        {
+            return None;
         }
         let agreement = agreement(tree, by_object)?;
         if self.pronoun_may_shift(

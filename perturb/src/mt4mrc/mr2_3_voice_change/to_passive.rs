@@ -3,16 +3,18 @@
 
 use std::ops::Range;
 
-use super::boundaries::{clean_boundary, only_child, starts_sentence, Lower};
+use super::boundaries::{
+    clean_boundary, only_child, split_from_a_coordination, starts_sentence, Lower,
+};
 use super::grammar::{
     agreement, chain_of, conjuncts, is_focus_particle, nominative, scope_changes_under_negation,
     Chain, Role, Tense, Words,
 };
 use super::relation::VoiceChange;
 use super::word_lists::{
-    BARE_INFINITIVE_VERBS, CAST_VERBS, IDIOMS, INVARIANT_PLURALS, NO_PASSIVE, OBJECT_INFINITIVE,
-    OBSERVED_IN, PARTICLE_ADVERBS, PLACE_PREPOSITIONS, SERVE_AS_ADJECTIVES,
-    VERB_COMPLEMENT_PREPOSITIONS,
+    BARE_INFINITIVE_VERBS, CAST_VERBS, IDIOMS, INVARIANT_PLURALS, LEVEL_PARTICIPLES, NEEDING_VERBS,
+    NO_PASSIVE, OBJECT_INFINITIVE, OBSERVED_IN, PARTICLE_ADVERBS, PLACE_PREPOSITIONS,
+    SERVE_AS_ADJECTIVES, VERB_COMPLEMENT_PREPOSITIONS,
 };
 use crate::edit::Replacement;
 use crate::lexicon::wordnet::{lexfile, normalize, Pos};
@@ -39,6 +41,42 @@ impl VoiceChange {
         let subj_range = tree.subtree(subj);
         let obj_range = tree.subtree(obj);
         if subj_range.end > root || obj_range.start != root + 1 {
+            return None;
+        }
+        if split_from_a_coordination(tree, &sentence, &subj_range) {
+            return None;
+        }
+        // "seven preterms developed neonatal respiratory distress syndrome", "two patients
+        // developed generalized convulsions": a disorder develops in its subject, who does not
+        // make it ("… was developed by seven preterms"); a living or counted subject develops
+        // anything but a made thing or an idea that way. GENIA's and BC5CDR's abstracts,
+        // 2026-12-01.
+        if matches!(lemma.as_str(), "develop" | "contract" | "acquire") {
+            let object_lemma = tree.token(obj).lemma.to_lowercase();
+            let subject = tree.token(subj);
+            let living = subject.tag == "CD"
+                || matches!(subject.tag.as_str(), "NN" | "NNS")
+                    && self.names_living_being(&subject.lemma.to_lowercase(), true);
+            if self.names_a_disorder(&object_lemma)
+                || living && !self.names_a_made_thing_or_idea(&object_lemma)
+            {
+                return None;
+            }
+        }
+        // "newly identified links require further evaluation", "the results warrant clinical
+        // trials": an act the subject calls for, which it does not do; the passive reads as if
+        // it would ("Further evaluation is required by newly identified links"). BC5CDR's
+        // abstracts, 2026-12-01.
+        if NEEDING_VERBS.contains(&lemma.as_str())
+            && self.names_an_act(&tree.token(obj).lemma.to_lowercase())
+        {
+            return None;
+        }
+        // "200 min" as the object of "recommenced": a measure the parser took for the object
+        // of an intransitive verb.
+        if tree.child_with_dep(obj, &["nummod"]).is_some()
+            && self.names_a_unit(&tree.token(obj).lemma.to_lowercase())
+        {
             return None;
         }
         // The subject: a noun phrase or personal pronoun, not a relative/interrogative one.
@@ -423,6 +461,25 @@ impl VoiceChange {
         }
         let middle: Vec<usize> = (subj_range.end..root).collect();
         let chain = chain_of(tree, root, &middle, false)?;
+        // `New World primates have elevated cortisol levels`: after `have`, a participle of a
+        // change in level before an undetermined object is as likely the object's modifier
+        // ("have [elevated cortisol levels]"), and the passive would make the subject raise it
+        // ("Cortisol levels have been elevated by New World primates"). GENIA's abstracts,
+        // 2026-12-01.
+        // "the lung tissue had unevenly distributed hemosiderin deposition": so is any
+        // participle after a manner adverb there (BC5CDR's abstracts).
+        let adverb_before = root > 0 && tree.token(root - 1).tag == "RB" && {
+            let adverb = tree.token(root - 1).lower();
+            adverb.ends_with("ly") || adverb == "well"
+        };
+        if matches!(chain, Chain::Perfect(_) | Chain::ModalPerfect)
+            && tree
+                .child_with_dep(obj, &["det", "poss", "nummod"])
+                .is_none()
+            && (LEVEL_PARTICIPLES.contains(&verb.lower().as_str()) || adverb_before)
+        {
+            return None;
+        }
         // `The step makes a satisfactory seat`, `Certain breeds do not make good pets`: `make`
         // with an object judged good or bad, in the present or with a modal, is what the subject
         // serves as; the passive would say it was built ("Good pets are not made by certain

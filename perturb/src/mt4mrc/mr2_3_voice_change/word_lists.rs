@@ -35,6 +35,62 @@ pub(super) const OBSERVED_IN: &[&str] = &[
     "experience",
 ];
 
+/// Nouns for a way of doing something, which a `by` phrase names as the means of a passive's
+/// act rather than its doer (`characterized by the use of inhibitors`, `sequenced by standard
+/// methods`).
+pub(super) const METHOD_NOUNS: &[&str] = &[
+    "method",
+    "methodology",
+    "technique",
+    "procedure",
+    "protocol",
+    "approach",
+    "strategy",
+    "means",
+    "analysis",
+    "assay",
+    "measurement",
+    "use",
+    "application",
+    "technology",
+];
+
+/// Participles of a change in level, read after `have` as often as adjectives of the object
+/// ("have elevated cortisol levels") as perfect verbs.
+pub(super) const LEVEL_PARTICIPLES: &[&str] = &[
+    "elevated",
+    "increased",
+    "decreased",
+    "reduced",
+    "raised",
+    "lowered",
+    "enhanced",
+    "impaired",
+    "altered",
+    "diminished",
+    "heightened",
+    "prolonged",
+    "improved",
+    "depressed",
+];
+
+/// Verbs of needing, whose subject calls for an act rather than does it (`the findings require
+/// further study`).
+pub(super) const NEEDING_VERBS: &[&str] = &["require", "need", "warrant", "merit", "deserve"];
+
+/// Verbs of showing, whose subject may be evidence of any kind (`The analysis showed …`).
+pub(super) const SHOWING_VERBS: &[&str] = &[
+    "show",
+    "demonstrate",
+    "reveal",
+    "indicate",
+    "suggest",
+    "confirm",
+    "establish",
+    "prove",
+    "support",
+];
+
 /// Verbs whose active form does not passivise well (stative, light or causative verbs).
 pub(super) const NO_PASSIVE: &[&str] = &[
     "have",
