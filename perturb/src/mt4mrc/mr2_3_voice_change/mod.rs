@@ -119,9 +119,10 @@
 //! showing (*was sequenced by standard methods*: the method is the means); to the passive,
 //! *have* with a participle of a change in level, or one after a manner adverb, before an
 //! undetermined object (*have elevated cortisol levels*: an adjective), *develop* / *contract*
-//! / *acquire* of a disorder or with a living subject and no made thing or idea as object,
-//! verbs of needing with an act as object (*require further evaluation*), a measure as object
-//! (*covered 100 miles*); and either way a subject the parser split from a coordination. What
+//! / *acquire* of a disorder or with a living subject and no made thing or idea as object;
+//! and either way a subject the parser split from a coordination. (Verbs of needing with an
+//! act as object and measures as objects were tried and dropped: over every judged row they
+//! removed as many natural rows as unnatural.) What
 //! these texts still get wrong is a prepositional phrase hung on the verb that belongs to a
 //! moved noun; research prose reads 75–80% natural (docs/validity/mr2-3-other-corpora/).
 
@@ -616,7 +617,7 @@ mod tests {
     }
 
     #[test]
-    fn research_prose_means_levels_disorders_needs_and_measures_are_left_alone() {
+    fn research_prose_means_levels_and_disorders_are_left_alone() {
         // GENIA's abstracts, 2026-12-01: a method without a determiner, or a use, is a means;
         // `have elevated levels` may be an adjective; a disorder develops in its subject.
         for passage in [
@@ -626,12 +627,9 @@ mod tests {
             "New World primates have elevated cortisol levels.",
             "Seven patients developed a severe infection.",
             // BC5CDR's abstracts: a living subject develops a convulsion, not a vaccine; a
-            // finding calls for an act; a manner adverb before a participle after `have`; a
-            // measure taken for an object.
+            // manner adverb before a participle after `have`.
             "Two patients developed generalized convulsions.",
-            "The finding requires further investigation.",
             "The lung tissue had unevenly distributed deposits.",
-            "The caravan covered 100 miles each day.",
         ] {
             assert_eq!(changed(passage), None, "{passage}");
         }

@@ -128,17 +128,6 @@ impl VoiceChange {
         )
     }
 
-    /// Whether the noun `lemma`'s first sense is an act or an inquiry (WordNet's `act.n.02`,
-    /// `inquiry.n.01` and below: "evaluation", "trial", "investigation", "study").
-    pub(super) fn names_an_act(&self, lemma: &str) -> bool {
-        self.noun_is_a(lemma, true, &["act.n.02", "inquiry.n.01"])
-    }
-
-    /// Whether the noun `lemma`'s first sense is a unit of measure ("min", "mg", "year").
-    pub(super) fn names_a_unit(&self, lemma: &str) -> bool {
-        self.noun_is_a(lemma, true, &["unit_of_measurement.n.01"])
-    }
-
     /// Whether a sense of the noun `lemma` (its first only, or any) is one of the synsets
     /// named `roots` or lies below one in WordNet's hypernym graph.
     fn noun_is_a(&self, lemma: &str, first_sense_only: bool, roots: &[&str]) -> bool {

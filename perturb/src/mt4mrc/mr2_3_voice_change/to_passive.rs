@@ -12,9 +12,9 @@ use super::grammar::{
 };
 use super::relation::VoiceChange;
 use super::word_lists::{
-    BARE_INFINITIVE_VERBS, CAST_VERBS, IDIOMS, INVARIANT_PLURALS, LEVEL_PARTICIPLES, NEEDING_VERBS,
-    NO_PASSIVE, OBJECT_INFINITIVE, OBSERVED_IN, PARTICLE_ADVERBS, PLACE_PREPOSITIONS,
-    SERVE_AS_ADJECTIVES, VERB_COMPLEMENT_PREPOSITIONS,
+    BARE_INFINITIVE_VERBS, CAST_VERBS, IDIOMS, INVARIANT_PLURALS, LEVEL_PARTICIPLES, NO_PASSIVE,
+    OBJECT_INFINITIVE, OBSERVED_IN, PARTICLE_ADVERBS, PLACE_PREPOSITIONS, SERVE_AS_ADJECTIVES,
+    VERB_COMPLEMENT_PREPOSITIONS,
 };
 use crate::edit::Replacement;
 use crate::lexicon::wordnet::{lexfile, normalize, Pos};
@@ -62,22 +62,6 @@ impl VoiceChange {
             {
                 return None;
             }
-        }
-        // "newly identified links require further evaluation", "the results warrant clinical
-        // trials": an act the subject calls for, which it does not do; the passive reads as if
-        // it would ("Further evaluation is required by newly identified links"). BC5CDR's
-        // abstracts, 2026-12-01.
-        if NEEDING_VERBS.contains(&lemma.as_str())
-            && self.names_an_act(&tree.token(obj).lemma.to_lowercase())
-        {
-            return None;
-        }
-        // "200 min" as the object of "recommenced": a measure the parser took for the object
-        // of an intransitive verb.
-        if tree.child_with_dep(obj, &["nummod"]).is_some()
-            && self.names_a_unit(&tree.token(obj).lemma.to_lowercase())
-        {
-            return None;
         }
         // The subject: a noun phrase or personal pronoun, not a relative/interrogative one.
         let subject = tree.token(subj);

@@ -74,10 +74,6 @@ pub(super) const LEVEL_PARTICIPLES: &[&str] = &[
     "depressed",
 ];
 
-/// Verbs of needing, whose subject calls for an act rather than does it (`the findings require
-/// further study`).
-pub(super) const NEEDING_VERBS: &[&str] = &["require", "need", "warrant", "merit", "deserve"];
-
 /// Verbs of showing, whose subject may be evidence of any kind (`The analysis showed …`).
 pub(super) const SHOWING_VERBS: &[&str] = &[
     "show",
