@@ -13,11 +13,13 @@
 //!   P19 at any level (documented in `labels/wikidata.toml`); P131 becomes P17 at country level.
 //! * **City detection**: TACRED's gold type `CITY`; for untyped data (FewRel) a mention the
 //!   parse NER marks GPE exactly there and that the gazetteer knows as a city (and not as a
-//!   country or state) whose primary GeoNames name it is, with at least 100,000 inhabitants. The gazetteer alone is not enough: it
-//!   has towns called Alice, David and Hindi, and small towns share names with rivers and
-//!   regions (Zambezi, Orkney) that the NER also calls GPE. The mention must also follow a
-//!   place preposition ("in", "at", "from", …): "his wife Charlotte" and "the band Chicago" are
-//!   NER GPEs too.
+//!   country or state) whose primary GeoNames name it is, with at least 100,000 inhabitants,
+//!   or any smaller town the text pins to one of its coarser places ("born in Windham ,
+//!   Connecticut"; WebNLG's and Re-DocRED's texts, 2026-12-01). The gazetteer alone is not
+//!   enough: it has towns called Alice, David and Hindi, and small towns share names with
+//!   rivers and regions (Zambezi, Orkney) that the NER also calls GPE. The mention must also
+//!   follow a place preposition ("in", "at", "from", …): "his wife Charlotte" and "the band
+//!   Chicago" are NER GPEs too.
 //! * **Grammar**: "the" is added before country names that take it (the United States, the
 //!   Netherlands) unless "the" already precedes; an appositive place after the city ("Redmond ,
 //!   Washington", "Hamburg , West Germany") is replaced together with it, since keeping it would
@@ -111,11 +113,21 @@ impl MetamorphicRelation for CoarserGranularity {
                 let after_preposition = tail.start > 0
                     && PLACE_PREPOSITIONS
                         .contains(&tokens[tail.start as usize - 1].to_lowercase().as_str());
+                // A smaller town counts when the text pins it to its region ("born in Glen
+                // Ridge , New Jersey"): the name and the region together are that town.
+                let pinned = |c: &crate::lexicon::geography::City| {
+                    appositive_names_a_place_of(
+                        gazetteer,
+                        tokens,
+                        tail.end as usize,
+                        &gazetteer.city_levels(c),
+                    )
+                };
                 after_preposition
                     && gpe() == Some(true)
                     && gazetteer
                         .city_by_primary(&tail.text)
-                        .is_some_and(|c| c.population >= UNTYPED_MIN_POPULATION)
+                        .is_some_and(|c| c.population >= UNTYPED_MIN_POPULATION || pinned(c))
                     && !gazetteer.is_country(&tail.text)
                     && !gazetteer.is_us_state(&tail.text)
             }
@@ -650,6 +662,44 @@ mod tests {
         };
         assert_eq!(map["P19"], "P19");
         assert_eq!(map["P131"], "P17");
+    }
+
+    #[test]
+    fn a_small_untyped_town_counts_when_its_state_follows() {
+        let (example, parses) = testing::relation(
+            &[
+                "Ada",
+                "was",
+                "born",
+                "in",
+                "Windham",
+                ",",
+                "Connecticut",
+                ".",
+            ],
+            (0, 1, None),
+            (4, 5, None),
+            Some("P19"),
+        );
+        let texts: Vec<String> = run(&example, &parses)
+            .iter()
+            .map(|c| c.followup.text.clone().unwrap())
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                "Ada was born in Connecticut .",
+                "Ada was born in the United States ."
+            ]
+        );
+        // Alone, the town is too small to be told from a river, a region or a person.
+        let (example, parses) = testing::relation(
+            &["Ada", "was", "born", "in", "Windham", "."],
+            (0, 1, None),
+            (4, 5, None),
+            Some("P19"),
+        );
+        assert!(run(&example, &parses).is_empty());
     }
 
     #[test]
