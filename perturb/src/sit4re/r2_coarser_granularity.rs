@@ -41,14 +41,14 @@
 //!   in it ("on his way to Rome , stopped at Naples"), or, for a country, after "from" (it
 //!   reads as a nationality: "an American band from the United States", "Julia Morgan from
 //!   the United States") or where a year before 1800 dates the text ("In 1752 … born in the
-//!   United States": most of today's countries did not exist). A state named like its largest city is written "New York State", "Washington
-//!   State".
+//!   United States": most of today's countries did not exist). A state named like its largest
+//!   city is written "New York State", "Washington State".
 
 use metamorph_data::{Case, Expectation, Precondition, Result, Task};
 
 use super::labels::LabelSchema;
 use super::span_edit::{rewrite_argument, tokenize, Rewrite, Role};
-use super::{appositive_place, followup_of, has_appositive, ner, takes_the, well_formed, FAMILY};
+use super::{appositive_place, followup_of, ner, takes_the, well_formed, FAMILY};
 use crate::lexicon::geography::{Gazetteer, PlaceKind};
 use crate::{MetamorphicRelation, Source};
 
@@ -101,10 +101,25 @@ impl MetamorphicRelation for CoarserGranularity {
         let tokens = example.tokens.as_ref().expect("well formed");
         let tail = example.tail.as_ref().expect("well formed");
         let head = example.head.as_ref().expect("well formed");
+        // The sentence's NER mentions, found once and only when asked for (most examples are no
+        // city's); `None` without a parse.
+        let mentions = std::cell::OnceCell::new();
+        let mentions_of = || {
+            mentions
+                .get_or_init(|| {
+                    source
+                        .parse("text")
+                        .map(|parse| ner::mentions(example, parse, None))
+                })
+                .as_deref()
+        };
         let gpe = || {
-            let parse = source.parse("text")?;
-            let mentions = ner::mentions(example, parse, None);
-            let m = ner::mention_at(&mentions, tokens, tail.start as usize, tail.end as usize)?;
+            let m = ner::mention_at(
+                mentions_of()?,
+                tokens,
+                tail.start as usize,
+                tail.end as usize,
+            )?;
             Some(m.ner_type == "GPE")
         };
         let is_city = match tail.entity_type.as_deref() {
@@ -139,10 +154,7 @@ impl MetamorphicRelation for CoarserGranularity {
             return Ok(Vec::new());
         }
         let places = gazetteer.coarser(&tail.text);
-        let mentions = source
-            .parse("text")
-            .map(|parse| ner::mentions(example, parse, None))
-            .unwrap_or_default();
+        let mentions = mentions_of().unwrap_or_default();
         let coordinated = matches!(
             tokens.get(tail.end as usize).map(String::as_str),
             Some("and" | "or")
@@ -154,7 +166,7 @@ impl MetamorphicRelation for CoarserGranularity {
             // mixes the levels ("in Indonesia and Bangkok").
             return Ok(Vec::new());
         }
-        if has_region_after(tokens, &mentions, tail.end as usize)
+        if has_region_after(tokens, mentions, tail.end as usize)
             && !appositive_names_a_place_of(gazetteer, tokens, tail.end as usize, &places)
         {
             // "Orkney , Scotland", "Cambridge , Massachusetts", "Toronto , Ontario": the text
@@ -178,7 +190,7 @@ impl MetamorphicRelation for CoarserGranularity {
                 // today's countries did not exist before 1800.
                 continue;
             }
-            if names_another_city_in(gazetteer, &mentions, (start, tail.end as usize), &place) {
+            if names_another_city_in(gazetteer, mentions, (start, tail.end as usize), &place) {
                 // "on his way to Italy , stopped at Naples": the coarser place holds another
                 // city the sentence names, and the two no longer read as two places.
                 continue;
@@ -195,13 +207,12 @@ impl MetamorphicRelation for CoarserGranularity {
                 // "in Buffalo , New York , which is led by Byron Brown".
                 continue;
             }
-            let name = state_or_country_name(gazetteer, &place);
             if names_the_place_elsewhere(tokens, (start, end), &place) {
                 // "migrated to Sweden … attended school in Sweden", "a canal crossing Ireland
                 // from Ireland to the River Shannon": the sentence already names the place.
                 continue;
             }
-            let mut new = tokenize(&name);
+            let mut new = tokenize(&state_or_country_name(gazetteer, &place));
             let mut mention = 0..new.len();
             let preceded_by_the = start > 0 && tokens[start - 1].eq_ignore_ascii_case("the");
             if takes_the(&place.name) && !preceded_by_the {
@@ -428,16 +439,14 @@ fn names_another_city_in(
     })
 }
 
-/// Whether a capitalised appositive follows the city: [`has_appositive`], a place the NER
-/// finds right after the comma ("based in Bologna , Emilia - Romagna", "created in London ,
-/// England in 1991"), or a capitalised run, hyphens allowed, closed by punctuation or "and"
-/// ("born … in Harbin , Heilongjiang )", "from Winnipeg , Manitoba and went to …", "based in
-/// Bologna , Emilia - Romagna .") or another place of a list ("Found in Madrid , Paracuellos de
-/// Jarama , …"): each names a region or a place beside it.
+/// Whether a capitalised appositive follows the city after a comma: a place the NER finds
+/// there ("based in Bologna , Emilia - Romagna", "created in London , England in 1991"), or a
+/// capitalised run, hyphens and name particles allowed, closed by punctuation or "and" (what
+/// [`has_appositive`] asks of MR-R1's arguments, and more: "born … in Harbin , Heilongjiang )",
+/// "from Winnipeg , Manitoba and went to …", "based in Bologna , Emilia - Romagna .") or
+/// another place of a list ("Found in Madrid , Paracuellos de Jarama , …"): each names a
+/// region or a place beside it.
 fn has_region_after(tokens: &[String], mentions: &[ner::Mention], end: usize) -> bool {
-    if has_appositive(tokens, end) {
-        return true;
-    }
     if tokens.get(end).map(String::as_str) != Some(",") {
         return false;
     }

@@ -241,5 +241,5 @@ pub(super) fn split_from_a_coordination(
     sentence: &Range<usize>,
     subject: &Range<usize>,
 ) -> bool {
-    subject.start > sentence.start && matches!(tree.token(subject.start - 1).pos.as_str(), "CCONJ")
+    subject.start > sentence.start && tree.token(subject.start - 1).pos == "CCONJ"
 }

@@ -122,9 +122,9 @@
 //! / *acquire* of a disorder or with a living subject and no made thing or idea as object;
 //! and either way a subject the parser split from a coordination. (Verbs of needing with an
 //! act as object and measures as objects were tried and dropped: over every judged row they
-//! removed as many natural rows as unnatural.) What
-//! these texts still get wrong is a prepositional phrase hung on the verb that belongs to a
-//! moved noun; research prose reads 75–80% natural (docs/validity/mr2-3-other-corpora/).
+//! removed as many natural rows as unnatural.) What these texts still get wrong is a
+//! prepositional phrase hung on the verb that belongs to a moved noun; research prose reads
+//! 75–80% natural (docs/validity/mr2-3-other-corpora/).
 
 mod boundaries;
 mod grammar;

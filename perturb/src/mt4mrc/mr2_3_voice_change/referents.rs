@@ -99,7 +99,7 @@ impl VoiceChange {
         if senses.is_empty() {
             return !first_sense_only;
         }
-        self.noun_is_a(lemma, first_sense_only, &["person.n.01", "animal.n.01"])
+        self.senses_are_a(senses, first_sense_only, &["person.n.01", "animal.n.01"])
     }
 
     /// Whether the noun `lemma`'s first sense is a disease, disorder or symptom (WordNet's
@@ -131,11 +131,24 @@ impl VoiceChange {
     /// Whether a sense of the noun `lemma` (its first only, or any) is one of the synsets
     /// named `roots` or lies below one in WordNet's hypernym graph.
     fn noun_is_a(&self, lemma: &str, first_sense_only: bool, roots: &[&str]) -> bool {
-        let mut senses = self.wordnet.synsets(lemma, Pos::Noun);
+        self.senses_are_a(
+            self.wordnet.synsets(lemma, Pos::Noun),
+            first_sense_only,
+            roots,
+        )
+    }
+
+    /// [`VoiceChange::noun_is_a`] over senses already looked up.
+    fn senses_are_a(
+        &self,
+        mut senses: Vec<crate::lexicon::wordnet::Synset<'_>>,
+        first_sense_only: bool,
+        roots: &[&str],
+    ) -> bool {
         if first_sense_only {
             senses.truncate(1);
         }
-        let living: Vec<_> = roots
+        let roots: Vec<_> = roots
             .iter()
             .filter_map(|name| self.wordnet.synset_by_name(name).map(|s| s.id()))
             .collect();
@@ -143,7 +156,7 @@ impl VoiceChange {
             let mut frontier = vec![sense];
             let mut seen = std::collections::HashSet::new();
             while let Some(s) = frontier.pop() {
-                if living.contains(&s.id()) {
+                if roots.contains(&s.id()) {
                     return true;
                 }
                 if seen.insert(s.id()) {
