@@ -31,6 +31,7 @@ pub struct Resources {
     seed: u64,
     entity_pool_path: Option<PathBuf>,
     crest: CrestConfig,
+    mt4mrc: crate::mt4mrc::Mt4mrcConfig,
     bpb: BpbRelationConfig,
     nlplego: NlpLegoConfig,
     sit4re: Sit4reConfig,
@@ -150,6 +151,7 @@ impl Resources {
             crest: config.crest.clone(),
             bpb: config.bpb.clone(),
             nlplego: config.nlplego.clone(),
+            mt4mrc: config.mt4mrc.clone(),
             sit4re: config.sit4re.clone(),
             ..Resources::default()
         }
@@ -195,6 +197,24 @@ impl Resources {
     /// When the model cannot be fetched or loaded.
     pub fn crest_lm(&self) -> Result<Option<Arc<metamorph_models::causal_lm::CausalLm>>> {
         self.crest
+            .lm
+            .as_deref()
+            .map(|s| self.causal_lm(s))
+            .transpose()
+    }
+
+    /// MT4MRC's settings (`[perturb.mt4mrc]`).
+    pub fn mt4mrc_config(&self) -> &crate::mt4mrc::Mt4mrcConfig {
+        &self.mt4mrc
+    }
+
+    /// The causal LM that chooses MR2-1's synonyms (`[perturb.mt4mrc] lm`), loaded on first use
+    /// (once for every relation naming the same); `None` when not configured.
+    ///
+    /// # Errors
+    /// When the model cannot be fetched or loaded.
+    pub fn mt4mrc_lm(&self) -> Result<Option<Arc<metamorph_models::causal_lm::CausalLm>>> {
+        self.mt4mrc
             .lm
             .as_deref()
             .map(|s| self.causal_lm(s))

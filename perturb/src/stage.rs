@@ -38,6 +38,8 @@ pub struct PerturbConfig {
     pub entity_pool: Option<PathBuf>,
     /// CREST's settings (`[perturb.crest]`).
     pub crest: CrestConfig,
+    /// MT4MRC's settings (`[perturb.mt4mrc]`).
+    pub mt4mrc: crate::mt4mrc::Mt4mrcConfig,
     /// Break-Perturb-Build's settings (`[perturb.bpb]`).
     pub bpb: BpbRelationConfig,
     /// NLPLego's settings (`[perturb.nlplego]`).
@@ -53,6 +55,7 @@ impl Default for PerturbConfig {
             seed: 0,
             entity_pool: None,
             crest: CrestConfig::default(),
+            mt4mrc: crate::mt4mrc::Mt4mrcConfig::default(),
             bpb: BpbRelationConfig::default(),
             nlplego: NlpLegoConfig::default(),
             sit4re: Sit4reConfig::default(),

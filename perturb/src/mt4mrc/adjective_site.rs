@@ -69,7 +69,7 @@ pub(super) fn best_fit(
 }
 
 /// The byte offset of character `chars` of `text` (its length past the end).
-fn byte_at(text: &str, chars: usize) -> usize {
+pub(super) fn byte_at(text: &str, chars: usize) -> usize {
     text.char_indices()
         .nth(chars)
         .map_or(text.len(), |(b, _)| b)

@@ -29,6 +29,33 @@ pub use mr2_3_voice_change::VoiceChange;
 /// The family name shared by every MT4MRC relation.
 pub const FAMILY: &str = "mt4mrc";
 
+/// MT4MRC's settings (`[perturb.mt4mrc]`).
+#[derive(Clone, Debug, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Mt4mrcConfig {
+    /// A causal LM that *chooses* MR2-1's synonyms (issue 39): `smollm2-135m`, a GGUF file or
+    /// an `hf:` spec; default none. With it, every lemma of every WordNet sense of the
+    /// adjective is a candidate (not only a synonym in its dominant sense), and the LM keeps
+    /// those whose question costs at most `lm_max_cost` nats against the original
+    /// ([`crate::lexicon::lm_choice`]); see [`mr2_1_synonymous_adjective`].
+    pub lm: Option<String>,
+    /// The most a chosen synonym may cost (nats; default 7.95, the validity step's calibrated
+    /// threshold for word substitutions).
+    pub lm_max_cost: f32,
+    /// At most this many synonyms chosen per adjective (default 2).
+    pub lm_per_site: usize,
+}
+
+impl Default for Mt4mrcConfig {
+    fn default() -> Self {
+        Mt4mrcConfig {
+            lm: None,
+            lm_max_cost: crate::lexicon::lm_choice::DEFAULT_MAX_COST,
+            lm_per_site: 2,
+        }
+    }
+}
+
 /// Whether a question asks to choose rather than yes or no ("are you married or single",
 /// "were there more Burmese or Cambodian immigrants", "was either A or B born in Indiana"):
 /// the inversion relations (MR1-1 … MR1-4) expect the yes/no answer to flip, which such a

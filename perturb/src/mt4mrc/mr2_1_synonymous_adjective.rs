@@ -46,14 +46,15 @@ use std::sync::Arc;
 
 use metamorph_data::{Case, Expectation, Result, Task};
 
-use super::adjective_site::{article_fix, best_fit, is_free_adjective, named_in_passage};
+use super::adjective_site::{article_fix, best_fit, byte_at, is_free_adjective, named_in_passage};
 use super::sense_counts::SenseCounts;
 use super::{edited_case, FAMILY};
-use crate::edit::{match_case, Replacement};
+use crate::edit::{indefinite_article, match_case, Replacement};
 use crate::lexicon::frames::is_never_a_substitute;
 use crate::lexicon::in_context::{
     ContextualLexicon, WordInContext, MIN_SENTENCE_SIMILARITY, MIN_WORD_SIMILARITY,
 };
+use crate::lexicon::lm_choice::{repeats_a_word_of, SubstitutionChooser};
 use crate::lexicon::wordnet::{Pos, SynsetId, WordNet};
 use crate::syntax::Tree;
 use crate::{MetamorphicRelation, Resources, Source};
@@ -70,6 +71,8 @@ pub struct SynonymousAdjective {
     wordnet: Arc<WordNet>,
     lexicon: Arc<ContextualLexicon>,
     senses: Arc<SenseCounts>,
+    /// With `[perturb.mt4mrc] lm`: the causal LM that chooses among every sense's synonyms.
+    chooser: Option<SubstitutionChooser>,
 }
 
 impl SynonymousAdjective {
@@ -80,11 +83,62 @@ impl SynonymousAdjective {
     pub fn new(resources: &Resources) -> Result<Self> {
         let wordnet = resources.wordnet()?;
         let senses = SenseCounts::shared(&wordnet)?;
+        let config = resources.mt4mrc_config();
+        let chooser = resources
+            .mt4mrc_lm()?
+            .map(|lm| SubstitutionChooser::new(lm, config.lm_max_cost, config.lm_per_site.max(1)));
         Ok(SynonymousAdjective {
             wordnet,
             lexicon: resources.contextual_lexicon()?,
             senses,
+            chooser,
         })
+    }
+
+    /// Whether `word` is never replaced: a colour, or a word also much read as a noun (see
+    /// [`CLASSIFIER_NOUN_PERCENT`]).
+    fn is_fixed(&self, word: &str) -> bool {
+        COLOURS.contains(&word)
+            || self.senses.noun_verb_total(word) * 100
+                >= CLASSIFIER_NOUN_PERCENT * self.senses.adjective_total(word).max(1)
+    }
+
+    /// Whether `name`, a lemma of one of `word`'s synsets, may stand for it at all: one
+    /// lower-case word, not an "-ish" shade, not a quantity word, read as an adjective at
+    /// least as often as a noun or verb.
+    fn may_substitute(&self, word: &str, name: &str) -> bool {
+        name != word
+            && !name.is_empty()
+            && name.chars().all(|c| c.is_ascii_lowercase())
+            && !name.ends_with("ish")
+            // "a small breed dog" → "a little breed dog" reads as a quantity.
+            && !is_never_a_substitute(name)
+            && self.senses.noun_verb_total(name) <= self.senses.adjective_total(name)
+    }
+
+    /// Every sense's synonyms of the adjective `word` (lower case), in WordNet order, for the
+    /// LM to choose among (`[perturb.mt4mrc] lm`).
+    fn candidates(&self, word: &str) -> Vec<String> {
+        if self.is_fixed(word) {
+            return Vec::new();
+        }
+        let mut found: Vec<String> = Vec::new();
+        for synset in self.wordnet.synsets(word, Pos::Adj) {
+            // A sense SemCor never tags the word with is too rare to offer ("small" → "minor").
+            if self.senses.count(word, synset.offset()) == 0 {
+                continue;
+            }
+            for lemma in synset.lemmas() {
+                let name = lemma.name();
+                if self.may_substitute(word, name)
+                    && self.senses.count(name, synset.offset()) > 0
+                    && !found.iter().any(|f| f == name)
+                {
+                    found.push(name.to_string());
+                }
+            }
+        }
+        found
     }
 
     /// The synonym to substitute for the adjective `word` (lower case), if one shares its
@@ -92,10 +146,7 @@ impl SynonymousAdjective {
     fn synonym(&self, word: &str) -> Option<(String, SynsetId)> {
         // A word also much read as a noun classifies rather than describes ("a minimum age" →
         // "a minimal age", review of seed 20261211): see [`CLASSIFIER_NOUN_PERCENT`].
-        if COLOURS.contains(&word)
-            || self.senses.noun_verb_total(word) * 100
-                >= CLASSIFIER_NOUN_PERCENT * self.senses.adjective_total(word).max(1)
-        {
+        if self.is_fixed(word) {
             return None;
         }
         let wn = &*self.wordnet;
@@ -107,19 +158,10 @@ impl SynonymousAdjective {
             let found = synset
                 .lemmas()
                 .map(|lemma| lemma.name())
-                .filter(|name| {
-                    *name != word
-                        && !name.is_empty()
-                        && name.chars().all(|c| c.is_ascii_lowercase())
-                        && !name.ends_with("ish")
-                        // "a small breed dog" → "a little breed dog" reads as a quantity.
-                        && !is_never_a_substitute(name)
-                })
+                // Mostly read in this sense, and mostly read as an adjective ("individual" for
+                // "single" would read as a noun: "an individual player").
                 .find(|name| {
-                    // Mostly read in this sense, and mostly read as an adjective ("individual"
-                    // for "single" would read as a noun: "an individual player").
-                    self.dominant(name, synset.offset())
-                        && self.senses.noun_verb_total(name) <= self.senses.adjective_total(name)
+                    self.may_substitute(word, name) && self.dominant(name, synset.offset())
                 });
             if let Some(name) = found {
                 return Some((name.to_string(), synset.id()));
@@ -187,6 +229,86 @@ fn shows_capitals(question: Option<&str>, passage: Option<&str>) -> bool {
         .any(|text| text.chars().any(char::is_uppercase))
 }
 
+impl SynonymousAdjective {
+    /// The synonyms `chooser` keeps for the adjective `i` of `question`: every sense's
+    /// candidates ([`SynonymousAdjective::candidates`]) not already in the question, scored
+    /// with the question's words around it, an indefinite article before it agreeing with each
+    /// ("a big house" against "a large house", "an ample house").
+    fn chosen(
+        &self,
+        chooser: &SubstitutionChooser,
+        tree: &Tree<'_>,
+        i: usize,
+        question: Option<&str>,
+    ) -> Result<Vec<String>> {
+        let Some(question) = question else {
+            return Ok(Vec::new());
+        };
+        let candidates: Vec<String> = self
+            .candidates(&tree.lower(i))
+            .into_iter()
+            .filter(|c| !repeats_a_word_of(question, c))
+            .collect();
+        if candidates.is_empty() {
+            return Ok(Vec::new());
+        }
+        let token = tree.token(i);
+        let (start, end) = (
+            byte_at(question, token.start as usize),
+            byte_at(question, token.end as usize),
+        );
+        let article = i
+            .checked_sub(1)
+            .filter(|&a| matches!(tree.lower(a).as_str(), "a" | "an") && tree.token(a).tag == "DT")
+            .map(|a| tree.token(a));
+        let from = article.map_or(start, |a| byte_at(question, a.start as usize));
+        let written = |word: &str| {
+            let word = match_case(&token.text, word);
+            match article {
+                Some(a) => {
+                    let gap = &question[byte_at(question, a.end as usize)..start];
+                    format!(
+                        "{}{gap}{word}",
+                        match_case(&a.text, indefinite_article(&word))
+                    )
+                }
+                None => word,
+            }
+        };
+        let rests: Vec<String> = candidates.iter().map(|c| written(c)).collect();
+        let refs: Vec<&str> = rests.iter().map(String::as_str).collect();
+        let kept = chooser.choose_in_sentence(
+            &question[..from],
+            &question[from..end],
+            &question[end..],
+            &refs,
+        )?;
+        Ok(kept.into_iter().map(|k| candidates[k].clone()).collect())
+    }
+}
+
+/// The edits that put `synonym` for every free occurrence of `word` among `adjectives`, an
+/// indefinite article before each agreeing with it.
+fn replace_all(
+    tree: &Tree<'_>,
+    adjectives: &[usize],
+    word: &str,
+    synonym: &str,
+) -> Vec<Replacement> {
+    let mut replacements = Vec::new();
+    for &j in adjectives.iter().filter(|&&j| tree.lower(j) == word) {
+        let token = tree.token(j);
+        let new_word = match_case(&token.text, synonym);
+        replacements.extend(article_fix(tree, j, &new_word));
+        replacements.push(Replacement::new(
+            token.start as usize,
+            token.end as usize,
+            new_word,
+        ));
+    }
+    replacements
+}
+
 impl MetamorphicRelation for SynonymousAdjective {
     fn family(&self) -> &'static str {
         FAMILY
@@ -234,6 +356,32 @@ impl MetamorphicRelation for SynonymousAdjective {
             if term_in_passage(&tree, i, example.context.as_deref()) {
                 continue;
             }
+            if let Some(chooser) = &self.chooser {
+                for synonym in self.chosen(chooser, &tree, i, example.question.as_deref())? {
+                    if cases.len() == MAX_CASES {
+                        break;
+                    }
+                    let replacements = replace_all(&tree, &adjectives, &word, &synonym);
+                    let Some(case) = edited_case(
+                        example,
+                        NAME,
+                        cases.len(),
+                        "question",
+                        replacements,
+                        &Expectation::Equal,
+                        false,
+                    ) else {
+                        continue;
+                    };
+                    cases.extend(best_fit(
+                        &self.lexicon,
+                        example.question.as_deref(),
+                        vec![case],
+                        (MIN_SENTENCE_SIMILARITY, MIN_WORD_SIMILARITY),
+                    )?);
+                }
+                continue;
+            }
             let Some((synonym, shared)) = self.synonym(&word) else {
                 continue;
             };
@@ -252,17 +400,7 @@ impl MetamorphicRelation for SynonymousAdjective {
             if self.lexicon.sense(&target, &sentence)?.map(|s| s.id()) != Some(shared) {
                 continue;
             }
-            let mut replacements = Vec::new();
-            for &j in adjectives.iter().filter(|&&j| tree.lower(j) == word) {
-                let token = tree.token(j);
-                let new_word = match_case(&token.text, &synonym);
-                replacements.extend(article_fix(&tree, j, &new_word));
-                replacements.push(Replacement::new(
-                    token.start as usize,
-                    token.end as usize,
-                    new_word,
-                ));
-            }
+            let replacements = replace_all(&tree, &adjectives, &word, &synonym);
             let Some(case) = edited_case(
                 example,
                 NAME,
@@ -316,6 +454,40 @@ mod tests {
             .into_iter()
             .map(|c| c.followup.question.unwrap())
             .collect()
+    }
+
+    /// With a choosing causal LM (here the tiny random Llama of the models crate's fixtures, no
+    /// cost limit), the candidates are the lemmas of every sense SemCor attests for both words,
+    /// at most `lm_per_site` are kept, and an article before the word agrees with each.
+    #[test]
+    fn a_causal_lm_chooses_among_every_attested_senses_lemmas() {
+        let gguf = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../models/tests/fixtures/causal-lm/llama-tiny.gguf"
+        );
+        let config: crate::PerturbConfig = toml::from_str(&format!(
+            "[mt4mrc]\nlm = \"{gguf}\"\nlm_max_cost = 1e9\nlm_per_site = 2\n"
+        ))
+        .unwrap();
+        let relation = SynonymousAdjective::new(&crate::Resources::from_config(&config)).unwrap();
+        let candidates = relation.candidates("big");
+        assert!(candidates.contains(&"large".to_string()), "{candidates:?}");
+        // A sense of "small" SemCor never tags it with is not offered.
+        assert!(!relation.candidates("small").contains(&"minor".to_string()));
+        let question = "is a big house expensive to heat";
+        let (example, parses) = boolq(question, "Some passage.");
+        let cases = relation
+            .follow_ups(&Source::new(&example, &parses))
+            .unwrap();
+        assert!(!cases.is_empty() && cases.len() <= 2, "{cases:?}");
+        for case in &cases {
+            case.validate().unwrap();
+            let followup = case.followup.question.as_deref().unwrap();
+            let words: Vec<&str> = followup.split(' ').collect();
+            assert!(candidates.contains(&words[2].to_string()), "{followup}");
+            assert_eq!(words[1], indefinite_article(words[2]), "{followup}");
+            assert_eq!(words[3..].join(" "), "house expensive to heat");
+        }
     }
 
     #[test]
