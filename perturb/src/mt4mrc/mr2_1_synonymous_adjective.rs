@@ -34,6 +34,17 @@
 //!
 //!   Each adjective gets at most one follow-up, its first such synonym in WordNet order, and a
 //!   source at most [`MAX_CASES`], for its first adjectives in question order.
+//! * **Chosen by a causal LM** (`[perturb.mt4mrc] lm`, off by default; issue 39's "choose,
+//!   don't just filter"): instead of one synonym of the dominant sense read in context, every
+//!   sense SemCor attests for both the adjective and the synonym proposes its lemmas (a sense
+//!   never tagged for the word is too rare: "small" → "minor"), and the LM keeps the
+//!   `lm_per_site` cheapest whose question costs at most `lm_max_cost` nats against the
+//!   original's ([`crate::lexicon::lm_choice`], an indefinite article before the word scored
+//!   agreeing with each); the encoder's fit check still guards the meaning. Measured blind on
+//!   five question sets (2026-12-01, Gemma 3 270M at 4 nats): 83% natural, 92% valid, three to
+//!   nine times the default's cases (`docs/validity/mr2-1-lm/`). SmolLM2-135M could not tell
+//!   the senses apart ("a hard cap" → "a tough cap" cost it under 2 nats), and the encoder's
+//!   in-context sense as a filter on the candidates left almost no case: so neither is used.
 //! * A question all in lower case with no passage (or a passage without capitals) gives no
 //!   case: nothing shows which of its words belong to a title or a name (a reading of Natural
 //!   Questions' passage-less questions, 2026-12-01: "little house on the prairie" → "small
@@ -230,6 +241,32 @@ fn shows_capitals(question: Option<&str>, passage: Option<&str>) -> bool {
 }
 
 impl SynonymousAdjective {
+    /// The default path's synonym for the adjective `i` of `question`
+    /// ([`SynonymousAdjective::synonym`]), if the question uses the sense it shares and does
+    /// not already have it.
+    fn in_context(
+        &self,
+        tree: &Tree<'_>,
+        i: usize,
+        question: Option<&str>,
+    ) -> Result<Option<String>> {
+        let Some((synonym, shared)) = self.synonym(&tree.lower(i)) else {
+            return Ok(None);
+        };
+        // "On what river is the city where X is located situated on?" → "… located located
+        // on": a synonym the question already has, in any form, repeats it.
+        if question.is_some_and(|q| repeats_a_word_of(q, &synonym)) {
+            return Ok(None);
+        }
+        // The shared sense must be the one this question uses.
+        let target = WordInContext::new(tree.tokens(), i, Pos::Adj).within(tree.sentence_of(i));
+        let sentence = self.lexicon.embed_cached(&target.sentence_text())?;
+        Ok(
+            (self.lexicon.sense(&target, &sentence)?.map(|s| s.id()) == Some(shared))
+                .then_some(synonym),
+        )
+    }
+
     /// The synonyms `chooser` keeps for the adjective `i` of `question`: every sense's
     /// candidates ([`SynonymousAdjective::candidates`]) not already in the question, scored
     /// with the question's words around it, an indefinite article before it agreeing with each
@@ -356,68 +393,34 @@ impl MetamorphicRelation for SynonymousAdjective {
             if term_in_passage(&tree, i, example.context.as_deref()) {
                 continue;
             }
-            if let Some(chooser) = &self.chooser {
-                for synonym in self.chosen(chooser, &tree, i, example.question.as_deref())? {
-                    if cases.len() == MAX_CASES {
-                        break;
-                    }
-                    let replacements = replace_all(&tree, &adjectives, &word, &synonym);
-                    let Some(case) = edited_case(
-                        example,
-                        NAME,
-                        cases.len(),
-                        "question",
-                        replacements,
-                        &Expectation::Equal,
-                        false,
-                    ) else {
-                        continue;
-                    };
-                    cases.extend(best_fit(
-                        &self.lexicon,
-                        example.question.as_deref(),
-                        vec![case],
-                        (MIN_SENTENCE_SIMILARITY, MIN_WORD_SIMILARITY),
-                    )?);
+            let question = example.question.as_deref();
+            let synonyms = match &self.chooser {
+                Some(chooser) => self.chosen(chooser, &tree, i, question)?,
+                None => self.in_context(&tree, i, question)?.into_iter().collect(),
+            };
+            for synonym in synonyms {
+                if cases.len() == MAX_CASES {
+                    break;
                 }
-                continue;
+                let replacements = replace_all(&tree, &adjectives, &word, &synonym);
+                let Some(case) = edited_case(
+                    example,
+                    NAME,
+                    cases.len(),
+                    "question",
+                    replacements,
+                    &Expectation::Equal,
+                    false,
+                ) else {
+                    continue;
+                };
+                cases.extend(best_fit(
+                    &self.lexicon,
+                    question,
+                    vec![case],
+                    (MIN_SENTENCE_SIMILARITY, MIN_WORD_SIMILARITY),
+                )?);
             }
-            let Some((synonym, shared)) = self.synonym(&word) else {
-                continue;
-            };
-            // "On what river is the city where X is located situated on?" → "… located located
-            // on": a synonym the question already has, in any form, repeats it.
-            if example
-                .question
-                .as_deref()
-                .is_some_and(|q| crate::lexicon::lm_choice::repeats_a_word_of(q, &synonym))
-            {
-                continue;
-            }
-            // The shared sense must be the one this question uses.
-            let target = WordInContext::new(tree.tokens(), i, Pos::Adj).within(tree.sentence_of(i));
-            let sentence = self.lexicon.embed_cached(&target.sentence_text())?;
-            if self.lexicon.sense(&target, &sentence)?.map(|s| s.id()) != Some(shared) {
-                continue;
-            }
-            let replacements = replace_all(&tree, &adjectives, &word, &synonym);
-            let Some(case) = edited_case(
-                example,
-                NAME,
-                cases.len(),
-                "question",
-                replacements,
-                &Expectation::Equal,
-                false,
-            ) else {
-                continue;
-            };
-            cases.extend(best_fit(
-                &self.lexicon,
-                example.question.as_deref(),
-                vec![case],
-                (MIN_SENTENCE_SIMILARITY, MIN_WORD_SIMILARITY),
-            )?);
         }
         Ok(cases)
     }
