@@ -204,6 +204,19 @@ pub(super) fn agreement(tree: &Tree<'_>, head: usize) -> Option<Agreement> {
         });
         return and.then_some(Agreement::PLURAL);
     }
+    // "75th Avenue and Van Wyck Boulevard" parsed as one name modified by a coordinated name:
+    // two places (plural) or one ("Procter and Gamble"), which the parse does not tell (BoolQ's unread passages, 2026-12-01: "75th Avenue and Van Wyck
+    // Boulevard was now skipped").
+    let coordinated_modifier = token.tag == "NNP"
+        && tree.children(head).filter(|&c| c < head).any(|c| {
+            tree.token(c).tag == "NNP"
+                && tree
+                    .children(c)
+                    .any(|k| tree.token(k).dep == "cc" && tree.token(k).lower() == "and")
+        });
+    if coordinated_modifier {
+        return None;
+    }
     let lemma = token.lemma.to_lowercase();
     if PARTITIVES.contains(&lemma.as_str())
         && tree

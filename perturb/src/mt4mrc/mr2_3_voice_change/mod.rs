@@ -419,6 +419,21 @@ mod tests {
         ]);
     }
 
+    /// BoolQ's unread passages (2026-12-01): "75th Avenue and Van Wyck Boulevard" parses as
+    /// one name modified by another, one place or two; its number is not guessed.
+    #[test]
+    fn a_name_modified_by_a_coordinated_name_is_not_made_a_subject() {
+        assert_eq!(
+            changed("The E train now skipped 75th Avenue and Van Wyck Boulevard on weekdays."),
+            None
+        );
+        // Coordinated adjectives before a plural noun are plain.
+        assert_changes(&[(
+            "The upper parts of the kidneys are partially protected by the 11th and 12th ribs.",
+            "The 11th and 12th ribs partially protect the upper parts of the kidneys.",
+        )]);
+    }
+
     #[test]
     fn active_to_passive_keeps_tense_aspect_and_agreement() {
         assert_changes(&[
