@@ -434,6 +434,24 @@ mod tests {
         )]);
     }
 
+    /// Research abstracts (2026-12-02): after an agent that ends in a phrase of its own, a
+    /// phrase that followed the object reads as the agent's innermost noun's.
+    #[test]
+    fn a_phrase_after_the_object_does_not_follow_an_agent_with_a_phrase_of_its_own() {
+        for passage in [
+            "The isolation of the mouse Brca1 homologue will facilitate the creation of mouse \
+             models for germline BRCA1 defects.",
+            "All of the planets rotate the sun in approximately the same ecliptic.",
+        ] {
+            assert_eq!(changed(passage), None, "{passage}");
+        }
+        // A plain agent takes it as the verb's.
+        assert_changes(&[(
+            "The doctor prescribed steroids for my ear trouble.",
+            "Steroids were prescribed by the doctor for my ear trouble.",
+        )]);
+    }
+
     #[test]
     fn active_to_passive_keeps_tense_aspect_and_agreement() {
         assert_changes(&[

@@ -562,6 +562,25 @@ impl VoiceChange {
         }) {
             return None;
         }
+        // `the isolation of the mouse homologue will facilitate the creation of mouse models
+        // for germline BRCA1 defects`: any other phrase right after the object would follow
+        // the agent, and after an agent that ends in a phrase of its own it reads as the
+        // innermost noun's ("… will be facilitated by the isolation of the mouse Brca1
+        // homologue for germline BRCA1 defects"), whichever of the verb and the object it
+        // belonged to. After a plain common noun ("by the doctor for my ear trouble") or a
+        // name it reads as the verb's. Over every judged MR2-3 row (2026-12-02) this removes
+        // 13, 8 of them unnatural, and adds none.
+        if complement.is_none()
+            && obj_range.end < sentence.end
+            && tree.head(obj_range.end) == root
+            && tree.token(obj_range.end).dep == "prep"
+            && matches!(subject.tag.as_str(), "NN" | "NNS" | "CD" | "DT")
+            && subj_range
+                .clone()
+                .any(|i| i > subj && matches!(tree.token(i).dep.as_str(), "prep" | "acl" | "relcl"))
+        {
+            return None;
+        }
         if let Some(complement) = complement.clone() {
             words.push(&tree.text(complement), false);
         }
