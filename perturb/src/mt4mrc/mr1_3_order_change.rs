@@ -14,7 +14,8 @@
 //! "previously", → "… after"): the word is swapped only when the parse (`question`) tags it `IN`
 //! with an object (`pobj`/`pcomp`, but not a passive gerund: "can ingrown toenails come back
 //! after being removed" → "… before being removed" is incoherent) or as a clause's `mark`, and not in a verb's fixed phrase
-//! ("named after", "look after", "take after"). The first occurrence that qualifies is swapped.
+//! ("named after", "look after", "take after") nor with a relative pronoun as its object ("the
+//! state after which the town is named"). The first occurrence that qualifies is swapped.
 //!
 //! **Beyond BoolQ** (BREAK's and StrategyQA's questions, 2026-12-01): the question must be a
 //! yes/no question with its auxiliary before the subject and no wh-word outside a relative
@@ -471,10 +472,18 @@ fn is_temporal_connective(tree: &Tree<'_>, i: usize) -> bool {
     if coordinated {
         return false;
     }
-    let has_object = (0..tree.len()).any(|j| {
-        j != i && tree.head(j) == i && matches!(tree.token(j).dep.as_str(), "pobj" | "pcomp")
-    });
-    token.dep == "mark" || has_object
+    let objects = || {
+        (0..tree.len()).filter(move |&j| {
+            j != i && tree.head(j) == i && matches!(tree.token(j).dep.as_str(), "pobj" | "pcomp")
+        })
+    };
+    // "the Mexican state after which Villa Unión is located" (named after): a relative
+    // pronoun as the object picks out a referent in a relative clause; the other word would
+    // name another one or none (BREAK's test questions, 2026-12-02).
+    if objects().any(|j| matches!(tree.token(j).tag.as_str(), "WDT" | "WP" | "WP$")) {
+        return false;
+    }
+    token.dep == "mark" || objects().next().is_some()
 }
 
 #[cfg(test)]
@@ -553,6 +562,9 @@ mod tests {
              consecutive home games",
             "were all the survivors stay in pompeii after the eruption",
             "did the us womens soccer team bounce back after its low",
+            // A relative pronoun as the object: a referent, not an order (BREAK's test).
+            "Were was the Mexican state after which there is Villa Unión, Sinaloa located?",
+            "Is the river after which the town is named longer than the Rhine?",
         ] {
             assert_eq!(followup_question(question), None, "{question}");
         }
