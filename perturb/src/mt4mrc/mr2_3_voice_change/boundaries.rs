@@ -124,11 +124,26 @@ fn capital_start(tree: &Tree<'_>, start: usize) -> bool {
         .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
 }
 
+/// Abbreviations written before a number or a date (`ca. 1500`, `approx. 75%`, `b. 1962`).
+const NUMBER_ABBREVIATIONS: [&str; 9] = ["ca", "c", "approx", "b", "d", "fl", "r", "no", "nos"];
+
 /// Whether the sentence ends with final punctuation (`.`, `!`, `?`, possibly inside closing
 /// quotes or brackets) or at the end of the text.
 pub(super) fn ends_sentence(tree: &Tree<'_>, sentence: Range<usize>) -> bool {
     if sentence.end == tree.len() {
         return true;
+    }
+    // `at which time ca. | 75% of calls …`: the period of an abbreviation that stands before
+    // a number or a date is no sentence's end, whatever the segmenter made of it (Re-DocRED's
+    // Wikipedia leads, 2026-12-02).
+    let last = sentence.end - 1;
+    let abbreviation =
+        |i: usize| NUMBER_ABBREVIATIONS.contains(&tree.token(i).lower().trim_end_matches('.'));
+    if tree.token(last).text.ends_with('.')
+        && (abbreviation(last)
+            || last > sentence.start && tree.token(last).text == "." && abbreviation(last - 1))
+    {
+        return false;
     }
     sentence
         .rev()

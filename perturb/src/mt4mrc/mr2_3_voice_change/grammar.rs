@@ -197,6 +197,21 @@ pub(super) fn agreement(tree: &Tree<'_>, head: usize) -> Option<Agreement> {
     let token = tree.token(head);
     let conjuncts = conjuncts(tree, head);
     if conjuncts.len() > 1 {
+        // `the Walter and May Reuther Family Education Center`: a determiner on a first name
+        // whose last conjunct is a name of several words is one name sharing its head (one
+        // centre), or two ("the Thames and Severn Canal"); the parse does not tell (Re-DocRED's
+        // Wikipedia leads, 2026-12-02).
+        let last = *conjuncts.last().expect("a conjunct");
+        if token.tag == "NNP"
+            && tree.child_with_dep(head, &["det"]).is_some()
+            && tree.token(last).tag == "NNP"
+            && tree.child_with_dep(last, &["det"]).is_none()
+            && tree
+                .children(last)
+                .any(|c| c < last && tree.token(c).dep == "compound")
+        {
+            return None;
+        }
         // spaCy hangs the `and` of `A, B and C` on B: look along the whole chain.
         let and = conjuncts.iter().any(|&c| {
             tree.children(c)
@@ -207,7 +222,8 @@ pub(super) fn agreement(tree: &Tree<'_>, head: usize) -> Option<Agreement> {
     // "75th Avenue and Van Wyck Boulevard" parsed as one name modified by a coordinated name:
     // two places (plural) or one ("Procter and Gamble"), which the parse does not tell (BoolQ's unread passages, 2026-12-01: "75th Avenue and Van Wyck
     // Boulevard was now skipped").
-    let coordinated_modifier = token.tag == "NNP"
+    // "Vicha and Yamen Glaciers" (two, with a plural name read as one place) too.
+    let coordinated_modifier = matches!(token.tag.as_str(), "NNP" | "NNPS")
         && tree.children(head).filter(|&c| c < head).any(|c| {
             tree.token(c).tag == "NNP"
                 && tree

@@ -452,6 +452,39 @@ mod tests {
         )]);
     }
 
+    /// Re-DocRED's Wikipedia leads (2026-12-02).
+    #[test]
+    fn figurative_see_adverbial_objects_shared_head_names_and_abbreviations_are_left_alone() {
+        for passage in [
+            // *see* with a subject that cannot see.
+            "All Sims-class ships saw action in World War II.",
+            "Her popularity saw her in demand for commercial endorsements.",
+            // An adverbial read as the object.
+            "The current group performs primarily a cappella.",
+            "These winds blow parallel to the shoreline at certain areas of the coast.",
+            // Names sharing a head: one or two, the parse does not tell.
+            "Their interior is drained by Vicha and Yamen Glaciers.",
+            "Since the late 1960s, the United Auto Workers Union has maintained the Walter and \
+             May Reuther Family Education Center on the site of a former private estate.",
+            // A sentence cut at an abbreviation's period.
+            "The program was started in 1945, at which time ca. 75% of calls were handled by \
+             operators.",
+        ] {
+            assert_eq!(changed(passage), None, "{passage}");
+        }
+        // A person sees; a bare name coordinated with a name takes the plural.
+        assert_changes(&[
+            (
+                "The doctor saw the patient.",
+                "The patient was seen by the doctor.",
+            ),
+            (
+                "Their interior is drained by the Vicha Glacier and the Yamen Glacier.",
+                "The Vicha Glacier and the Yamen Glacier drain their interior.",
+            ),
+        ]);
+    }
+
     #[test]
     fn active_to_passive_keeps_tense_aspect_and_agreement() {
         assert_changes(&[

@@ -289,6 +289,46 @@ impl VoiceChange {
                 return None;
             }
         }
+        // `Her popularity saw her in demand`, `All Sims-class ships saw action`, `the decade
+        // saw a boom`: *see* with a subject that cannot see is figurative (an era or a thing to
+        // which something happened), and the passive makes it an observer ("Action in World
+        // War II was seen by all Sims-class ships"). Re-DocRED's Wikipedia leads, 2026-12-02.
+        // The phrasal `see through` takes any subject ("I was seen through college by the
+        // scholarship").
+        if lemma == "see"
+            && self
+                .verb_complement_after(tree, root, obj_range.end)
+                .is_none()
+        {
+            let living = matches!(subject.tag.as_str(), "NN" | "NNS")
+                && self.names_living_being(&subject.lemma.to_lowercase(), true);
+            if !living && subject.ent_type != "PERSON" {
+                return None;
+            }
+        }
+        // `performs primarily a cappella`, `blow parallel to the shoreline`: an adverbial the
+        // parser read as the object (WordNet knows the determiner and noun together only as an
+        // adverb or adjective; a bare word that is also an adjective, before `to`) would become
+        // the subject ("Parallel to the shoreline is blown by these winds"). Re-DocRED's
+        // Wikipedia leads, 2026-12-02.
+        let adverb_or_adjective = |phrase: &str| {
+            let phrase = normalize(phrase);
+            self.wordnet.index_entry(&phrase, Pos::Noun).is_empty()
+                && !(self.wordnet.index_entry(&phrase, Pos::Adv).is_empty()
+                    && self.wordnet.index_entry(&phrase, Pos::Adj).is_empty())
+        };
+        let with_determiner = tree
+            .child_with_dep(obj, &["det"])
+            .is_some_and(|d| adverb_or_adjective(&format!("{} {}", tree.lower(d), object.lower())));
+        let adjective_before_to = bare
+            && object.tag == "NN"
+            && tree
+                .children(obj)
+                .any(|c| c > obj && tree.token(c).dep == "prep" && tree.lower(c) == "to")
+            && !self.wordnet.index_entry(&object_lemma, Pos::Adj).is_empty();
+        if with_determiner || adjective_before_to {
+            return None;
+        }
         // `changed the early society drastically`: a manner adverb after the object would
         // end up after the agent ("was changed by the encounter … drastically").
         if children.iter().any(|&c| {
