@@ -469,6 +469,14 @@ mod tests {
             // A sentence cut at an abbreviation's period.
             "The program was started in 1945, at which time ca. 75% of calls were handled by \
              operators.",
+            // What the object was made, read as an apposition; a free relative coordinated
+            // with the object; a relative clause of the agent (the held-out half).
+            "The High transition authority elected Rajoelina the president of Madagascar, and \
+             Albert Camille Vital became the Prime Minister.",
+            "Beliën published a book about the political history of Belgium, and what he sees \
+             as parallels in the creation of the European Union.",
+            "His training was interrupted by World War II during which he served in the Free \
+             French Forces.",
         ] {
             assert_eq!(changed(passage), None, "{passage}");
         }

@@ -148,6 +148,21 @@ impl VoiceChange {
         if !clean_boundary(tree, &sentence, agent_range.end) {
             return None;
         }
+        // `interrupted by World War II during which he served`: a relative clause right after
+        // the agent (a comma or none between) is the agent's own, whatever the parser hung it
+        // on; the active moves the agent to the front and leaves the clause on the object
+        // ("World War II interrupted his training during which he served"). Re-DocRED's
+        // Wikipedia leads, 2026-12-02.
+        let wh = |i: usize| {
+            i < sentence.end && matches!(tree.token(i).tag.as_str(), "WDT" | "WP" | "WP$" | "WRB")
+        };
+        let mut after = agent_range.end;
+        if after < sentence.end && tree.token(after).text == "," {
+            after += 1;
+        }
+        if wh(after) || after < sentence.end && tree.token(after).tag == "IN" && wh(after + 1) {
+            return None;
+        }
         // `handled by a tribal Jirga rather than by laws or police`: a second `by` phrase of the
         // same verb after the agent would be left behind in the active clause, with no passive
         // verb to belong to ("A tribal Jirga handles most criminal cases rather than by laws").

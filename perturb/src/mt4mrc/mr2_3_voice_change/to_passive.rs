@@ -289,6 +289,30 @@ impl VoiceChange {
                 return None;
             }
         }
+        // `elected Rajoelina the president of Madagascar`: a noun phrase right after the object
+        // without a comma is what the object was made, which the parser read as an apposition;
+        // the passive would take it into the subject ("Rajoelina the president of Madagascar
+        // was elected"). `published a book …, and what he sees as parallels …`: a second
+        // object in a clause the parser coordinated with the verb would be stranded after the
+        // agent. Re-DocRED's Wikipedia leads, 2026-12-02.
+        let bare_apposition = tree.children(obj).any(|c| {
+            c > obj
+                && tree.token(c).dep == "appos"
+                && !matches!(
+                    tree.token(tree.subtree(c).start - 1).text.as_str(),
+                    "," | "(" | "--" | "-" | ":" | "–" | "—"
+                )
+        });
+        let coordinated_free_relative = children.iter().any(|&c| {
+            tree.token(c).dep == "conj"
+                && tree
+                    .subtree(c)
+                    .find(|&i| !matches!(tree.token(i).dep.as_str(), "cc" | "punct"))
+                    .is_some_and(|i| matches!(tree.token(i).tag.as_str(), "WP" | "WDT"))
+        });
+        if bare_apposition || coordinated_free_relative {
+            return None;
+        }
         // `Her popularity saw her in demand`, `All Sims-class ships saw action`, `the decade
         // saw a boom`: *see* with a subject that cannot see is figurative (an era or a thing to
         // which something happened), and the passive makes it an observer ("Action in World
