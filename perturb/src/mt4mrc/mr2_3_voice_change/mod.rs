@@ -125,6 +125,22 @@
 //! removed as many natural rows as unnatural.) What these texts still get wrong is a
 //! prepositional phrase hung on the verb that belongs to a moved noun; research prose reads
 //! 75–80% natural (docs/validity/mr2-3-other-corpora/).
+//!
+//! From Wikipedia's lead paragraphs (Re-DocRED's documents, 2026-12-02; each reading before
+//! the rules it led to), also refused: *see* with a subject that cannot see (*the ships saw
+//! action*: figurative; the phrasal *see through* excepted), an adverbial read as the object
+//! (*performs a cappella*, *blow parallel to*), names sharing a head whose number the parse
+//! does not tell (*the Walter and May Reuther … Center*, *Vicha and Yamen Glaciers*), a
+//! sentence cut at an abbreviation before a number (*ca.*), an apposition without a comma after
+//! the object (*elected Rajoelina the president*: what the object was made), a free relative
+//! coordinated with the object, a relative clause right after the agent (*interrupted by World
+//! War II during which he served*), a phrase after the object that would follow an agent
+//! ending in a phrase of its own, a count of times as the object (*won nine times*), a fronted
+//! partitive (*Of these, nine individuals achieved …*) and an agent ending in an
+//! abbreviation's period (*by Canada Dry Motts Inc.*). Each was measured over every judged row
+//! (`scripts/judged_rows_audit.py`): together they remove 28 judged rows, 6 of them natural.
+//! Read blind on rows no rule had been written against, Wikipedia passages read 82%, 85% and
+//! 87% natural (90–95% valid) as the rounds went on.
 
 mod boundaries;
 mod grammar;
@@ -477,6 +493,11 @@ mod tests {
              as parallels in the creation of the European Union.",
             "His training was interrupted by World War II during which he served in the Free \
              French Forces.",
+            // A count of times; a fronted partitive; an abbreviation's period at the end (the
+            // third reading).
+            "The current champion is Japan. Japan have won nine times.",
+            "Of these, nine individuals have achieved this feat.",
+            "In the United States, the brand is owned by Canada Dry Motts Inc.",
         ] {
             assert_eq!(changed(passage), None, "{passage}");
         }
@@ -485,6 +506,10 @@ mod tests {
             (
                 "The doctor saw the patient.",
                 "The patient was seen by the doctor.",
+            ),
+            (
+                "The clock showed the wrong time.",
+                "The wrong time was shown by the clock.",
             ),
             (
                 "Their interior is drained by the Vicha Glacier and the Yamen Glacier.",

@@ -148,6 +148,14 @@ impl VoiceChange {
         if !clean_boundary(tree, &sentence, agent_range.end) {
             return None;
         }
+        // `… owned by Canada Dry Motts Inc.`: an agent ending in an abbreviation whose period
+        // is the sentence's would take the full stop to the front ("Canada Dry Motts Inc. owns
+        // the brand" without one). BoolQ's unread passages, 2026-12-02.
+        if tree.token(agent_range.end - 1).text.len() > 1
+            && tree.token(agent_range.end - 1).text.ends_with('.')
+        {
+            return None;
+        }
         // `interrupted by World War II during which he served`: a relative clause right after
         // the agent (a comma or none between) is the agent's own, whatever the parser hung it
         // on; the active moves the agent to the front and leaves the clause on the object

@@ -202,6 +202,25 @@ impl VoiceChange {
         // `earned her as much as $4,000`, `gave him the book`: after a pronoun object, anything
         // but punctuation, a conjunction or a preposition is a second object or a quantity the
         // parser hung elsewhere, and the passive would lose it ("she was earned by …").
+        // `won nine times`: a count of times is an adverbial the parser read as the object
+        // ("Nine times have been won by Japan"); `Of these, nine individuals achieved this
+        // feat`: a fronted partitive names the set the subject is taken from, and the passive
+        // would take it from the object ("Of these, this feat has been achieved by …").
+        // Re-DocRED's and BoolQ's Wikipedia passages, 2026-12-02.
+        let counted = |c: usize| {
+            tree.token(c).dep == "nummod"
+                || matches!(
+                    tree.lower(c).as_str(),
+                    "many" | "several" | "few" | "multiple" | "numerous" | "countless"
+                )
+        };
+        if matches!(object_lemma.as_str(), "time" | "occasion") && tree.children(obj).any(counted)
+            || children.iter().any(|&c| {
+                c < subj_range.start && tree.token(c).dep == "prep" && tree.lower(c) == "of"
+            })
+        {
+            return None;
+        }
         if object.tag == "PRP" && obj_range.end < sentence.end {
             let next = tree.token(obj_range.end);
             let boundary = next.pos == "PUNCT"
