@@ -164,6 +164,14 @@ impl VoiceChange {
         {
             return Some(false);
         }
+        // `A Storrs discovered 107 Camilla`, `A Wizard of Mars was written by …`: "A" before a
+        // name is as often its initial or a title's first word as an article (WebNLG's texts,
+        // 2026-12-02: "… by a Storrs").
+        if matches!(text, "A" | "An")
+            && matches!(tree.token(tree.head(i)).tag.as_str(), "NNP" | "NNPS")
+        {
+            return None;
+        }
         let closed_class = matches!(
             text.to_lowercase().as_str(),
             "many"
