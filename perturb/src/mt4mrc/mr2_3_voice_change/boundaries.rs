@@ -124,8 +124,12 @@ fn capital_start(tree: &Tree<'_>, start: usize) -> bool {
         .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
 }
 
-/// Abbreviations written before a number or a date (`ca. 1500`, `approx. 75%`, `b. 1962`).
-const NUMBER_ABBREVIATIONS: [&str; 9] = ["ca", "c", "approx", "b", "d", "fl", "r", "no", "nos"];
+/// Abbreviations written before a number, a date or a name, which no sentence ends with (`ca.
+/// 1500`, `b. 1962`, `Dr. Smith`, `Rhode Island Ave. Productions`).
+const NUMBER_ABBREVIATIONS: [&str; 25] = [
+    "ca", "c", "approx", "b", "d", "fl", "r", "no", "nos", "ave", "st", "mt", "ft", "dr", "mr",
+    "mrs", "ms", "prof", "gen", "capt", "lt", "sgt", "rev", "sen", "gov",
+];
 
 /// Whether the sentence ends with final punctuation (`.`, `!`, `?`, possibly inside closing
 /// quotes or brackets) or at the end of the text.

@@ -171,6 +171,23 @@ impl VoiceChange {
         if wh(after) || after < sentence.end && tree.token(after).tag == "IN" && wh(after + 1) {
             return None;
         }
+        // `created by Peter Laird, from the US`, `operated by AIDA Cruises from Rostock`: where
+        // the agent comes from, which the active would say of the object or the act (WebNLG's
+        // texts, 2026-12-02).
+        if after + 1 < sentence.end
+            && tree.lower(after) == "from"
+            && tree.children(after).any(|i| {
+                tree.token(i).dep == "pobj"
+                    && matches!(tree.token(i).ent_type.as_str(), "GPE" | "LOC")
+            })
+        {
+            return None;
+        }
+        // `(29075) 1950 DA was discovered by …`: a subject the parser split from a bracket of
+        // its name.
+        if subj_range.start > sentence.start && tree.token(subj_range.start - 1).text == ")" {
+            return None;
+        }
         // `handled by a tribal Jirga rather than by laws or police`: a second `by` phrase of the
         // same verb after the agent would be left behind in the active clause, with no passive
         // verb to belong to ("A tribal Jirga handles most criminal cases rather than by laws").
