@@ -526,6 +526,17 @@ impl VoiceChange {
         }) {
             return None;
         }
+        // `uses a histogram of keywords as the document representation`, `presents the
+        // application as cooperative`: an `as` phrase the parser hung on the object is the
+        // verb's complement all the same, and the passive would take it into the subject ("A
+        // histogram of keywords as the document representation is used by …"). SciERC's
+        // abstracts, 2026-12-02.
+        if tree
+            .children(obj)
+            .any(|c| c > obj && tree.token(c).dep == "prep" && tree.lower(c) == "as")
+        {
+            return None;
+        }
         let middle: Vec<usize> = (subj_range.end..root).collect();
         let chain = chain_of(tree, root, &middle, false)?;
         // `New World primates have elevated cortisol levels`: after `have`, a participle of a
