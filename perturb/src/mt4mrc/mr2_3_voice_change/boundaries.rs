@@ -124,11 +124,12 @@ fn capital_start(tree: &Tree<'_>, start: usize) -> bool {
         .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
 }
 
-/// Abbreviations written before a number, a date or a name, which no sentence ends with (`ca.
-/// 1500`, `b. 1962`, `Dr. Smith`, `Rhode Island Ave. Productions`).
-const NUMBER_ABBREVIATIONS: [&str; 25] = [
-    "ca", "c", "approx", "b", "d", "fl", "r", "no", "nos", "ave", "st", "mt", "ft", "dr", "mr",
-    "mrs", "ms", "prof", "gen", "capt", "lt", "sgt", "rev", "sen", "gov",
+/// Abbreviations written before a number, a date or a name, which end no sentence (`ca. 1500`,
+/// `b. 1962`, `Dr. Smith`, `Rhode Island Ave. Productions`); the one-letter ones only in lower
+/// case (`Vitamin C.` may end one).
+const NON_FINAL_ABBREVIATIONS: [&str; 24] = [
+    "ca", "c", "approx", "b", "d", "fl", "r", "nos", "ave", "st", "mt", "ft", "dr", "mr", "mrs",
+    "ms", "prof", "gen", "capt", "lt", "sgt", "rev", "sen", "gov",
 ];
 
 /// Whether the sentence ends with final punctuation (`.`, `!`, `?`, possibly inside closing
@@ -137,12 +138,16 @@ pub(super) fn ends_sentence(tree: &Tree<'_>, sentence: Range<usize>) -> bool {
     if sentence.end == tree.len() {
         return true;
     }
-    // `at which time ca. | 75% of calls …`: the period of an abbreviation that stands before
-    // a number or a date is no sentence's end, whatever the segmenter made of it (Re-DocRED's
-    // Wikipedia leads, 2026-12-02).
+    // `at which time ca. | 75% of calls …`, `Rhode Island Ave. | Productions`: the period of
+    // an abbreviation that stands before a number, a date or a name is no sentence's end,
+    // whatever the segmenter made of it (Re-DocRED's Wikipedia leads and BoolQ's passages,
+    // 2026-12-02).
     let last = sentence.end - 1;
-    let abbreviation =
-        |i: usize| NUMBER_ABBREVIATIONS.contains(&tree.token(i).lower().trim_end_matches('.'));
+    let abbreviation = |i: usize| {
+        let word = tree.token(i).text.trim_end_matches('.');
+        NON_FINAL_ABBREVIATIONS.contains(&word.to_lowercase().as_str())
+            && (word.len() > 1 || word.chars().all(char::is_lowercase))
+    };
     if tree.token(last).text.ends_with('.')
         && (abbreviation(last)
             || last > sentence.start && tree.token(last).text == "." && abbreviation(last - 1))

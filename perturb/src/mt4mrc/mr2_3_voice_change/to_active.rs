@@ -151,7 +151,8 @@ impl VoiceChange {
         // `… owned by Canada Dry Motts Inc.`: an agent ending in an abbreviation whose period
         // is the sentence's would take the full stop to the front ("Canada Dry Motts Inc. owns
         // the brand" without one). BoolQ's unread passages, 2026-12-02.
-        if tree.token(agent_range.end - 1).text.len() > 1
+        if agent_range.end == sentence.end
+            && tree.token(agent_range.end - 1).text.len() > 1
             && tree.token(agent_range.end - 1).text.ends_with('.')
         {
             return None;

@@ -530,11 +530,14 @@ impl VoiceChange {
         // application as cooperative`: an `as` phrase the parser hung on the object is the
         // verb's complement all the same, and the passive would take it into the subject ("A
         // histogram of keywords as the document representation is used by …"). SciERC's
-        // abstracts, 2026-12-02.
-        if tree
-            .children(obj)
-            .any(|c| c > obj && tree.token(c).dep == "prep" && tree.lower(c) == "as")
-        {
+        // abstracts, 2026-12-02. "such as" and "as well as" are the object's own.
+        if tree.children(obj).any(|c| {
+            c > obj
+                && tree.token(c).dep == "prep"
+                && tree.lower(c) == "as"
+                && tree.lower(c - 1) != "such"
+                && (c + 1 >= tree.len() || tree.lower(c + 1) != "well")
+        }) {
             return None;
         }
         let middle: Vec<usize> = (subj_range.end..root).collect();
