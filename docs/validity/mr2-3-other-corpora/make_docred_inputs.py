@@ -1,4 +1,4 @@
-"""Inputs of MR2-3's reading of Wikipedia prose no rule was written against (2026-12-02): the
+"""Inputs of MR2-3's reading of Wikipedia prose no rule was written against (2026-12-01): the
 documents of Re-DocRED (Tan et al. 2022; `data/dev_revised.json` and `data/test_revised.json`
 of its public repository), the lead paragraphs of Wikipedia articles that DocRED annotated
 for relations. No MR2-3 rule was written against them: BoolQ's Wikipedia passages, read

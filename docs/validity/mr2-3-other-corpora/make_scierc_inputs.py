@@ -1,4 +1,4 @@
-"""Inputs of MR2-3's reading of computer-science abstracts (2026-12-02): the sentences of
+"""Inputs of MR2-3's reading of computer-science abstracts (2026-12-01): the sentences of
 SciERC (Luan et al. 2018), abstracts of AI conference papers, as the SciBERT repository ships
 its NER parts (`data/ner/sciie/{train,dev,test}.txt`, one token per line,
 documents separated by `-DOCSTART-`). No MR2-3 rule was written against them: the research

@@ -1,5 +1,5 @@
 """Inputs of MR2-3's reading of WebNLG (Gardent et al. 2017; version 1.6 of its public
-repository: `data/v1.6/en/{dev,test}/{1,2}triples/*.xml`), 2026-12-02: crowd-written English
+repository: `data/v1.6/en/{dev,test}/{1,2}triples/*.xml`), 2026-12-01: crowd-written English
 texts that verbalise one or two DBpedia triples ("The Acharya Institute of Technology is
 affiliated with the Visvesvaraya Technological University."), a corpus no MR2-3 rule was
 written against.

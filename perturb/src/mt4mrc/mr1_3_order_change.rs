@@ -479,7 +479,7 @@ fn is_temporal_connective(tree: &Tree<'_>, i: usize) -> bool {
     };
     // "the Mexican state after which Villa Unión is located" (named after): a relative
     // pronoun as the object picks out a referent in a relative clause; the other word would
-    // name another one or none (BREAK's test questions, 2026-12-02).
+    // name another one or none (BREAK's test questions, 2026-12-01).
     if objects().any(|j| matches!(tree.token(j).tag.as_str(), "WDT" | "WP" | "WP$")) {
         return false;
     }

@@ -141,7 +141,7 @@ pub(super) fn ends_sentence(tree: &Tree<'_>, sentence: Range<usize>) -> bool {
     // `at which time ca. | 75% of calls …`, `Rhode Island Ave. | Productions`: the period of
     // an abbreviation that stands before a number, a date or a name is no sentence's end,
     // whatever the segmenter made of it (Re-DocRED's Wikipedia leads and BoolQ's passages,
-    // 2026-12-02).
+    // 2026-12-01).
     let last = sentence.end - 1;
     let abbreviation = |i: usize| {
         let word = tree.token(i).text.trim_end_matches('.');

@@ -200,7 +200,7 @@ pub(super) fn agreement(tree: &Tree<'_>, head: usize) -> Option<Agreement> {
         // `the Walter and May Reuther Family Education Center`: a determiner on a first name
         // whose last conjunct is a name of several words is one name sharing its head (one
         // centre), or two ("the Thames and Severn Canal"); the parse does not tell (Re-DocRED's
-        // Wikipedia leads, 2026-12-02).
+        // Wikipedia leads, 2026-12-01).
         let last = *conjuncts.last().expect("a conjunct");
         if token.tag == "NNP"
             && tree.child_with_dep(head, &["det"]).is_some()

@@ -126,7 +126,7 @@
 //! prepositional phrase hung on the verb that belongs to a moved noun; research prose reads
 //! 75–80% natural (docs/validity/mr2-3-other-corpora/).
 //!
-//! From Wikipedia's lead paragraphs (Re-DocRED's documents, 2026-12-02; each reading before
+//! From Wikipedia's lead paragraphs (Re-DocRED's documents, 2026-12-01; each reading before
 //! the rules it led to), also refused: *see* with a subject that cannot see (*the ships saw
 //! action*: figurative; the phrasal *see through* excepted), an adverbial read as the object
 //! (*performs a cappella*, *blow parallel to*), names sharing a head whose number the parse
@@ -239,7 +239,7 @@ impl VoiceChange {
             return None;
         }
         // `the American @ Peter Laird`: a symbol no English sentence has (WebNLG's texts,
-        // 2026-12-02); what it joins cannot be told.
+        // 2026-12-01); what it joins cannot be told.
         if sentence.clone().any(|i| tree.token(i).text == "@") {
             return None;
         }
@@ -463,7 +463,7 @@ mod tests {
         )]);
     }
 
-    /// Research abstracts (2026-12-02): after an agent that ends in a phrase of its own, a
+    /// Research abstracts (2026-12-01): after an agent that ends in a phrase of its own, a
     /// phrase that followed the object reads as the agent's innermost noun's.
     #[test]
     fn a_phrase_after_the_object_does_not_follow_an_agent_with_a_phrase_of_its_own() {
@@ -481,7 +481,7 @@ mod tests {
         )]);
     }
 
-    /// Re-DocRED's Wikipedia leads (2026-12-02).
+    /// Re-DocRED's Wikipedia leads (2026-12-01).
     #[test]
     fn figurative_see_adverbial_objects_shared_head_names_and_abbreviations_are_left_alone() {
         for passage in [

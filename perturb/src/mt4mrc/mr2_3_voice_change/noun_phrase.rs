@@ -166,7 +166,7 @@ impl VoiceChange {
         }
         // `A Storrs discovered 107 Camilla`, `A Wizard of Mars was written by …`: "A" before a
         // name is as often its initial or a title's first word as an article (WebNLG's texts,
-        // 2026-12-02: "… by a Storrs").
+        // 2026-12-01: "… by a Storrs").
         if matches!(text, "A" | "An")
             && matches!(tree.token(tree.head(i)).tag.as_str(), "NNP" | "NNPS")
         {

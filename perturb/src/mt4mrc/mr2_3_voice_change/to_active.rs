@@ -150,7 +150,7 @@ impl VoiceChange {
         }
         // `… owned by Canada Dry Motts Inc.`: an agent ending in an abbreviation whose period
         // is the sentence's would take the full stop to the front ("Canada Dry Motts Inc. owns
-        // the brand" without one). BoolQ's unread passages, 2026-12-02.
+        // the brand" without one). BoolQ's unread passages, 2026-12-01.
         if agent_range.end == sentence.end
             && tree.token(agent_range.end - 1).text.len() > 1
             && tree.token(agent_range.end - 1).text.ends_with('.')
@@ -161,7 +161,7 @@ impl VoiceChange {
         // the agent (a comma or none between) is the agent's own, whatever the parser hung it
         // on; the active moves the agent to the front and leaves the clause on the object
         // ("World War II interrupted his training during which he served"). Re-DocRED's
-        // Wikipedia leads, 2026-12-02.
+        // Wikipedia leads, 2026-12-01.
         let wh = |i: usize| {
             i < sentence.end && matches!(tree.token(i).tag.as_str(), "WDT" | "WP" | "WP$" | "WRB")
         };
@@ -174,7 +174,7 @@ impl VoiceChange {
         }
         // `created by Peter Laird, from the US`, `operated by AIDA Cruises from Rostock`: where
         // the agent comes from, which the active would say of the object or the act (WebNLG's
-        // texts, 2026-12-02).
+        // texts, 2026-12-01).
         if after + 1 < sentence.end
             && tree.lower(after) == "from"
             && tree.children(after).any(|i| {

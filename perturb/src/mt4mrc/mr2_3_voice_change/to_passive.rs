@@ -206,7 +206,7 @@ impl VoiceChange {
         // ("Nine times have been won by Japan"); `Of these, nine individuals achieved this
         // feat`: a fronted partitive names the set the subject is taken from, and the passive
         // would take it from the object ("Of these, this feat has been achieved by …").
-        // Re-DocRED's and BoolQ's Wikipedia passages, 2026-12-02.
+        // Re-DocRED's and BoolQ's Wikipedia passages, 2026-12-01.
         let counted = |c: usize| {
             tree.token(c).dep == "nummod"
                 || matches!(
@@ -313,7 +313,7 @@ impl VoiceChange {
         // the passive would take it into the subject ("Rajoelina the president of Madagascar
         // was elected"). `published a book …, and what he sees as parallels …`: a second
         // object in a clause the parser coordinated with the verb would be stranded after the
-        // agent. Re-DocRED's Wikipedia leads, 2026-12-02.
+        // agent. Re-DocRED's Wikipedia leads, 2026-12-01.
         let bare_apposition = tree.children(obj).any(|c| {
             c > obj
                 && tree.token(c).dep == "appos"
@@ -335,7 +335,7 @@ impl VoiceChange {
         // `Her popularity saw her in demand`, `All Sims-class ships saw action`, `the decade
         // saw a boom`: *see* with a subject that cannot see is figurative (an era or a thing to
         // which something happened), and the passive makes it an observer ("Action in World
-        // War II was seen by all Sims-class ships"). Re-DocRED's Wikipedia leads, 2026-12-02.
+        // War II was seen by all Sims-class ships"). Re-DocRED's Wikipedia leads, 2026-12-01.
         // The phrasal `see through` takes any subject ("I was seen through college by the
         // scholarship").
         if lemma == "see"
@@ -353,7 +353,7 @@ impl VoiceChange {
         // parser read as the object (WordNet knows the determiner and noun together only as an
         // adverb or adjective; a bare word that is also an adjective, before `to`) would become
         // the subject ("Parallel to the shoreline is blown by these winds"). Re-DocRED's
-        // Wikipedia leads, 2026-12-02.
+        // Wikipedia leads, 2026-12-01.
         let adverb_or_adjective = |phrase: &str| {
             let phrase = normalize(phrase);
             self.wordnet.index_entry(&phrase, Pos::Noun).is_empty()
@@ -530,7 +530,7 @@ impl VoiceChange {
         // application as cooperative`: an `as` phrase the parser hung on the object is the
         // verb's complement all the same, and the passive would take it into the subject ("A
         // histogram of keywords as the document representation is used by …"). SciERC's
-        // abstracts, 2026-12-02. "such as" and "as well as" are the object's own.
+        // abstracts, 2026-12-01. "such as" and "as well as" are the object's own.
         if tree.children(obj).any(|c| {
             c > obj
                 && tree.token(c).dep == "prep"
@@ -665,7 +665,7 @@ impl VoiceChange {
         // innermost noun's ("… will be facilitated by the isolation of the mouse Brca1
         // homologue for germline BRCA1 defects"), whichever of the verb and the object it
         // belonged to. After a plain common noun ("by the doctor for my ear trouble") or a
-        // name it reads as the verb's. Over every judged MR2-3 row (2026-12-02) this removes
+        // name it reads as the verb's. Over every judged MR2-3 row (2026-12-01) this removes
         // 13, 8 of them unnatural, and adds none.
         if complement.is_none()
             && obj_range.end < sentence.end

@@ -103,7 +103,7 @@ pub(super) const NO_PASSIVE: &[&str] = &[
     "cost",
     // Its passive reads as no one writes it ("a relationship with Maggie Pierce is begun by
     // Jackson", "The novel is begun by a terrible murder"): six of six judged rows unnatural
-    // (WordNet's examples, BoolQ's, Re-DocRED's and WebNLG's texts, 2026-12-02).
+    // (WordNet's examples, BoolQ's, Re-DocRED's and WebNLG's texts, 2026-12-01).
     "begin",
     "weigh",
     "mean",
