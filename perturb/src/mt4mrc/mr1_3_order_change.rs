@@ -472,18 +472,16 @@ fn is_temporal_connective(tree: &Tree<'_>, i: usize) -> bool {
     if coordinated {
         return false;
     }
-    let objects = || {
-        (0..tree.len()).filter(move |&j| {
-            j != i && tree.head(j) == i && matches!(tree.token(j).dep.as_str(), "pobj" | "pcomp")
-        })
-    };
+    let object = tree
+        .children(i)
+        .find(|&j| matches!(tree.token(j).dep.as_str(), "pobj" | "pcomp"));
     // "the Mexican state after which Villa Unión is located" (named after): a relative
     // pronoun as the object picks out a referent in a relative clause; the other word would
     // name another one or none (BREAK's test questions, 2026-12-01).
-    if objects().any(|j| matches!(tree.token(j).tag.as_str(), "WDT" | "WP" | "WP$")) {
+    if object.is_some_and(|j| matches!(tree.token(j).tag.as_str(), "WDT" | "WP" | "WP$")) {
         return false;
     }
-    token.dep == "mark" || objects().next().is_some()
+    token.dep == "mark" || object.is_some()
 }
 
 #[cfg(test)]
