@@ -481,6 +481,32 @@ mod tests {
         )]);
     }
 
+    /// GAP's, HotpotQA's and SQuAD's Wikipedia paragraphs and WebNLG's train texts
+    /// (2026-12-01): a measure of the subject is no patient, and "concern" (to be about) has
+    /// no passive.
+    #[test]
+    fn measures_and_concern_take_no_passive() {
+        for passage in [
+            "The lake covers 92 acres of water.",
+            "Atlanta covers 9 square kilometres.",
+            "The series has sold over 11 million copies worldwide.",
+            "The film concerns the period in Wood's life when he made his best-known films.",
+        ] {
+            assert_eq!(changed(passage), None, "{passage}");
+        }
+        // A distance is covered by whoever travels it; a seller sells.
+        assert_changes(&[
+            (
+                "The caravan covered 100 miles each day.",
+                "100 miles were covered by the caravan each day.",
+            ),
+            (
+                "The dealer sold the painting in 1990.",
+                "The painting was sold by the dealer in 1990.",
+            ),
+        ]);
+    }
+
     /// Re-DocRED's Wikipedia leads (2026-12-01).
     #[test]
     fn figurative_see_adverbial_objects_shared_head_names_and_abbreviations_are_left_alone() {

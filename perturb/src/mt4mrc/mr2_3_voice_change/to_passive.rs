@@ -12,9 +12,9 @@ use super::grammar::{
 };
 use super::relation::VoiceChange;
 use super::word_lists::{
-    BARE_INFINITIVE_VERBS, CAST_VERBS, IDIOMS, INVARIANT_PLURALS, LEVEL_PARTICIPLES, NO_PASSIVE,
-    OBJECT_INFINITIVE, OBSERVED_IN, PARTICLE_ADVERBS, PLACE_PREPOSITIONS, SERVE_AS_ADJECTIVES,
-    VERB_COMPLEMENT_PREPOSITIONS,
+    BARE_INFINITIVE_VERBS, CAST_VERBS, IDIOMS, INVARIANT_PLURALS, LEVEL_PARTICIPLES,
+    MEASURE_OBJECTS, NO_PASSIVE, OBJECT_INFINITIVE, OBSERVED_IN, PARTICLE_ADVERBS,
+    PLACE_PREPOSITIONS, SERVE_AS_ADJECTIVES, VERB_COMPLEMENT_PREPOSITIONS,
 };
 use crate::edit::Replacement;
 use crate::lexicon::wordnet::{lexfile, normalize, Pos};
@@ -124,6 +124,15 @@ impl VoiceChange {
             || object.lower().ends_with("self")
             || object.lower().ends_with("selves")
             || (object.tag == "PRP" && nominative(&object.text).is_none())
+        {
+            return None;
+        }
+        // A measure of the subject is no patient ([`MEASURE_OBJECTS`]); "covers 9 square
+        // kilometres" is an area too.
+        if MEASURE_OBJECTS
+            .iter()
+            .any(|(v, objects)| *v == lemma && objects.contains(&object_lemma.as_str()))
+            || lemma == "cover" && obj_range.clone().any(|i| tree.token(i).lower() == "square")
         {
             return None;
         }
