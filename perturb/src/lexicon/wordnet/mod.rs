@@ -79,10 +79,14 @@ pub mod lexfile {
     pub const NOUN_FEELING: u8 = 12;
     /// `noun.person`: people.
     pub const NOUN_PERSON: u8 = 18;
+    /// `noun.process`: natural processes.
+    pub const NOUN_PROCESS: u8 = 22;
     /// `noun.relation`: relations between people, things or ideas.
     pub const NOUN_RELATION: u8 = 24;
     /// `noun.state`: stable states of affairs.
     pub const NOUN_STATE: u8 = 26;
+    /// `noun.time`: time and temporal relations.
+    pub const NOUN_TIME: u8 = 28;
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use super::boundaries::Lower;
 use super::grammar::agreement;
 use super::relation::VoiceChange;
 use crate::lexicon::gender::Gender;
-use crate::lexicon::wordnet::Pos;
+use crate::lexicon::wordnet::{lexfile, Pos};
 use crate::syntax::Tree;
 
 /// The referent class a third-person pronoun asks for.
@@ -100,6 +100,28 @@ impl VoiceChange {
             return !first_sense_only;
         }
         self.senses_are_a(senses, first_sense_only, &["person.n.01", "animal.n.01"])
+    }
+
+    /// Whether the noun `lemma`'s first sense is an abstraction no hand acts on: an act, an
+    /// event, a time, a state, an attribute, a feeling, a process or a relation (WordNet's
+    /// lexicographer files; "victory", "duty", "dry spell", "course").
+    pub(super) fn names_an_abstraction(&self, lemma: &str) -> bool {
+        self.wordnet
+            .synsets(lemma, Pos::Noun)
+            .first()
+            .is_some_and(|sense| {
+                [
+                    lexfile::NOUN_ACT,
+                    lexfile::NOUN_EVENT,
+                    lexfile::NOUN_TIME,
+                    lexfile::NOUN_STATE,
+                    lexfile::NOUN_ATTRIBUTE,
+                    lexfile::NOUN_FEELING,
+                    lexfile::NOUN_PROCESS,
+                    lexfile::NOUN_RELATION,
+                ]
+                .contains(&sense.lex_filenum())
+            })
     }
 
     /// Whether the noun `lemma`'s first sense is a disease, disorder or symptom (WordNet's

@@ -13,8 +13,8 @@ use super::grammar::{
 use super::relation::VoiceChange;
 use super::word_lists::{
     BARE_INFINITIVE_VERBS, CAST_VERBS, IDIOMS, INVARIANT_PLURALS, LEVEL_PARTICIPLES,
-    MEASURE_OBJECTS, NO_PASSIVE, OBJECT_INFINITIVE, OBSERVED_IN, PARTICLE_ADVERBS,
-    PLACE_PREPOSITIONS, SERVE_AS_ADJECTIVES, VERB_COMPLEMENT_PREPOSITIONS,
+    LITERAL_WITH_THINGS, MEASURE_OBJECTS, NO_PASSIVE, OBJECT_INFINITIVE, OBSERVED_IN,
+    PARTICLE_ADVERBS, PLACE_PREPOSITIONS, SERVE_AS_ADJECTIVES, VERB_COMPLEMENT_PREPOSITIONS,
 };
 use crate::edit::Replacement;
 use crate::lexicon::wordnet::{lexfile, normalize, Pos};
@@ -357,6 +357,12 @@ impl VoiceChange {
             if !living && subject.ent_type != "PERSON" {
                 return None;
             }
+        }
+        // `took victory`, `saw duty`, `hit a dry spell`: figurative with an abstract object
+        // ([`LITERAL_WITH_THINGS`]).
+        if LITERAL_WITH_THINGS.contains(&lemma.as_str()) && self.names_an_abstraction(&object_lemma)
+        {
+            return None;
         }
         // `performs primarily a cappella`, `blow parallel to the shoreline`: an adverbial the
         // parser read as the object (WordNet knows the determiner and noun together only as an
