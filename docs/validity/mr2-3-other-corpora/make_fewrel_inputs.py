@@ -8,6 +8,10 @@ Each sentence becomes the passage of one BoolQ-format record (tokens detokenized
 placeholder question (MR2-3 edits only the passage; readers judge whether the rewritten
 sentence states what the source sentence states).
 
+Any file of FewRel's format works the same way: reading 26 (2026-12-01) took the cases of
+`val_wiki.json` that reading 25 had not drawn, with those of `val_nyt.json` (2,500 New York
+Times sentences, none in the shared sample).
+
     python3 make_fewrel_inputs.py SHARED_DATA_DIR VAL_WIKI_JSON OUT_JSONL
 then
     metamorph preview --dataset OUT_JSONL --format boolq --relations MR2-3 \\

@@ -520,6 +520,32 @@ mod tests {
         ]);
     }
 
+    /// FewRel's Wikipedia and NYT sentences (2026-12-01): a fronted phrase that says something
+    /// of the subject, a comparison by auxiliary, *flee*.
+    #[test]
+    fn fronted_phrases_of_the_subject_and_comparisons_by_auxiliary_are_left_alone() {
+        for passage in [
+            "One Ukrainian volunteer, Vasyl Slipak was killed by a sniper's bullet.",
+            "In 1953, at the age of seven, Nielsen met the Austrian soprano Hilde Güden.",
+            "Max Weber exerted a major influence, as did Sigmund Freud (as in Marcuse's synthesis).",
+            "Sam Sary fled the country in 1959.",
+        ] {
+            assert_eq!(changed(passage), None, "{passage}");
+        }
+        // A date or a subordinate clause before the subject stays.
+        assert_changes(&[
+            (
+                "In 1971, Roth wrote a vicious satire.",
+                "In 1971, a vicious satire was written by Roth.",
+            ),
+            (
+                "Although fishing has declined, the bay supports a large finfish population.",
+                "Although fishing has declined, a large finfish population is supported by the \
+                 bay.",
+            ),
+        ]);
+    }
+
     /// Re-DocRED's Wikipedia leads (2026-12-01).
     #[test]
     fn figurative_see_adverbial_objects_shared_head_names_and_abbreviations_are_left_alone() {

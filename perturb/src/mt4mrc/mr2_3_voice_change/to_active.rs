@@ -4,7 +4,8 @@
 use std::ops::Range;
 
 use super::boundaries::{
-    clean_boundary, only_child, split_from_a_coordination, starts_sentence, top_child, Lower,
+    clean_boundary, comparison_by_auxiliary, fronted_phrase_of_the_subject, only_child,
+    split_from_a_coordination, starts_sentence, top_child, Lower,
 };
 use super::grammar::{
     accusative, agreement, chain_of, is_focus_particle, nominative, scope_changes_under_negation,
@@ -65,7 +66,10 @@ impl VoiceChange {
         let subj_range = tree.subtree(subj);
         let agent_range = tree.subtree(agent);
         let new_subject_range = tree.subtree(by_object);
-        if split_from_a_coordination(tree, &sentence, &subj_range) {
+        if split_from_a_coordination(tree, &sentence, &subj_range)
+            || fronted_phrase_of_the_subject(tree, &sentence, &subj_range)
+            || comparison_by_auxiliary(tree, &sentence)
+        {
             return None;
         }
         if subj_range.end > root

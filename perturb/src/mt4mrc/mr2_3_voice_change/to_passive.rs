@@ -4,7 +4,8 @@
 use std::ops::Range;
 
 use super::boundaries::{
-    clean_boundary, only_child, split_from_a_coordination, starts_sentence, Lower,
+    clean_boundary, comparison_by_auxiliary, fronted_phrase_of_the_subject, only_child,
+    split_from_a_coordination, starts_sentence, Lower,
 };
 use super::grammar::{
     agreement, chain_of, conjuncts, is_focus_particle, nominative, scope_changes_under_negation,
@@ -43,7 +44,10 @@ impl VoiceChange {
         if subj_range.end > root || obj_range.start != root + 1 {
             return None;
         }
-        if split_from_a_coordination(tree, &sentence, &subj_range) {
+        if split_from_a_coordination(tree, &sentence, &subj_range)
+            || fronted_phrase_of_the_subject(tree, &sentence, &subj_range)
+            || comparison_by_auxiliary(tree, &sentence)
+        {
             return None;
         }
         // "seven preterms developed neonatal respiratory distress syndrome", "two patients

@@ -185,6 +185,9 @@ pub(super) const NO_PASSIVE: &[&str] = &[
     "swim",
     "drift",
     "depart",
+    // "The country was fled by Sam Sary" (FewRel's sentences, 2026-12-01).
+    "flee",
+    "escape",
     "vest",
     "deprive",
     "rob",
