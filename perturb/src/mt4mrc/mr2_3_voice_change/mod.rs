@@ -529,6 +529,9 @@ mod tests {
             "In 1953, at the age of seven, Nielsen met the Austrian soprano Hilde Güden.",
             "Max Weber exerted a major influence, as did Sigmund Freud (as in Marcuse's synthesis).",
             "Sam Sary fled the country in 1959.",
+            // The agent would go inside a quotation the rewrite opens.
+            "In 1971, Roth wrote a vicious satire of Richard Nixon in \"Our Gang,\" but he \
+             turned against the 1960's.",
         ] {
             assert_eq!(changed(passage), None, "{passage}");
         }

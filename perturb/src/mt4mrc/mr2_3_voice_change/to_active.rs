@@ -5,7 +5,7 @@ use std::ops::Range;
 
 use super::boundaries::{
     clean_boundary, comparison_by_auxiliary, fronted_phrase_of_the_subject, only_child,
-    split_from_a_coordination, starts_sentence, top_child, Lower,
+    quotes_pair_up, split_from_a_coordination, starts_sentence, top_child, Lower,
 };
 use super::grammar::{
     accusative, agreement, chain_of, is_focus_particle, nominative, scope_changes_under_negation,
@@ -363,6 +363,9 @@ impl VoiceChange {
         words.push(&back, false);
         if !adverbs_only && !between.is_empty() {
             words.push(&tree.text(between), false);
+        }
+        if !quotes_pair_up(tree, subj_range.start..agent_range.end) {
+            return None;
         }
         let (start, _) = tree.char_span(subj_range);
         let (_, end) = tree.char_span(agent_range);

@@ -5,7 +5,7 @@ use std::ops::Range;
 
 use super::boundaries::{
     clean_boundary, comparison_by_auxiliary, fronted_phrase_of_the_subject, only_child,
-    split_from_a_coordination, starts_sentence, Lower,
+    quotes_pair_up, split_from_a_coordination, starts_sentence, Lower,
 };
 use super::grammar::{
     agreement, chain_of, conjuncts, is_focus_particle, nominative, scope_changes_under_negation,
@@ -703,6 +703,10 @@ impl VoiceChange {
         words.push("by", false);
         let back = self.noun_phrase(tree, subj_range.clone(), subj, Role::Object, at_start)?;
         words.push(&back, false);
+        let replaced = subj_range.start..complement.clone().unwrap_or(obj_range.clone()).end;
+        if !quotes_pair_up(tree, replaced) {
+            return None;
+        }
         let (start, _) = tree.char_span(subj_range);
         let (_, end) = tree.char_span(complement.unwrap_or(obj_range));
         Some(Replacement::new(start, end, words.0))
