@@ -60,10 +60,12 @@
 //!   - nor a mention that is a title the NER typed as a person ("Dora the Explorer", "Paul
 //!     Blart : Mall Cop"; [`names_a_title`]), one named with an office ("President Richard
 //!     Nixon"; [`holds_an_office`]), or one whose first word is a lowercase particle ("al -
-//!     Duri"), nor a mention whose given name recurs after a dash in it ("Blaine Anderson -- Blaine
-//!     returns …": a BoolQ passage's title and its first word run together) or ending in a
-//!     geographic feature ("Mariana Trench"; [`NOT_PERSON_HEADS`]). Persons of casting sentences ("portrayed by", "cameos as") are renamed: keeping
-//!     them cost 11 natural cases of 12 on GAP snippets (`docs/validity/mr-r1-other-corpus/`);
+//!     Duri"), nor a mention whose given name recurs after a dash in it ("Blaine Anderson --
+//!     Blaine returns …": a BoolQ passage's title and its first words run together; only the
+//!     name before a dash is renamed) or ending in a geographic feature ("Mariana Trench";
+//!     [`NOT_PERSON_HEADS`]). Persons of casting sentences ("portrayed by", "cameos as") are
+//!     renamed: keeping them cost 11 natural cases of 12 on GAP snippets
+//!     (`docs/validity/mr-r1-other-corpus/`);
 //!   - an argument the schema calls an organization is treated as one whatever the NER
 //!     typed it ("the band Chicago", typed GPE), and one the NER typed PERSON in an
 //!     organization's or a place's role is not replaced;

@@ -317,7 +317,7 @@ pub(super) fn fronted_phrase_of_the_subject(
     participle || age || noun_phrase
 }
 
-/// Whether the sentence ends in a comparison that repeats the verb by an auxiliary ("Max Weber
+/// Whether the sentence holds a comparison that repeats the verb by an auxiliary ("Max Weber
 /// exerted a major influence, as did Sigmund Freud"): the auxiliary stands for the active
 /// verb, and after a passive it no longer fits ("A major influence was exerted by Max Weber,
 /// as did Sigmund Freud"). FewRel's Wikipedia sentences, 2026-12-01.
