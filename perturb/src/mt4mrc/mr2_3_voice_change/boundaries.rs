@@ -269,10 +269,10 @@ pub(super) fn split_from_a_coordination(
 }
 
 /// Whether a phrase fronted before the subject says something of the subject, so that a new
-/// subject would take it over: a participle clause ("Based on a Gloria Naylor novel, the story
-/// traces the tales …" ↛ "…, the tales … are traced by the story"), a noun phrase set before
-/// it ("One Ukrainian volunteer, Vasyl Slipak was killed by a sniper's bullet") or an age ("at
-/// the age of seven, Nielsen met the soprano"). A date stays ("In 1971, …", "That year, …"),
+/// subject would take it over: a noun phrase set before it ("One Ukrainian volunteer, Vasyl
+/// Slipak was killed by a sniper's bullet" ↛ "…, a sniper's bullet killed Vasyl Slipak") or an
+/// age ("at the age of seven, Nielsen met the soprano"). (Participle clauses, fronted or not,
+/// are `VoiceChange::dangles`'s.) A date stays ("In 1971, …", "That year, …"),
 /// and so does a BoolQ passage's title ("Seaplane -- Meanwhile, …"). FewRel's Wikipedia
 /// sentences and NYT's, 2026-12-01. (A pronoun there, "In his fifth fight, Iwasa defeated
 /// Oguni", was tried too: over every judged row it removed far more natural rows than not,
@@ -290,18 +290,6 @@ pub(super) fn fronted_phrase_of_the_subject(
         .clone()
         .filter(|&i| !fronted.contains(&tree.head(i)) || tree.head(i) == i)
         .collect();
-    let participle = tops.iter().any(|&i| {
-        let token = tree.token(i);
-        // A participle of its own, not a clause's verb ("Although he was drowned").
-        matches!(token.tag.as_str(), "VBN" | "VBG")
-            && token.dep == "advcl"
-            && !tree.children(i).any(|c| {
-                matches!(
-                    tree.token(c).dep.as_str(),
-                    "nsubj" | "nsubjpass" | "aux" | "auxpass" | "mark"
-                )
-            })
-    });
     let age = fronted.clone().any(|i| tree.lower(i) == "age");
     let first = tree.token(fronted.start);
     let noun_phrase = tree.token(subject.start - 1).text == ","
@@ -314,7 +302,7 @@ pub(super) fn fronted_phrase_of_the_subject(
             matches!(token.pos.as_str(), "NOUN" | "PROPN")
                 && !matches!(token.ent_type.as_str(), "DATE" | "TIME")
         });
-    participle || age || noun_phrase
+    age || noun_phrase
 }
 
 /// Whether the sentence holds a comparison that repeats the verb by an auxiliary ("Max Weber

@@ -369,9 +369,14 @@ impl VoiceChange {
                             || (matches!(token.pos.as_str(), "NOUN" | "ADV")
                                 && tree.child_with_dep(c, &["mark"]).is_some())))
             }
-            // Anywhere inside a prepositional phrase, except a participle that modifies a noun
-            // (`at a party hosted by X`) and anything inside a clause with a subject of its
-            // own (`for a season which is set to premiere`): those have their own controller.
+            // A participle the parser read as a preposition, before the verb (`Based on a
+            // Gloria Naylor novel, the story traces …`; not `given`, which needs no
+            // controller; after the verb it is as often a noun's, `a film based on the
+            // crisis`, FewRel and NYT sentences, 2026-12-01); and anywhere inside a
+            // prepositional phrase, except a participle that modifies a noun (`at a party
+            // hosted by X`) and anything inside a clause with a subject of its own (`for a
+            // season which is set to premiere`): those have their own controller.
+            "prep" if token.tag == "VBN" && token.lower() != "given" && c < tree.head(c) => true,
             "prep" => tree.subtree(c).any(|v| {
                 let controlled = controlled_infinitive(v)
                     || (nonfinite_without_subject(v)
@@ -540,6 +545,8 @@ mod tests {
         for passage in [
             "One Ukrainian volunteer, Vasyl Slipak was killed by a sniper's bullet.",
             "In 1953, at the age of seven, Nielsen met the Austrian soprano Hilde Güden.",
+            "Based on a Gloria Naylor novel, the story traces the tales of several black women.",
+            "Having lost the election, Smith sold the house.",
             "Max Weber exerted a major influence, as did Sigmund Freud (as in Marcuse's synthesis).",
             "Sam Sary fled the country in 1959.",
             // The agent would go inside a quotation the rewrite opens.
