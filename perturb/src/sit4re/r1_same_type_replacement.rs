@@ -1591,26 +1591,38 @@ mod tests {
         );
     }
 
-    /// Titles typed as persons and office holders keep their names (the label-less BoolQ
-    /// reading, `docs/validity/mr-r1-other-corpus/`).
-    #[test]
-    fn titles_and_offices_keep_their_names() {
+    /// MR-R1's cases for `tokens` whose head, `head`, is a person, and whose tail is the token
+    /// before the last (typed `tail` under `label`), drawn from a pool of four Italian and
+    /// French persons.
+    fn person_head_cases(
+        tokens: &[&str],
+        head: (usize, usize),
+        tail: &str,
+        label: &str,
+    ) -> Vec<Case> {
         let forms = [
             ("PERSON", "Gabriella Gatti"),
             ("PERSON", "Sophie Marceau"),
             ("PERSON", "Marco Rossi"),
             ("PERSON", "Luca Bianchi"),
         ];
+        let (example, parses) = testing::relation(
+            tokens,
+            (head.0, head.1, Some("PERSON")),
+            (tokens.len() - 2, tokens.len() - 1, Some(tail)),
+            Some(label),
+        );
+        SameTypeReplacement::with_pool(pool(&forms), 0, names(), gazetteer())
+            .follow_ups(&Source::new(&example, &parses))
+            .unwrap()
+    }
+
+    /// Titles typed as persons and office holders keep their names (the label-less BoolQ
+    /// reading, `docs/validity/mr-r1-other-corpus/`).
+    #[test]
+    fn titles_and_offices_keep_their_names() {
         let cases_for = |tokens: &[&str], head: (usize, usize)| {
-            let (example, parses) = testing::relation(
-                tokens,
-                (head.0, head.1, Some("PERSON")),
-                (tokens.len() - 2, tokens.len() - 1, Some("TITLE")),
-                Some("per:title"),
-            );
-            let r1 = SameTypeReplacement::with_pool(pool(&forms), 0, names(), gazetteer());
-            r1.follow_ups(&Source::new(&example, &parses))
-                .unwrap()
+            person_head_cases(tokens, head, "TITLE", "per:title")
                 .into_iter()
                 .filter(|c| {
                     c.edits[0].before.contains("Miranda") || c.edits[0].before.contains("Paul")
@@ -1662,22 +1674,11 @@ mod tests {
 
     #[test]
     fn a_mention_across_a_dash_or_ending_in_a_feature_is_not_a_person() {
-        let forms = [
-            ("PERSON", "Gabriella Gatti"),
-            ("PERSON", "Sophie Marceau"),
-            ("PERSON", "Marco Rossi"),
-            ("PERSON", "Luca Bianchi"),
-        ];
+        let residence = |tokens: &[&str], head: (usize, usize)| {
+            person_head_cases(tokens, head, "CITY", "per:cities_of_residence")
+        };
         let cases_for = |tokens: &[&str], head: (usize, usize)| {
-            let (example, parses) = testing::relation(
-                tokens,
-                (head.0, head.1, Some("PERSON")),
-                (tokens.len() - 2, tokens.len() - 1, Some("CITY")),
-                Some("per:cities_of_residence"),
-            );
-            let r1 = SameTypeReplacement::with_pool(pool(&forms), 0, names(), gazetteer());
-            r1.follow_ups(&Source::new(&example, &parses))
-                .unwrap()
+            residence(tokens, head)
                 .into_iter()
                 .filter(|c| c.edits[0].before.contains("Miranda"))
                 .count()
@@ -1700,17 +1701,12 @@ mod tests {
         );
         // A title's surname repeated after the dash: the name before it is renamed, the rest
         // kept.
-        let tokens = [
-            "Miranda", "Anderson", "--", "Anderson", "returns", "to", "Lima", ".",
-        ];
-        let (example, parses) = testing::relation(
-            &tokens,
-            (0, 4, Some("PERSON")),
-            (6, 7, Some("CITY")),
-            Some("per:cities_of_residence"),
+        let cases = residence(
+            &[
+                "Miranda", "Anderson", "--", "Anderson", "returns", "to", "Lima", ".",
+            ],
+            (0, 4),
         );
-        let r1 = SameTypeReplacement::with_pool(pool(&forms), 0, names(), gazetteer());
-        let cases = r1.follow_ups(&Source::new(&example, &parses)).unwrap();
         assert_eq!(cases.len(), 2);
         for case in &cases {
             let after = &case.edits[0].after;
