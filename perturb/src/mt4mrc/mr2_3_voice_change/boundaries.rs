@@ -286,10 +286,6 @@ pub(super) fn fronted_phrase_of_the_subject(
         return false;
     }
     let fronted = sentence.start..subject.start;
-    let tops: Vec<usize> = fronted
-        .clone()
-        .filter(|&i| !fronted.contains(&tree.head(i)) || tree.head(i) == i)
-        .collect();
     let age = fronted.clone().any(|i| tree.lower(i) == "age");
     let first = tree.token(fronted.start);
     let noun_phrase = tree.token(subject.start - 1).text == ","
@@ -297,9 +293,11 @@ pub(super) fn fronted_phrase_of_the_subject(
             .clone()
             .any(|i| matches!(tree.token(i).text.as_str(), "--" | ":" | "—" | "–"))
         && matches!(first.pos.as_str(), "DET" | "NUM" | "ADJ" | "NOUN" | "PROPN")
-        && tops.iter().any(|&i| {
+        // The fronted phrase's own head (hung outside it) is a noun, and no date.
+        && fronted.clone().any(|i| {
             let token = tree.token(i);
-            matches!(token.pos.as_str(), "NOUN" | "PROPN")
+            (!fronted.contains(&tree.head(i)) || tree.head(i) == i)
+                && matches!(token.pos.as_str(), "NOUN" | "PROPN")
                 && !matches!(token.ent_type.as_str(), "DATE" | "TIME")
         });
     age || noun_phrase

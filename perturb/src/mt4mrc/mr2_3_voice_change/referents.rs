@@ -106,22 +106,28 @@ impl VoiceChange {
     /// event, a time, a state, an attribute, a feeling, a process or a relation (WordNet's
     /// lexicographer files; "victory", "duty", "dry spell", "course").
     pub(super) fn names_an_abstraction(&self, lemma: &str) -> bool {
+        self.first_noun_lexfile(lemma).is_some_and(|file| {
+            [
+                lexfile::NOUN_ACT,
+                lexfile::NOUN_EVENT,
+                lexfile::NOUN_TIME,
+                lexfile::NOUN_STATE,
+                lexfile::NOUN_ATTRIBUTE,
+                lexfile::NOUN_FEELING,
+                lexfile::NOUN_PROCESS,
+                lexfile::NOUN_RELATION,
+            ]
+            .contains(&file)
+        })
+    }
+
+    /// The lexicographer file of the noun `lemma`'s first sense ([`lexfile`]), or `None` for
+    /// a word WordNet has no noun for.
+    pub(super) fn first_noun_lexfile(&self, lemma: &str) -> Option<u8> {
         self.wordnet
             .synsets(lemma, Pos::Noun)
             .first()
-            .is_some_and(|sense| {
-                [
-                    lexfile::NOUN_ACT,
-                    lexfile::NOUN_EVENT,
-                    lexfile::NOUN_TIME,
-                    lexfile::NOUN_STATE,
-                    lexfile::NOUN_ATTRIBUTE,
-                    lexfile::NOUN_FEELING,
-                    lexfile::NOUN_PROCESS,
-                    lexfile::NOUN_RELATION,
-                ]
-                .contains(&sense.lex_filenum())
-            })
+            .map(|sense| sense.lex_filenum())
     }
 
     /// Whether the noun `lemma`'s first sense is a disease, disorder or symptom (WordNet's

@@ -13,7 +13,7 @@ use super::grammar::{
 };
 use super::relation::VoiceChange;
 use super::word_lists::{
-    BARE_INFINITIVE_VERBS, CAST_VERBS, IDIOMS, INVARIANT_PLURALS, LEVEL_PARTICIPLES,
+    pairs_with, BARE_INFINITIVE_VERBS, CAST_VERBS, IDIOMS, INVARIANT_PLURALS, LEVEL_PARTICIPLES,
     LITERAL_WITH_THINGS, MEASURE_OBJECTS, NO_PASSIVE, OBJECT_INFINITIVE, OBSERVED_IN,
     PARTICLE_ADVERBS, PLACE_PREPOSITIONS, SERVE_AS_ADJECTIVES, VERB_COMPLEMENT_PREPOSITIONS,
 };
@@ -133,16 +133,12 @@ impl VoiceChange {
         }
         // A measure of the subject is no patient ([`MEASURE_OBJECTS`]); "covers 9 square
         // kilometres" is an area too.
-        if MEASURE_OBJECTS
-            .iter()
-            .any(|(v, objects)| *v == lemma && objects.contains(&object_lemma.as_str()))
+        if pairs_with(MEASURE_OBJECTS, &lemma, &object_lemma)
             || lemma == "cover" && obj_range.clone().any(|i| tree.token(i).lower() == "square")
         {
             return None;
         }
-        if IDIOMS
-            .iter()
-            .any(|(v, objects)| *v == lemma && objects.contains(&object_lemma.as_str()))
+        if pairs_with(IDIOMS, &lemma, &object_lemma)
             || self.verb_object_idiom(tree, &lemma, obj_range.clone(), obj)
         {
             return None;
@@ -800,11 +796,7 @@ impl VoiceChange {
     ///
     /// (`for` is the noun's complement too often to refuse: "the demand for buggywhips".)
     fn object_phrase_may_be_the_verbs(&self, tree: &Tree<'_>, obj: usize, lemma: &str) -> bool {
-        let sense = self
-            .wordnet
-            .synsets(lemma, Pos::Noun)
-            .first()
-            .map(|sense| sense.lex_filenum());
+        let sense = self.first_noun_lexfile(lemma);
         let is = |files: &[u8]| sense.is_some_and(|f| files.contains(&f));
         tree.children(obj).any(|c| {
             if c < obj || tree.token(c).dep != "prep" {

@@ -235,6 +235,14 @@ pub(super) const MEASURE_OBJECTS: &[(&str, &[&str])] = &[
 /// reporters" were read natural).
 pub(super) const LITERAL_WITH_THINGS: &[&str] = &["take", "see", "hit"];
 
+/// Whether `(verb, object)` is one of the `pairs` lists' (verb lemma, object lemmas) entries
+/// ([`MEASURE_OBJECTS`], [`IDIOMS`]).
+pub(super) fn pairs_with(pairs: &[(&str, &[&str])], verb: &str, object: &str) -> bool {
+    pairs
+        .iter()
+        .any(|(v, objects)| *v == verb && objects.contains(&object))
+}
+
 /// Light-verb idioms (verb, object lemma) whose object cannot become a subject.
 pub(super) const IDIOMS: &[(&str, &[&str])] = &[
     (
