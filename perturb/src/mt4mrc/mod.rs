@@ -44,6 +44,12 @@ pub struct Mt4mrcConfig {
     pub lm_max_cost: f32,
     /// At most this many synonyms chosen per adjective (default 2).
     pub lm_per_site: usize,
+    /// MR2-3 with `lm`: where a phrase the parser hung on the verb follows the object, the
+    /// passive takes it into the new subject ("The University of Texas at Austin was attended
+    /// by …") instead of leaving it after the agent ("… by Elliot See at Austin") when the LM
+    /// finds that sentence at least this many nats likelier (default 3.0); see
+    /// [`mr2_3_voice_change`].
+    pub voice_lm_margin: f32,
 }
 
 impl Default for Mt4mrcConfig {
@@ -52,6 +58,7 @@ impl Default for Mt4mrcConfig {
             lm: None,
             lm_max_cost: crate::lexicon::lm_choice::DEFAULT_MAX_COST,
             lm_per_site: 2,
+            voice_lm_margin: 3.0,
         }
     }
 }

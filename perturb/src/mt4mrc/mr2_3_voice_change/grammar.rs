@@ -267,6 +267,16 @@ pub(super) fn agreement(tree: &Tree<'_>, head: usize) -> Option<Agreement> {
         {
             None
         }
+        // `several audits` tagged NN: a determiner that only counts plurals shows the number
+        // the tag missed (KBP37's sentences, 2026-12-01: "Several audits … has been
+        // conducted"); a word it cannot be the plural of leaves the number unclear.
+        "NN" if tree
+            .children(head)
+            .any(|c| c < head && PLURAL_DETERMINERS.contains(&tree.token(c).lower().as_str())) =>
+        {
+            let text = token.lower();
+            (text.ends_with('s') && !text.ends_with("ss")).then_some(Agreement::PLURAL)
+        }
         "NN" | "NNP" => Some(Agreement::SINGULAR),
         "NNS" => Some(Agreement::PLURAL),
         // `the United States`, `the Netherlands`: one country, singular verb.
@@ -276,6 +286,11 @@ pub(super) fn agreement(tree: &Tree<'_>, head: usize) -> Option<Agreement> {
         _ => None,
     }
 }
+
+/// Determiners and quantifiers that go only with a plural noun (see [`agreement`]).
+const PLURAL_DETERMINERS: &[&str] = &[
+    "several", "many", "few", "both", "these", "those", "various", "numerous",
+];
 
 /// Words whose scope the voice change moves: a quantifier or indefinite under negation ("did
 /// not play a single game" → "a single game was not played"; "all algorithms do not find" →

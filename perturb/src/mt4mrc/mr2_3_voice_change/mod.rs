@@ -183,6 +183,7 @@ use crate::mt4mrc::{edited_case, FAMILY};
 use crate::syntax::Tree;
 use crate::{MetamorphicRelation, Source};
 use boundaries::{ends_sentence, unshared_conj, Lower};
+use to_passive::Passive;
 use word_lists::FORBIDDEN_DEPS;
 
 /// The relation's name, as in the paper (the one place it is written; the registry reads it).
@@ -211,10 +212,15 @@ impl MetamorphicRelation for VoiceChange {
         };
         let example = source.example;
         let tree = Tree::new(parsed);
-        let replacements: Vec<Replacement> = tree
-            .sentences()
-            .filter_map(|sentence| self.convert(&tree, sentence))
-            .collect();
+        let text = example.field("context").unwrap_or_default();
+        let mut replacements = Vec::new();
+        for sentence in tree.sentences() {
+            let Some(passive) = self.convert(&tree, sentence.clone()) else {
+                continue;
+            };
+            let (sentence_start, sentence_end) = tree.char_span(sentence);
+            replacements.extend(self.placed(text, sentence_start..sentence_end, passive)?);
+        }
         if replacements.is_empty() {
             return Ok(Vec::new());
         }
@@ -233,8 +239,51 @@ impl MetamorphicRelation for VoiceChange {
 }
 
 impl VoiceChange {
+    /// Of a rewrite and its alternative that takes the phrase after the object into the
+    /// subject (see [`Passive`]), the one to emit: the alternative only when the LM of
+    /// `[perturb.mt4mrc] lm` finds its sentence (`sentence`, character offsets in `text`) at
+    /// least `voice_lm_margin` nats likelier; otherwise the rewrite, unless it strands the
+    /// phrase (`Passive::stranded`), when there is none.
+    ///
+    /// # Errors
+    /// Tokenizer or model errors.
+    fn placed(
+        &self,
+        text: &str,
+        sentence: Range<usize>,
+        passive: Passive,
+    ) -> Result<Option<Replacement>> {
+        let Passive {
+            replacement: rewrite,
+            stranded,
+            phrase_in_subject,
+        } = passive;
+        let otherwise = (!stranded).then_some(rewrite.clone());
+        let (Some(chooser), Some(alternative)) = (&self.chooser, phrase_in_subject) else {
+            return Ok(otherwise);
+        };
+        let (Some(prefix), Some(rest), Some(alternative_rest)) = (
+            text.get(sentence.start..rewrite.start),
+            text.get(rewrite.end..sentence.end),
+            text.get(alternative.end..sentence.end),
+        ) else {
+            return Ok(otherwise);
+        };
+        let costs = chooser.costs(
+            prefix,
+            &format!("{}{rest}", rewrite.after),
+            &[&format!("{}{alternative_rest}", alternative.after)],
+        )?;
+        // `costs` is the rewrite's log-probability minus the alternative's.
+        Ok(if -costs[0] >= self.placement_margin {
+            Some(alternative)
+        } else {
+            otherwise
+        })
+    }
+
     /// The rewritten span of `sentence`, when it can change voice.
-    fn convert(&self, tree: &Tree<'_>, sentence: Range<usize>) -> Option<Replacement> {
+    fn convert(&self, tree: &Tree<'_>, sentence: Range<usize>) -> Option<Passive> {
         let root = tree.root(sentence.clone())?;
         // Whole declarative sentences only: a question, or a fragment of a sentence the
         // segmenter split (it or its predecessor lacks final punctuation), is left alone.
@@ -283,16 +332,21 @@ impl VoiceChange {
             return None;
         }
         let has = |dep: &str| children.iter().any(|&c| tree.token(c).dep == dep);
-        let replacement = if verb.tag == "VBN" && has("auxpass") {
+        let rewrite = if verb.tag == "VBN" && has("auxpass") {
             self.passive_to_active(tree, sentence, root, &children)
+                .map(|replacement| Passive {
+                    replacement,
+                    stranded: false,
+                    phrase_in_subject: None,
+                })
         } else if !has("auxpass") && !has("agent") && !has("nsubjpass") {
             self.active_to_passive(tree, sentence, root, &children)
         } else {
             None
         }?;
         match heading_dash {
-            Some(dash) if tree.token(dash).start as usize >= replacement.start => None,
-            _ => Some(replacement),
+            Some(dash) if tree.token(dash).start as usize >= rewrite.replacement.start => None,
+            _ => Some(rewrite),
         }
     }
 
@@ -1178,5 +1232,67 @@ mod tests {
             .is_empty());
         assert!(cases("The sky is blue. It rains.").is_empty());
         assert_eq!(relation().parsed_fields(), &["context"]);
+    }
+
+    /// KBP37's news and web sentences (2026-12-01): a plural-only determiner shows the number of
+    /// a noun the tagger read as singular, and *would rather* is the subject's preference.
+    #[test]
+    fn kbp37_sentences() {
+        assert_changes(&[(
+            "The auditor has conducted several audits of the district.",
+            "Several audits of the district have been conducted by the auditor.",
+        )]);
+        assert_eq!(changed("The Angels would rather spend the money."), None);
+    }
+
+    /// With `[perturb.mt4mrc] lm`, a phrase after the object goes into the new subject when the
+    /// LM finds that sentence likelier by `voice_lm_margin` nats. The LM here is the tiny random
+    /// Llama of the models crate's fixtures, whose preference means nothing, so the margin
+    /// decides: −∞ always moves the phrase, +∞ never does. A phrase of time never moves, and a
+    /// rewrite that would strand the phrase after an agent with a phrase of its own is emitted
+    /// only with the phrase moved.
+    #[test]
+    fn a_causal_lm_chooses_where_a_phrase_after_the_object_goes() {
+        let gguf = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../models/tests/fixtures/causal-lm/llama-tiny.gguf"
+        );
+        let with_margin = |margin: &str| {
+            let config: crate::PerturbConfig = toml::from_str(&format!(
+                "[mt4mrc]\nlm = \"{gguf}\"\nvoice_lm_margin = {margin}\n"
+            ))
+            .unwrap();
+            VoiceChange::new(&crate::Resources::from_config(&config)).unwrap()
+        };
+        let (always, never) = (with_margin("-inf"), with_margin("inf"));
+        let changed_by = |relation: &VoiceChange, passage: &str| {
+            let (example, parses) = boolq("is the sky blue", passage);
+            let mut cases = relation
+                .follow_ups(&Source::new(&example, &parses))
+                .unwrap();
+            assert!(cases.len() <= 1);
+            cases.pop().map(|c| c.followup.context.unwrap())
+        };
+        let attended = "Elliot See attended the University of Texas at Austin.";
+        assert_eq!(
+            changed_by(&always, attended).as_deref(),
+            Some("The University of Texas at Austin was attended by Elliot See.")
+        );
+        let stranded = "The University of Texas was attended by Elliot See at Austin.";
+        assert_eq!(changed_by(&never, attended).as_deref(), Some(stranded));
+        assert_eq!(changed(attended).as_deref(), Some(stranded));
+        let dated = "The film won the Prix Jean Vigo in 1957.";
+        assert_eq!(changed_by(&always, dated), changed(dated));
+        let dug = "During his reign, two working groups under the lead of the engineer dug a \
+                   tunnel through the mountain.";
+        assert_eq!(changed(dug), None);
+        assert_eq!(changed_by(&never, dug), None);
+        assert_eq!(
+            changed_by(&always, dug).as_deref(),
+            Some(
+                "During his reign, a tunnel through the mountain was dug by two working groups \
+                 under the lead of the engineer."
+            )
+        );
     }
 }

@@ -15,11 +15,24 @@ use super::relation::VoiceChange;
 use super::word_lists::{
     pairs_with, BARE_INFINITIVE_VERBS, CAST_VERBS, IDIOMS, INVARIANT_PLURALS, LEVEL_PARTICIPLES,
     LITERAL_WITH_THINGS, MEASURE_OBJECTS, NO_PASSIVE, OBJECT_INFINITIVE, OBSERVED_IN,
-    PARTICLE_ADVERBS, PLACE_PREPOSITIONS, SERVE_AS_ADJECTIVES, VERB_COMPLEMENT_PREPOSITIONS,
+    PARTICLE_ADVERBS, PLACE_PREPOSITIONS, SERVE_AS_ADJECTIVES, TIME_NOUNS, TIME_PREPOSITIONS,
+    VERB_COMPLEMENT_PREPOSITIONS,
 };
 use crate::edit::Replacement;
 use crate::lexicon::wordnet::{lexfile, normalize, Pos};
 use crate::syntax::Tree;
+
+/// An active sentence's passive rewrite.
+pub(super) struct Passive {
+    /// The rewrite, with any phrase after the object left where it stands, after the agent.
+    pub(super) replacement: Replacement,
+    /// Whether that strands the phrase after an agent with a phrase of its own, where it reads
+    /// as the agent's: then only `phrase_in_subject` may be emitted.
+    pub(super) stranded: bool,
+    /// Where a phrase the parser hung on the verb follows the object: the rewrite that takes it
+    /// into the new subject, for the caller to choose between the two.
+    pub(super) phrase_in_subject: Option<Replacement>,
+}
 
 impl VoiceChange {
     pub(super) fn active_to_passive(
@@ -28,7 +41,7 @@ impl VoiceChange {
         sentence: Range<usize>,
         root: usize,
         children: &[usize],
-    ) -> Option<Replacement> {
+    ) -> Option<Passive> {
         let verb = tree.token(root);
         let lemma = self
             .inflections
@@ -556,6 +569,15 @@ impl VoiceChange {
             return None;
         }
         let middle: Vec<usize> = (subj_range.end..root).collect();
+        // `The Angels would rather spend the money`: *would rather*, *had better* say what the
+        // subject prefers or ought to do, which the passive would hand to the object ("The
+        // money would rather be spent by the Angels"; KBP37's sentences, 2026-12-01).
+        if middle
+            .iter()
+            .any(|&i| matches!(tree.lower(i).as_str(), "rather" | "sooner" | "better"))
+        {
+            return None;
+        }
         let chain = chain_of(tree, root, &middle, false)?;
         // `New World primates have elevated cortisol levels`: after `have`, a participle of a
         // change in level before an undetermined object is as likely the object's modifier
@@ -607,43 +629,48 @@ impl VoiceChange {
 
         // Rebuild: object, auxiliaries (+ adverbs), participle, `by` subject.
         let at_start = starts_sentence(tree, &sentence, subj_range.start)?;
-        let mut words = Words(String::new());
         let front = self.noun_phrase(tree, obj_range.clone(), obj, Role::Subject, at_start)?;
-        words.push(&front, false);
         let be = |tense: Tense| -> Option<String> {
             let tag = if tense == Tense::Past { "VBD" } else { "VBZ" };
             self.inflections
                 .be_form(tag, agreement.person, agreement.plural)
         };
-        if let Chain::Simple(tense) = chain {
-            words.push(&be(tense)?, false);
-        }
-        for &i in &middle {
-            let token = tree.token(i);
-            let glued = i > 0 && tree.token(i - 1).whitespace.is_empty();
-            if token.dep != "aux" {
-                words.push(&token.text, glued);
-                continue;
+        // The new subject, its auxiliaries and the participle (one closure: the rewrite that
+        // takes a phrase after the object into the subject differs only in its subject).
+        let predicate = |front: &str| -> Option<Words> {
+            let mut words = Words(String::new());
+            words.push(front, false);
+            if let Chain::Simple(tense) = chain {
+                words.push(&be(tense)?, false);
             }
-            let new = match chain {
-                Chain::Do(tense) | Chain::Progressive(tense) => be(tense)?,
-                Chain::Perfect(Tense::Present) if agreement.third_singular() => "has".into(),
-                Chain::Perfect(Tense::Present) => "have".into(),
-                _ => token.text.clone(),
-            };
-            if negated && new == "am" {
-                // `am not` is fine, but `amn't` is not English; keep it simple and skip.
-                return None;
+            for &i in &middle {
+                let token = tree.token(i);
+                let glued = i > 0 && tree.token(i - 1).whitespace.is_empty();
+                if token.dep != "aux" {
+                    words.push(&token.text, glued);
+                    continue;
+                }
+                let new = match chain {
+                    Chain::Do(tense) | Chain::Progressive(tense) => be(tense)?,
+                    Chain::Perfect(Tense::Present) if agreement.third_singular() => "has".into(),
+                    Chain::Perfect(Tense::Present) => "have".into(),
+                    _ => token.text.clone(),
+                };
+                if negated && new == "am" {
+                    // `am not` is fine, but `amn't` is not English; keep it simple and skip.
+                    return None;
+                }
+                words.push(&new, glued);
             }
-            words.push(&new, glued);
-        }
-        match chain {
-            Chain::Modal => words.push("be", false),
-            Chain::Perfect(_) | Chain::ModalPerfect => words.push("been", false),
-            Chain::Progressive(_) => words.push("being", false),
-            Chain::Simple(_) | Chain::Do(_) => {}
-        }
-        words.push(&participle, false);
+            match chain {
+                Chain::Modal => words.push("be", false),
+                Chain::Perfect(_) | Chain::ModalPerfect => words.push("been", false),
+                Chain::Progressive(_) => words.push("being", false),
+                Chain::Simple(_) | Chain::Do(_) => {}
+            }
+            words.push(&participle, false);
+            Some(words)
+        };
         // `routed them out of bed`, `drains me of energy`: a complement that completes the
         // verb stays beside it, before the agent ("They were routed out of bed by the police").
         // `offends the public at large`: a phrase without a noun right after the object is an
@@ -681,31 +708,77 @@ impl VoiceChange {
         // homologue for germline BRCA1 defects"), whichever of the verb and the object it
         // belonged to. After a plain common noun ("by the doctor for my ear trouble") or a
         // name it reads as the verb's. Over every judged MR2-3 row (2026-12-01) this removes
-        // 13, 8 of them unnatural, and adds none.
-        if complement.is_none()
+        // 13, 8 of them unnatural, and adds none. Such a rewrite is emitted only with the
+        // phrase taken into the subject, when the LM chooses that (`phrase_in_subject`).
+        let stranded = complement.is_none()
             && obj_range.end < sentence.end
             && tree.head(obj_range.end) == root
             && tree.token(obj_range.end).dep == "prep"
             && matches!(subject.tag.as_str(), "NN" | "NNS" | "CD" | "DT")
-            && subj_range
-                .clone()
-                .any(|i| i > subj && matches!(tree.token(i).dep.as_str(), "prep" | "acl" | "relcl"))
-        {
-            return None;
-        }
-        if let Some(complement) = complement.clone() {
-            words.push(&tree.text(complement), false);
-        }
-        words.push("by", false);
+            && subj_range.clone().any(|i| {
+                i > subj && matches!(tree.token(i).dep.as_str(), "prep" | "acl" | "relcl")
+            });
         let back = self.noun_phrase(tree, subj_range.clone(), subj, Role::Object, at_start)?;
-        words.push(&back, false);
+        let rewrite = |front: &str| -> Option<String> {
+            let mut words = predicate(front)?;
+            if let Some(complement) = complement.clone() {
+                words.push(&tree.text(complement), false);
+            }
+            words.push("by", false);
+            words.push(&back, false);
+            Some(words.0)
+        };
         let replaced = subj_range.start..complement.clone().unwrap_or(obj_range.clone()).end;
         if !quotes_pair_up(tree, replaced) {
             return None;
         }
-        let (start, _) = tree.char_span(subj_range);
-        let (_, end) = tree.char_span(complement.unwrap_or(obj_range));
-        Some(Replacement::new(start, end, words.0))
+        let (start, _) = tree.char_span(subj_range.clone());
+        let (_, end) = tree.char_span(complement.clone().unwrap_or(obj_range.clone()));
+        let replacement = Replacement::new(start, end, rewrite(&front)?);
+        // `attended the University of Texas at Austin`: a phrase the parser hung on the verb
+        // right after the object may be the object's own; then the rewrite that keeps it with
+        // the object ("The University of Texas at Austin was attended by …") reads right where
+        // the other strands it after the agent ("… was attended by Elliot See at Austin").
+        // Which one is the caller's choice (`[perturb.mt4mrc] lm`).
+        let phrase_in_subject = complement
+            .is_none()
+            .then(|| {
+                let phrase = obj_range.end;
+                if phrase >= sentence.end
+                    || tree.head(phrase) != root
+                    || tree.token(phrase).dep != "prep"
+                {
+                    return None;
+                }
+                let phrase_range = tree.subtree(phrase);
+                if phrase_range.start != phrase
+                    || phrase_range.end > sentence.end
+                    || TIME_PREPOSITIONS.contains(&tree.lower(phrase).as_str())
+                    || phrase_range.clone().any(|i| {
+                        let t = tree.token(i);
+                        matches!(t.ent_type.as_str(), "DATE" | "TIME")
+                            || TIME_NOUNS.contains(&t.lemma.to_lowercase().as_str())
+                    })
+                {
+                    return None;
+                }
+                let subject_range = obj_range.start..phrase_range.end;
+                if !quotes_pair_up(tree, subj_range.start..phrase_range.end) {
+                    return None;
+                }
+                let front = self.noun_phrase(tree, subject_range, obj, Role::Subject, at_start)?;
+                let (_, end) = tree.char_span(phrase_range);
+                Some(Replacement::new(start, end, rewrite(&front)?))
+            })
+            .flatten();
+        if stranded && phrase_in_subject.is_none() {
+            return None;
+        }
+        Some(Passive {
+            replacement,
+            stranded,
+            phrase_in_subject,
+        })
     }
 
     /// Whether the verb and its object together are one of WordNet's verb collocations

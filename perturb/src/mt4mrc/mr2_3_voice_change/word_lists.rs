@@ -454,6 +454,29 @@ pub(super) const PLACE_PREPOSITIONS: &[&str] = &[
     "beside", "beneath", "above", "below", "across", "around",
 ];
 
+/// Prepositions and nouns of time: a phrase after the object with one of them (`banned the
+/// work for a time`, `won the prize in 1957`, `injected it after disinfection`) says when the
+/// verb happened, never which of the object's kind was meant, so the passive does not take it
+/// into the subject ("The Prix Jean Vigo in 1957 was won by the film").
+pub(super) const TIME_PREPOSITIONS: &[&str] = &[
+    "during",
+    "after",
+    "before",
+    "since",
+    "until",
+    "till",
+    "throughout",
+    "following",
+    "upon",
+];
+
+/// See [`TIME_PREPOSITIONS`].
+pub(super) const TIME_NOUNS: &[&str] = &[
+    "time", "while", "moment", "period", "year", "month", "week", "day", "hour", "minute",
+    "season", "century", "decade", "night", "morning", "evening", "summer", "winter", "spring",
+    "autumn", "fall",
+];
+
 /// Adverbs that complete a verb as particles (`held together`, `pushed aside`): after a passive
 /// participle they stay after the object of the active verb, not before the verb.
 pub(super) const PARTICLE_ADVERBS: &[&str] = &[
