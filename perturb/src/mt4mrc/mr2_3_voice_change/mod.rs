@@ -162,6 +162,29 @@
 //! fronted pronoun, a bare object and *carry* were tried and dropped on the same measure. Read
 //! blind under the code of each reading's time, those corpora gave 88%, 80% and 89% natural;
 //! under the final code, PAWS's Wikipedia sentences 25 of 25 and SemEval's web sentences 87%.
+//!
+//! **Where a phrase after the object goes, chosen by an LM** (`[perturb.mt4mrc] lm`, off by
+//! default; `voice_lm_margin`, default 3.0; issue 39's "choose, don't just filter"). A phrase
+//! the parser hung on the verb right after the object stays after the agent, which is right for
+//! the verb's own phrases ("was used by the company throughout the UK") and wrong for the
+//! object's ("The University of Texas was attended by Elliot See at Austin"). With an LM, the
+//! rewrite that takes the phrase into the new subject ("The University of Texas at Austin was
+//! attended by Elliot See") is emitted instead when the LM finds that sentence at least the
+//! margin likelier, scored from the sentence's start (`VoiceChange::placed`); a rewrite refused
+//! because the phrase would read as the agent's is emitted with the phrase moved when the LM
+//! prefers it. A phrase of time never moves (`TIME_PREPOSITIONS`, `TIME_NOUNS`, a date). With
+//! Gemma 3 270M the margin was set on every judged row that had the choice (2026-12-01): of 129
+//! such cases on sixteen corpora, those Gemma preferred by 3 nats or more read right by the
+//! author's eye, those between 1 and 3 mostly did not. On those sixteen corpora (2,595 cases)
+//! it changes 5 cases and adds 2; read blind (reading 29), 6 of the 7 were natural and all
+//! valid, where the 3 of the 5 replaced rewrites read before had all been unnatural. Few cases
+//! have the choice because the new subject must stay short (eight tokens, no comma).
+//!
+//! From KBP37's news and web sentences (2026-12-01, reading 29: 80% natural, 89% valid on 46
+//! rows read before these rules), also: a plural-only determiner (*several*, *many*, *these*,
+//! …) shows the number of a noun the tagger read as singular (*Several audits … have been
+//! conducted*), and *would rather*, *had better* are left alone (the preference is the
+//! subject's). Neither changes a case on the sixteen corpora.
 
 mod boundaries;
 mod grammar;
@@ -1243,6 +1266,27 @@ mod tests {
             "Several audits of the district have been conducted by the auditor.",
         )]);
         assert_eq!(changed("The Angels would rather spend the money."), None);
+    }
+
+    /// IMDb's movie reviews (2026-12-01): a stilted *deserve*, a part played (*makes a …
+    /// Frank Churchill*), a copular *prove*, an object complement hung on the object (*made a
+    /// movie quite unique*) and an idiom (*defies words*) are left alone; an adjective with a
+    /// complement of its own stays the object's.
+    #[test]
+    fn imdb_reviews() {
+        for passage in [
+            "The producers deserve much acclaim for this film.",
+            "Raymond Coulthard makes an appropriately decorative Frank Churchill.",
+            "The dangers of diving prove a further setback.",
+            "This line-up made a movie quite unique and interesting.",
+            "The emotional impact of this movie defies words.",
+        ] {
+            assert_eq!(changed(passage), None, "{passage}");
+        }
+        assert_changes(&[(
+            "My dog ate a bag full of dog treats.",
+            "A bag full of dog treats was eaten by my dog.",
+        )]);
     }
 
     /// With `[perturb.mt4mrc] lm`, a phrase after the object goes into the new subject when the

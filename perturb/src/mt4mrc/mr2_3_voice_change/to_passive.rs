@@ -610,10 +610,32 @@ impl VoiceChange {
                     | Chain::Modal
                     | Chain::ModalPerfect
             )
-            && obj_range
+            && (obj_range
                 .clone()
                 .any(|i| SERVE_AS_ADJECTIVES.contains(&tree.token(i).lower().as_str()))
+                // `Raymond Coulthard makes an appropriately decorative Frank Churchill`: a
+                // name with an indefinite article is the part the subject plays (IMDb's reviews,
+                // 2026-12-01).
+                || matches!(object.tag.as_str(), "NNP" | "NNPS") && indefinite(tree, obj))
         {
+            return None;
+        }
+        // `The dangers of diving prove a further setback`: `prove` with an indefinite object
+        // is a copula ("turn out to be"), whose passive says it was demonstrated (IMDb's
+        // reviews, 2026-12-01).
+        if lemma == "prove" && indefinite(tree, obj) {
+            return None;
+        }
+        // `made a movie quite unique and interesting`: a bare adjective after the object's
+        // head is the verb's complement (what the subject made of it) the parser hung on the
+        // object, and the passive would say the object was produced (IMDb's reviews,
+        // 2026-12-01). One with a complement of its own is the noun's ("a bag full of
+        // treats", "polymorphisms useful for internal control").
+        if tree.children(obj).any(|c| {
+            c > obj
+                && tree.token(c).dep == "amod"
+                && !tree.children(c).any(|k| tree.token(k).dep == "prep")
+        }) {
             return None;
         }
         // `HeLa cells are rapidly dividing cancer cells`: `be` + participle + bare noun is as
@@ -929,4 +951,10 @@ impl VoiceChange {
             && !not_a_place)
             .then_some(phrase)
     }
+}
+
+/// Whether the noun `head` has an indefinite article (`a`, `an`).
+fn indefinite(tree: &Tree<'_>, head: usize) -> bool {
+    tree.children(head)
+        .any(|c| tree.token(c).dep == "det" && matches!(tree.lower(c).as_str(), "a" | "an"))
 }

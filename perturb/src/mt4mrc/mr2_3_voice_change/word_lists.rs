@@ -119,6 +119,9 @@ pub(super) const NO_PASSIVE: &[&str] = &[
     "suit",
     "contain",
     "include",
+    // Stilted in the passive ("Much acclaim … is deserved by the producers", "An Oscar was
+    // deserved by …": IMDb's reviews, 2026-12-01).
+    "deserve",
     "comprise",
     "span",
     "marry",
@@ -299,6 +302,19 @@ pub(super) const IDIOMS: &[(&str, &[&str])] = &[
     ("give", &["birth", "way", "rise", "chase"]),
     ("play", &["role", "part", "host"]),
     ("commit", &["suicide"]),
+    // `The emotional impact defies words` (IMDb's reviews, 2026-12-01).
+    (
+        "defy",
+        &[
+            "word",
+            "words",
+            "description",
+            "belief",
+            "logic",
+            "explanation",
+            "imagination",
+        ],
+    ),
 ];
 
 /// Verbs that take an object and an infinitive (`enabled X to be achieved`): the infinitive
