@@ -185,6 +185,13 @@
 //! …) shows the number of a noun the tagger read as singular (*Several audits … have been
 //! conducted*), and *would rather*, *had better* are left alone (the preference is the
 //! subject's). Neither changes a case on the sixteen corpora.
+//!
+//! From IMDb's movie reviews (reading 30, under the code above: 67% natural, 81% valid on 27
+//! rows; CoNLL04's news 17 of 19), also refused: *deserve* (stilted), a name with an indefinite
+//! article after *make* (a part played: *makes an appropriately decorative Frank Churchill*),
+//! *prove* with an indefinite object (a copula), a bare adjective after the object's head (the
+//! verb's complement: *made a movie quite unique*) and *defy words*. Over every judged row they
+//! remove 6, all unnatural; elsewhere 2 of WordNet's 1,069 cases.
 
 mod boundaries;
 mod grammar;
