@@ -559,8 +559,9 @@ pub(crate) fn char_len(s: &str) -> u32 {
     s.chars().count() as u32
 }
 
-/// The substring of `text` between character offsets `[start, end)`, if in range.
-pub(crate) fn char_slice(text: &str, start: usize, end: usize) -> Option<&str> {
+/// The substring of `text` between character offsets `[start, end)`, if in range (records'
+/// offsets, and the edits of follow-ups, count characters, not bytes).
+pub fn char_slice(text: &str, start: usize, end: usize) -> Option<&str> {
     if start > end {
         return None;
     }

@@ -176,8 +176,8 @@
 //! Gemma 3 270M the margin was set on every judged row that had the choice (2026-12-01): of 129
 //! such cases on sixteen corpora, those Gemma preferred by 3 nats or more read right by the
 //! author's eye, those between 1 and 3 mostly did not. On those sixteen corpora (2,595 cases)
-//! it changes 5 cases and adds 2; read blind (reading 29), 6 of the 7 were natural and all
-//! valid, where the 3 of the 5 replaced rewrites read before had all been unnatural. Few cases
+//! it changes 4 cases and adds 2; read blind (reading 29), 5 of the 6 were natural and all
+//! valid, where the 2 of the 4 replaced rewrites read before had both been unnatural. Few cases
 //! have the choice because the new subject must stay short (eight tokens, no comma).
 //!
 //! From KBP37's news and web sentences (2026-12-01, reading 29: 80% natural, 89% valid on 46
@@ -206,6 +206,7 @@ pub use relation::VoiceChange;
 
 use std::ops::Range;
 
+use metamorph_data::readers::char_slice;
 use metamorph_data::{Case, Expectation, Result, Task};
 
 use crate::edit::Replacement;
@@ -271,7 +272,7 @@ impl MetamorphicRelation for VoiceChange {
 impl VoiceChange {
     /// Of a rewrite and its alternative that takes the phrase after the object into the
     /// subject (see [`Passive`]), the one to emit: the alternative only when the LM of
-    /// `[perturb.mt4mrc] lm` finds its sentence (`sentence`, character offsets in `text`) at
+    /// `[perturb.mt4mrc] lm` finds its sentence (`sentence`: character offsets in `text`) at
     /// least `voice_lm_margin` nats likelier; otherwise the rewrite, unless it strands the
     /// phrase (`Passive::stranded`), when there is none.
     ///
@@ -292,10 +293,11 @@ impl VoiceChange {
         let (Some(chooser), Some(alternative)) = (&self.chooser, phrase_in_subject) else {
             return Ok(otherwise);
         };
+        // Offsets count characters, not bytes.
         let (Some(prefix), Some(rest), Some(alternative_rest)) = (
-            text.get(sentence.start..rewrite.start),
-            text.get(rewrite.end..sentence.end),
-            text.get(alternative.end..sentence.end),
+            char_slice(text, sentence.start, rewrite.start),
+            char_slice(text, rewrite.end, sentence.end),
+            char_slice(text, alternative.end, sentence.end),
         ) else {
             return Ok(otherwise);
         };
@@ -1328,6 +1330,19 @@ mod tests {
         assert_eq!(
             changed_by(&always, attended).as_deref(),
             Some("The University of Texas at Austin was attended by Elliot See.")
+        );
+        // Offsets count characters: text before the sentence that is not ASCII moves nothing.
+        assert_eq!(
+            changed_by(
+                &always,
+                "Ōtsuki's café in Kyōto closed. Elliot See attended the University of Texas at \
+                 Austin."
+            )
+            .as_deref(),
+            Some(
+                "Ōtsuki's café in Kyōto closed. The University of Texas at Austin was attended \
+                 by Elliot See."
+            )
         );
         let stranded = "The University of Texas was attended by Elliot See at Austin.";
         assert_eq!(changed_by(&never, attended).as_deref(), Some(stranded));
