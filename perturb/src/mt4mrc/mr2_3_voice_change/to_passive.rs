@@ -732,10 +732,14 @@ impl VoiceChange {
         // name it reads as the verb's. Over every judged MR2-3 row (2026-12-01) this removes
         // 13, 8 of them unnatural, and adds none. Such a rewrite is emitted only with the
         // phrase taken into the subject, when the LM chooses that (`phrase_in_subject`).
-        let stranded = complement.is_none()
+        // The phrase the parser hung on the verb right after the object, if any (no complement
+        // placed before the agent).
+        let phrase_after_object = (complement.is_none()
             && obj_range.end < sentence.end
             && tree.head(obj_range.end) == root
-            && tree.token(obj_range.end).dep == "prep"
+            && tree.token(obj_range.end).dep == "prep")
+            .then_some(obj_range.end);
+        let stranded = phrase_after_object.is_some()
             && matches!(subject.tag.as_str(), "NN" | "NNS" | "CD" | "DT")
             && subj_range.clone().any(|i| {
                 i > subj && matches!(tree.token(i).dep.as_str(), "prep" | "acl" | "relcl")
@@ -761,17 +765,11 @@ impl VoiceChange {
         // right after the object may be the object's own; then the rewrite that keeps it with
         // the object ("The University of Texas at Austin was attended by …") reads right where
         // the other strands it after the agent ("… was attended by Elliot See at Austin").
-        // Which one is the caller's choice (`[perturb.mt4mrc] lm`).
-        let phrase_in_subject = complement
-            .is_none()
-            .then(|| {
-                let phrase = obj_range.end;
-                if phrase >= sentence.end
-                    || tree.head(phrase) != root
-                    || tree.token(phrase).dep != "prep"
-                {
-                    return None;
-                }
+        // Which one is the caller's choice (`[perturb.mt4mrc] lm`), so without an LM it is not
+        // built.
+        let phrase_in_subject = phrase_after_object
+            .filter(|_| self.chooser.is_some())
+            .and_then(|phrase| {
                 let phrase_range = tree.subtree(phrase);
                 if phrase_range.start != phrase
                     || phrase_range.end > sentence.end
@@ -791,8 +789,7 @@ impl VoiceChange {
                 let front = self.noun_phrase(tree, subject_range, obj, Role::Subject, at_start)?;
                 let (_, end) = tree.char_span(phrase_range);
                 Some(Replacement::new(start, end, rewrite(&front)?))
-            })
-            .flatten();
+            });
         if stranded && phrase_in_subject.is_none() {
             return None;
         }
