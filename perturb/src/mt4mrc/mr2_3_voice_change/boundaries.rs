@@ -237,12 +237,15 @@ pub(super) fn only_child(tree: &Tree<'_>, children: &[usize], dep: &str) -> Opti
 
 /// Whether root child `c` is a conjunct that shares the root's subject (it would take the new
 /// one), or a `that` clause coordinated with the object (`demanded the release of X, and that
-/// the plane be refuelled`), which the object's move would strand.
+/// the plane be refuelled`), which the object's move would strand. A "subject" the parser
+/// found after the conjunct's verb is its object misread (`Nicolas tutored children …, and in
+/// 1806 married Tekla Justyna Krzyżanowska`: Quoref's passages, reading 31, where the passive
+/// made the children marry), so the conjunct shares the root's subject.
 pub(super) fn unshared_conj(tree: &Tree<'_>, c: usize) -> bool {
     tree.token(c).dep == "conj"
         && (tree
             .child_with_dep(c, &["nsubj", "nsubjpass", "expl"])
-            .is_none()
+            .is_none_or(|subject| subject > c)
             || tree.child_with_dep(c, &["mark"]).is_some())
 }
 

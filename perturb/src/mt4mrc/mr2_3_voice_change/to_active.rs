@@ -72,6 +72,15 @@ impl VoiceChange {
         {
             return None;
         }
+        // `were recapitulated by Arno Runeberg in his 1947 book … as well as Pennethorne Hughes
+        // in his 1952 book`: an "as well as" after the agent may add a second agent that the
+        // parser hung elsewhere, and the active would make it a second object (Quoref's
+        // passages, reading 31).
+        if (agent + 1..sentence.end.saturating_sub(2)).any(|i| {
+            tree.lower(i) == "as" && tree.lower(i + 1) == "well" && tree.lower(i + 2) == "as"
+        }) {
+            return None;
+        }
         if subj_range.end > root
             || agent_range.start <= root
             || new_subject_range != (agent + 1..agent_range.end)
