@@ -626,6 +626,31 @@ impl VoiceChange {
         if lemma == "prove" && indefinite(tree, obj) {
             return None;
         }
+        // `The Nasdaq eased 0.15 percent`: a number of percent, points or cents after a verb
+        // is how far the subject moved, no patient ("0.15 percent was eased by the Nasdaq");
+        // `ceased trading`: an aspectual verb's bare -ing object is an activity the subject
+        // stopped, not a thing acted on; `Powell told a crowd at a cemetery …`: *tell* with
+        // only its hearer reads cut short in the passive ("A crowd was told by Powell"). MSRP's
+        // news sentences, reading 32 (2026-12-02).
+        let measure = matches!(
+            object.lower().as_str(),
+            "percent" | "%" | "points" | "point" | "cents" | "cent"
+        ) && tree.children(obj).any(|c| tree.token(c).tag == "CD");
+        let activity = ASPECTUAL_VERBS.contains(&lemma.as_str())
+            && object.lower().ends_with("ing")
+            && tree
+                .child_with_dep(obj, &["det", "poss", "nummod", "amod"])
+                .is_none();
+        let hearer_only = lemma == "tell"
+            && !children.iter().any(|&c| {
+                matches!(
+                    tree.token(c).dep.as_str(),
+                    "ccomp" | "xcomp" | "dative" | "parataxis"
+                ) || (tree.token(c).dep == "prep" && tree.lower(c) == "about")
+            });
+        if measure || activity || hearer_only {
+            return None;
+        }
         // `made a movie quite unique and interesting`: a bare adjective after the object's
         // head is the verb's complement (what the subject made of it) the parser hung on the
         // object, and the passive would say the object was produced (IMDb's reviews,
@@ -951,6 +976,12 @@ impl VoiceChange {
 }
 
 /// Whether the noun `head` has an indefinite article (`a`, `an`).
+/// Verbs of starting, going on and stopping, whose bare -ing object is an activity (`ceased
+/// trading`, `began filming`), not a patient.
+const ASPECTUAL_VERBS: &[&str] = &[
+    "begin", "cease", "commence", "continue", "finish", "quit", "resume", "start", "stop",
+];
+
 fn indefinite(tree: &Tree<'_>, head: usize) -> bool {
     tree.children(head)
         .any(|c| tree.token(c).dep == "det" && matches!(tree.lower(c).as_str(), "a" | "an"))
