@@ -22,8 +22,14 @@ and one more news corpus, not a contrast set:
   `msr_paraphrase_test.txt` (`#1 String`, `#2 String`; a public copy is in the
   galsang/ABCNN repository's `MSRP_Corpus/`).
 
+and short customer reviews:
+
+- `uci=`: Kotzias et al.'s (2015) "sentiment labelled sentences" (UCI), one review sentence and
+  its label per line: `amazon_cells_labelled.txt` (phones), `yelp_labelled.txt`
+  (restaurants), `imdb_labelled.txt` (films), each prefixed by its file's first word.
+
 Reading 31 took `ropes`, `quoref` and `ud`; reading 32 `perspectrum`, `matres`, `mctaco` and
-`msrp`.
+`msrp`; reading 33 `uci` (Amazon's and Yelp's; IMDb's apart, as reading 30 read films).
 Each passage is split at sentence-final punctuation before a capital or a quote; sentences of
 fewer than four words and repeats are left out. Each sentence becomes the passage of one
 BoolQ-format record under a placeholder question (MR2-3 edits only the passage; readers judge
@@ -33,13 +39,15 @@ the corpus's name.
     python3 make_contrast_sets_inputs.py OUT_JSONL ropes=ROPES_JSON quoref=QUOREF_JSON \\
         ud=UD_CONLLU ud=UD_CONLLU
     python3 make_contrast_sets_inputs.py OUT_JSONL perspectrum=CSV matres=XML mctaco=TSV \\
-        msrp=MSRP_TEST_TXT
+        msrp=MSRP_TEST_TXT msrp=MSRP_TRAIN_TXT
+    python3 make_contrast_sets_inputs.py OUT_JSONL uci=AMAZON_TXT uci=YELP_TXT
 then
     metamorph preview --dataset OUT_JSONL --format boolq --relations MR2-3 \\
         --sample 100000 --seed 1 --validate --tsv contrast.tsv
 """
 import csv
 import json
+import os
 import re
 import sys
 
@@ -110,8 +118,17 @@ def msrp(path):
             yield row["#2 String"]
 
 
+def uci(path):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            sentence, _, label = line.rstrip("\n").rpartition("\t")
+            if label in ("0", "1"):
+                yield sentence
+
+
 READERS = {"ropes": ropes, "quoref": quoref, "ud": ud, "perspectrum": perspectrum,
-           "matres": matres, "mctaco": mctaco, "msrp": msrp}
+           "matres": matres, "mctaco": mctaco, "msrp": msrp,
+           "uci": uci}
 
 
 def main(out, *named):
@@ -119,8 +136,11 @@ def main(out, *named):
     counts = {}
     with open(out, "w", encoding="utf-8") as w:
         for argument in named:
-            corpus, _, path = argument.partition("=")
-            for text in READERS[corpus](path):
+            reader, _, path = argument.partition("=")
+            corpus = reader
+            if reader == "uci":
+                corpus = os.path.basename(path).split("_")[0]
+            for text in READERS[reader](path):
                 for sentence in sentences(text):
                     if len(sentence.split()) < 4 or sentence in seen:
                         continue

@@ -651,6 +651,14 @@ impl VoiceChange {
         if measure || activity || hearer_only {
             return None;
         }
+        // `Any grandmother can make a roasted chicken better than this one`: a comparative
+        // right after the object compares what the object is; the passive would put it after
+        // the agent and compare grandmothers (Yelp's reviews, reading 33, 2026-12-02).
+        if obj_range.end < sentence.end
+            && matches!(tree.token(obj_range.end).tag.as_str(), "JJR" | "RBR")
+        {
+            return None;
+        }
         // `made a movie quite unique and interesting`: a bare adjective after the object's
         // head is the verb's complement (what the subject made of it) the parser hung on the
         // object, and the passive would say the object was produced (IMDb's reviews,
