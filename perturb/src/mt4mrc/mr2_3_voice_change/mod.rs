@@ -203,10 +203,10 @@
 //! rewrites (`metamorph_validate::config::builtin_thresholds`).
 //!
 //! From MSRP's news sentences (reading 32, under the code above: 92% natural, 96% valid on 74
-//! of 123 passing cases), also refused: a number of percent, points or cents as the object (a
-//! measure: *The Nasdaq eased 0.15 percent*), an aspectual verb's bare -ing object (an
-//! activity: *ceased trading*) and *tell* with only its hearer (*A crowd was told by Powell*
-//! reads cut short). Over every judged row none removed. From Yelp's reviews (reading 33): a
+//! of 123 passing cases), also refused: a number of percent, points or cents as the object of
+//! a verb of rising or falling (a measure: *The Nasdaq eased 0.15 percent*), an aspectual
+//! verb's bare -ing object (an activity: *ceased trading*) and *tell* with only its hearer (*A
+//! crowd was told by Powell* reads cut short; *the truth was told* does not). Over every judged row none removed. From Yelp's reviews (reading 33): a
 //! comparative right after the object compares the object, and after the agent it would
 //! compare the agent (*… can be made by any grandmother better than this one*).
 
@@ -577,10 +577,16 @@ mod tests {
         ] {
             assert_eq!(changed(passage), None, "{passage}");
         }
-        assert_changes(&[(
-            "The company stopped production after the fire.",
-            "Production was stopped by the company after the fire.",
-        )]);
+        assert_changes(&[
+            (
+                "The company stopped production after the fire.",
+                "Production was stopped by the company after the fire.",
+            ),
+            (
+                "The witness told the truth.",
+                "The truth was told by the witness.",
+            ),
+        ]);
     }
 
     /// PubMedQA's abstracts and the StrategyQA facts (2026-12-01).
