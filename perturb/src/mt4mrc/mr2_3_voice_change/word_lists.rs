@@ -545,3 +545,35 @@ pub(super) const SERVE_AS_ADJECTIVES: &[&str] = &[
 pub(super) const PLURAL_QUANTIFIERS: &[&str] = &[
     "most", "many", "all", "some", "few", "several", "these", "those",
 ];
+
+/// Verbs of starting, going on and stopping, whose bare -ing object is an activity (`ceased
+/// trading`, `began filming`), not a patient.
+pub(super) const ASPECTUAL_VERBS: &[&str] = &[
+    "begin", "cease", "commence", "continue", "finish", "quit", "resume", "start", "stop",
+];
+
+/// Verbs of rising and falling, whose object a number of percent, points or cents measures
+/// (`eased 0.15 percent`, `added 10 points`) where other verbs' may be a share held or bought
+/// (`owns 40 percent`).
+pub(super) const CHANGE_VERBS: &[&str] = &[
+    "add", "advance", "climb", "decline", "dip", "drop", "ease", "edge", "fall", "gain", "jump",
+    "lose", "plunge", "rally", "rise", "shed", "sink", "slide", "slip", "soar", "surge", "tumble",
+];
+
+/// The units of which a number measures how far a subject of [`CHANGE_VERBS`] moved.
+pub(super) const CHANGE_UNITS: &[&str] = &["percent", "%", "points", "point", "cents", "cent"];
+
+/// What is told, as *tell*'s only object (`told the truth`, `tells a story`); any other object
+/// is the hearer (`told a crowd`).
+pub(super) const TOLD_THINGS: &[&str] = &[
+    "difference",
+    "fortune",
+    "joke",
+    "lie",
+    "news",
+    "secret",
+    "story",
+    "tale",
+    "time",
+    "truth",
+];
