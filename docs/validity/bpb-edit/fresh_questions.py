@@ -27,6 +27,11 @@ written against. This script keeps those, splits them into halves and draws blin
         (from outside_sample.csv, held-out half) and those of SPIDER, GEO, ATIS, COMQA and
         CLEVR (from the low-level dev file, every question: they have no halves).
 
+    python3 fresh_questions.py draw DIR 15 EXCLUDE_IDS QUOTA SAMPLE_DIR --all
+        round 15: DIR/built_IIRC.tsv holds the held-out half of IIRC's questions
+        (`iirc_questions.py`, then the example with `--source IIRC --half held-out`); `--all`
+        because the half is already taken.
+
 Rounds 8-11 used seeds 8, 9, 10, 11, rounds 13 and 14 seeds 13 and 14, with the quotas in
 README.md, each excluding the ids of the rounds before (the low-level file read without its
 NLVR2 statements and the two rows whose decomposition refers forward). The judged files here keep BREAK's question id and the built question;
@@ -48,6 +53,7 @@ SOURCES = {
     "ATIS": "ATIS",
     "COMQA": "ComQA",
     "CLEVR": "CLEVR",
+    "IIRC": "IIRC",
 }
 
 
