@@ -14,7 +14,8 @@
 //!   aligned capitalised words (a title), so "the company" never becomes "The company" because a
 //!   title elsewhere begins with "The". A word the step SHOUTS takes the question's case.
 //! * **A possessive or an abbreviation's period** comes back only when the next word is aligned
-//!   too ("Vladislaus son" → "Vladislaus' son", never "the son of Vladislaus'").
+//!   too ("Vladislaus son" → "Vladislaus' son", never "the son of Vladislaus'"); a possessive
+//!   the question writes after "the" comes back with it ("the Broncos' 2008 starting QB").
 //! * **An article** comes back only after a preposition, before a word that stands with the
 //!   step's next word in the question right after an article ("of town that" → "of a town
 //!   that", from "in a town that"), and never before a common noun that titles a name ("with
@@ -199,6 +200,15 @@ pub fn restore(built: &str, question: &str) -> String {
             if next_aligned {
                 if possessive(theirs) && !possessive(&core) {
                     core.push_str(split_possessive(theirs).1);
+                    // With its article, where the question has one and the step dropped it
+                    // ("Broncos 2008 starting QB" → "the Broncos' 2008 starting QB").
+                    let article_dropped = j > 0
+                        && q[j - 1].key == "the"
+                        && (i == 0 || !ARTICLES.contains(&b[i - 1].key.as_str()))
+                        && out.last().is_none_or(|w| !ARTICLES.contains(&w.as_str()));
+                    if article_dropped {
+                        out.push("the".to_string());
+                    }
                 } else if theirs.ends_with('.') && !core.ends_with('.') && word.tail.is_empty() {
                     core.push('.');
                 }
@@ -217,6 +227,31 @@ pub fn restore(built: &str, question: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::restore;
+
+    /// Round 15's read rows: "What was Broncos' 2008 starting QB?".
+    #[test]
+    fn a_possessive_comes_back_with_its_article() {
+        assert_eq!(
+            restore(
+                "What was Broncos 2008 starting QB?",
+                "Where was the Broncos' 2008 starting QB born?"
+            ),
+            "What was the Broncos' 2008 starting QB?"
+        );
+        assert_eq!(
+            restore(
+                "What was Warriors 52nd season?",
+                "Which NBA team won the championship in the Warriors' 52nd season?"
+            ),
+            "What was the Warriors' 52nd season?"
+        );
+        // An article there already stays the only one.
+        let kept = "What was the Broncos' 2008 starting QB?";
+        assert_eq!(
+            restore(kept, "Where was the Broncos' 2008 starting QB born?"),
+            kept
+        );
+    }
 
     #[test]
     fn the_questions_capitals_possessives_and_articles_come_back() {
