@@ -192,11 +192,11 @@ fn repeats_the_sentence(tokens: &[metamorph_data::Token], adjunct: &Adjunct) -> 
 /// Whether the adjunct gives a measure just given in other units ("rose 17.26 points[, or
 /// 1.06 percent]"): "or" and a number right after a number and its unit.
 fn restates_a_measure(tokens: &[metamorph_data::Token], adjunct: &Adjunct) -> bool {
-    let mut core = adjunct.tokens.clone().filter(|&k| tokens[k].pos != "PUNCT");
-    let opens_with_or = core
+    let mut words = adjunct.tokens.clone().filter(|&k| tokens[k].pos != "PUNCT");
+    let opens_with_or = words
         .next()
         .is_some_and(|k| tokens[k].text.eq_ignore_ascii_case("or"));
-    let number_follows = core.next().is_some_and(|k| tokens[k].pos == "NUM");
+    let number_follows = words.next().is_some_and(|k| tokens[k].pos == "NUM");
     let mut before = (0..adjunct.tokens.start)
         .rev()
         .filter(|&k| tokens[k].pos != "PUNCT");
