@@ -21,9 +21,18 @@ of the example's output are read (the stand-in's other perturbations mean nothin
         --source DROP --half tuning      # rules were written against these
     cargo run -p metamorph-generate --example bpb_edit_questions -- OUT.csv built.tsv \
         --source DROP --half held-out    # the blind readers' rows
+    python3 break_test_questions.py draw built.tsv SEED N SAMPLE_DIR
+        draws N written AppendBool questions, one per source question, and writes the
+        readers' SAMPLE_DIR/sheet.tsv and SAMPLE_DIR/rows.tsv. The sheet shows the perturbed
+        decomposition as "(1) the number the original question asks for (2) if #1 is higher
+        than 17": the stand-in's first step says nothing a reader needs.
+
+Round 16 used seed 16 and 80 rows of the held-out half.
 """
 
 import csv
+import os
+import random
 import re
 import sys
 
@@ -45,7 +54,40 @@ def is_count_question(question: str) -> bool:
     return NOT_A_COUNT.search(q[len("how many ") :]) is None
 
 
+def draw(built: str, seed: int, n: int, sample_dir: str) -> None:
+    rows = [
+        r
+        for r in csv.DictReader(open(built, encoding="utf-8"), delimiter="\t", quoting=csv.QUOTE_NONE)
+        if r["perturbation"] == "AppendBool" and r["built"]
+    ]
+    rng = random.Random(seed)
+    rng.shuffle(rows)
+    chosen, used = [], set()
+    for r in rows:
+        if len(chosen) == n:
+            break
+        if r["id"] not in used:
+            used.add(r["id"])
+            chosen.append(r)
+    os.makedirs(sample_dir, exist_ok=True)
+    with open(f"{sample_dir}/rows.tsv", "w") as f, open(f"{sample_dir}/sheet.tsv", "w") as g:
+        f.write("row\tsource\tid\tperturbation\tdetail\toriginal_question\tperturbed_decomposition\tquestion\n")
+        g.write("id\toriginal_question\tperturbed_decomposition\tquestion\n")
+        for i, r in enumerate(chosen, 1):
+            comparison, value = r["detail"].split(":")
+            decomposition = (
+                "(1) the number the original question asks for "
+                f"(2) if #1 is {comparison.replace('-', ' ')} {value}"
+            )
+            f.write("\t".join([str(i), "DROP", r["id"], r["perturbation"], r["detail"], r["question"], decomposition, r["built"]]) + "\n")
+            g.write("\t".join([str(i), r["question"], decomposition, r["built"]]) + "\n")
+    print(f"{len(chosen)} rows, one per question -> {sample_dir}")
+
+
 def main() -> None:
+    if len(sys.argv) == 6 and sys.argv[1] == "draw":
+        draw(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
+        return
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     test, out = sys.argv[1:]
