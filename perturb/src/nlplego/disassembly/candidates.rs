@@ -102,14 +102,14 @@ fn fronts_an_inversion(tokens: &[Token], core: &Range<usize>) -> bool {
 /// Whether the adjective `adjective` and its noun `head` are one WordNet noun ("hot dog", "big
 /// box", "high school", "real estate"): the adjective is part of the name, and "the original
 /// dog" (review of seed 20261227) names something else.
+/// WordNet writes some such nouns closed up ("closeup" for "close ups", read 2026-12-02 on
+/// review sentences).
 fn names_a_thing_with(wordnet: &WordNet, adjective: &str, head: &Token) -> bool {
+    let noun = head.lemma.to_lowercase();
     matches!(head.pos.as_str(), "NOUN" | "PROPN")
-        && !wordnet
-            .synsets(
-                &format!("{adjective} {}", head.lemma.to_lowercase()),
-                WordNetPos::Noun,
-            )
-            .is_empty()
+        && [format!("{adjective} {noun}"), format!("{adjective}{noun}")]
+            .iter()
+            .any(|form| !wordnet.synsets(form, WordNetPos::Noun).is_empty())
 }
 
 /// Whether `core` is the second half of a comparison, or what holds its two halves together:

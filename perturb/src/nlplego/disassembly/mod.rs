@@ -310,6 +310,132 @@ mod tests {
         }
     }
 
+    /// The parents fresh readers found cut short in NLPLego-SA on customer reviews
+    /// (2026-12-02): a parent needs each of these phrases; the same kind of phrase where
+    /// nothing measures, completes or denies it is free.
+    #[test]
+    fn review_parents_keep_what_they_need() {
+        let resources = crate::testing::resources();
+        let wordnet = resources.wordnet().unwrap();
+        let needed = |text: &str, kind: AdjunctKind, words: &[&str]| {
+            let (parsed, _) = removing(text, words);
+            let tokens = &parsed.tokens;
+            let start = tokens.iter().position(|t| t.text == words[0]).unwrap();
+            let core = start..start + words.len();
+            let adjunct = Adjunct {
+                kind,
+                tokens: core.clone(),
+                core,
+            };
+            let whole = 0..tokens.len();
+            parent_needs::needed_in_a_parent(
+                tokens,
+                std::slice::from_ref(&whole),
+                &adjunct,
+                &wordnet,
+            )
+        };
+        use AdjunctKind::{Adjective, Prepositional};
+        for (text, kind, words) in [
+            (
+                "But when I check voice mail at night, the keypad backlight turns off a few \
+                 seconds into the first message.",
+                Prepositional,
+                &["into", "the", "first", "message"][..],
+            ),
+            (
+                "STEAMBOAT WILLIE is an amazingly important film to our cinema history.",
+                Adjective,
+                &["amazingly", "important"][..],
+            ),
+            (
+                "And there wasn't a single sour note struck acting-wise, either.",
+                Adjective,
+                &["sour"][..],
+            ),
+            (
+                "There was no sour note in the whole film.",
+                Adjective,
+                &["sour"][..],
+            ),
+            (
+                "Could not get strong enough signal.",
+                Adjective,
+                &["strong"][..],
+            ),
+            // The second draw: a selecting adjective, a bare predicate noun's adjective, the
+            // focus of "only", a possessive left before a verb.
+            (
+                "So tinny that I sometimes reach the wrong buttons.",
+                Adjective,
+                &["wrong"][..],
+            ),
+            (
+                "My sashimi was poor quality being soggy.",
+                Adjective,
+                &["poor"][..],
+            ),
+            (
+                "I've only had my bluetooth for a few weeks.",
+                Prepositional,
+                &["for", "a", "few", "weeks"][..],
+            ),
+            (
+                "His on screen presence shined even though there were other actors.",
+                Prepositional,
+                &["on", "screen", "presence"][..],
+            ),
+        ] {
+            assert!(needed(text, kind, words), "{words:?} in {text}");
+        }
+        for (text, kind, words) in [
+            (
+                "The backlight turns off into the first message.",
+                Prepositional,
+                &["into", "the", "first", "message"][..],
+            ),
+            (
+                "It is an amazingly important film about our cinema history.",
+                Adjective,
+                &["amazingly", "important"][..],
+            ),
+            ("There was a single sour note.", Adjective, &["sour"][..]),
+            ("I reach a wrong button.", Adjective, &["wrong"][..]),
+            ("My sashimi was a poor meal.", Adjective, &["poor"][..]),
+            ("This is high adventure.", Adjective, &["high"][..]),
+            (
+                "I just purchased another one because it broke.",
+                Prepositional,
+                &["because", "it", "broke"][..],
+            ),
+            (
+                "I've had my bluetooth for a few weeks.",
+                Prepositional,
+                &["for", "a", "few", "weeks"][..],
+            ),
+            (
+                "I didn't like it because of the sour note.",
+                Adjective,
+                &["sour"][..],
+            ),
+            (
+                "The flat reenactments don't hold your attention.",
+                Adjective,
+                &["flat"][..],
+            ),
+            (
+                "I can't get past the atrocious service.",
+                Adjective,
+                &["atrocious"][..],
+            ),
+        ] {
+            assert!(!needed(text, kind, words), "{words:?} in {text}");
+        }
+        // "close ups" is WordNet's "closeup": the adjective is part of the noun.
+        let found = adjuncts(&disassembler(), "We saw too many close ups in the film.");
+        assert!(!found.iter().any(|a| a == "close"), "{found:?}");
+    }
+
     /// The parents fresh readers found unnatural in NLPLego-SA on Wikipedia and Austen sentences
     /// (the first reading of `docs/validity/nlplego-other-corpora/`), one per rule of
     /// `parent_needs`: a tree read at every level keeps the phrase, a tree read only at its

@@ -20,6 +20,18 @@
 //! (81% natural before and after them): quotations and lists of numbers, "respectively", a
 //! version's adjective, a coordinated possessor's "'s", a reflexive's complement, a restrictive
 //! relative clause on a bare subject, and a particle after an adverb ("Later on").
+//!
+//! The last three were written on 2026-12-02 against the parents that fresh readers found cut
+//! short in NLPLego-SA on customer reviews (Kotzias et al.'s Amazon, Yelp and IMDb sentences):
+//! a phrase that places a measure of time or distance ("a few seconds **into the first
+//! message**"), an adjective whose complement the parser hung on the noun ("an **important**
+//! film to our cinema history"), and a modifier a negation denies ("there wasn't a single
+//! **sour** note": without it the parent denies something else, and for sentiment the
+//! adjunct's direction is reversed).
+//! A second draw of those reviews, read after them, gave "the **right** intensity" (an
+//! adjective that selects, beside the ranks), "was **poor** quality" (the adjective of a
+//! predicate noun without a determiner), "only had it **for a few weeks**" (the focus of
+//! "only") and "His **on screen presence** shined" (a determiner left before a verb).
 
 use std::ops::Range;
 
@@ -62,6 +74,12 @@ pub(super) fn needed_in_a_parent(
         || completes_a_reflexive(tokens, adjunct)
         || restricts_a_bare_subject(tokens, adjunct)
         || leaves_a_particle(tokens, adjunct)
+        || anchors_a_measure(tokens, adjunct)
+        || takes_the_nouns_complement(tokens, adjunct)
+        || denied_by_a_negation(tokens, adjunct)
+        || describes_a_bare_predicate(tokens, adjunct)
+        || focus_of_only(tokens, adjunct)
+        || leaves_a_determiner_alone(tokens, adjunct)
 }
 
 /// An adjective a leaf may swap for a synonym (NLPLego-MRC's "the biggest" → "the largest") but
@@ -89,6 +107,14 @@ fn picks_out_its_noun(tokens: &[Token], adjunct: &Adjunct) -> bool {
         // or an adjective of rank (third reading, 2026-11-29).
         superlative_adverb(i)
             || RANK_ADJECTIVES.contains(&lower(t).as_str())
+            // "the [right] intensity", "the [wrong] buttons": one of the noun's kind picked
+            // out against the others (second review reading, 2026-12-02).
+            || (SELECTING_ADJECTIVES.contains(&lower(t).as_str())
+                && (0..noun).any(|c| {
+                    tokens[c].head as usize == noun
+                        && tokens[c].dep == "det"
+                        && lower(&tokens[c]) == "the"
+                }))
             || t.tag == "JJS"
             || (0..tokens.len()).any(|c| {
                 c != noun
@@ -113,6 +139,9 @@ const RANK_ADJECTIVES: [&str; 8] = [
     "premier",
     "key",
 ];
+
+/// Adjectives that pick one of the noun's kind against the others ("the right one").
+const SELECTING_ADJECTIVES: [&str; 6] = ["right", "wrong", "correct", "proper", "exact", "very"];
 
 fn lower(t: &Token) -> String {
     t.text.to_lowercase()
@@ -545,4 +574,251 @@ fn leaves_a_particle(tokens: &[Token], adjunct: &Adjunct) -> bool {
                 .get(adjunct.core.end + 1)
                 .is_some_and(|n| n.pos == "PUNCT")
         })
+}
+
+/// Prepositions that place a measure of time or distance ("a few seconds into the message",
+/// "two years after the war", "a mile from the coast").
+const MEASURE_ANCHORS: [&str; 8] = [
+    "into", "after", "before", "from", "past", "later", "ago", "since",
+];
+
+/// Units a measure of time or distance counts.
+const MEASURE_UNITS: [&str; 14] = [
+    "second",
+    "minute",
+    "hour",
+    "day",
+    "week",
+    "month",
+    "year",
+    "decade",
+    "mile",
+    "foot",
+    "yard",
+    "block",
+    "meter",
+    "kilometer",
+];
+
+/// Whether `adjunct` is the phrase a measure right before it is counted from: "turns off a few
+/// seconds [into the first message]" → "turns off a few seconds." says when nothing happens.
+/// The measure is an adverbial noun phrase of a unit of time or distance.
+fn anchors_a_measure(tokens: &[Token], adjunct: &Adjunct) -> bool {
+    if adjunct.kind != AdjunctKind::Prepositional
+        || !MEASURE_ANCHORS.contains(&lower(&tokens[adjunct.core.start]).as_str())
+    {
+        return false;
+    }
+    adjunct.core.start.checked_sub(1).is_some_and(|m| {
+        tokens[m].pos == "NOUN"
+            && tokens[m].dep == "npadvmod"
+            && MEASURE_UNITS.contains(&tokens[m].lemma.to_lowercase().as_str())
+    })
+}
+
+/// Adjectives and the preposition their complement opens ("important to", "famous for").
+const ADJECTIVE_COMPLEMENTS: [(&str, &str); 40] = [
+    ("important", "to"),
+    ("essential", "to"),
+    ("crucial", "to"),
+    ("vital", "to"),
+    ("central", "to"),
+    ("key", "to"),
+    ("similar", "to"),
+    ("close", "to"),
+    ("equal", "to"),
+    ("related", "to"),
+    ("relevant", "to"),
+    ("new", "to"),
+    ("open", "to"),
+    ("comparable", "to"),
+    ("superior", "to"),
+    ("inferior", "to"),
+    ("unique", "to"),
+    ("native", "to"),
+    ("famous", "for"),
+    ("known", "for"),
+    ("responsible", "for"),
+    ("ready", "for"),
+    ("suitable", "for"),
+    ("perfect", "for"),
+    ("ideal", "for"),
+    ("grateful", "for"),
+    ("notable", "for"),
+    ("full", "of"),
+    ("aware", "of"),
+    ("proud", "of"),
+    ("capable", "of"),
+    ("typical", "of"),
+    ("worthy", "of"),
+    ("characteristic", "of"),
+    ("different", "from"),
+    ("free", "from"),
+    ("distinct", "from"),
+    ("rich", "in"),
+    ("interested", "in"),
+    ("popular", "with"),
+];
+
+/// Whether `adjunct` is an adjective whose complement the parse hung on its noun: "an
+/// amazingly [important] film to our cinema history" → "a film to our cinema history".
+fn takes_the_nouns_complement(tokens: &[Token], adjunct: &Adjunct) -> bool {
+    if adjunct.kind != AdjunctKind::Adjective {
+        return false;
+    }
+    let Some(adjective) = adjunct
+        .core
+        .clone()
+        .find(|&i| tokens[i].pos == "ADJ" && !adjunct.core.contains(&(tokens[i].head as usize)))
+    else {
+        return false;
+    };
+    let noun = tokens[adjective].head as usize;
+    let word = lower(&tokens[adjective]);
+    tokens.iter().enumerate().any(|(j, t)| {
+        j > noun
+            && t.head as usize == noun
+            && t.dep == "prep"
+            && ADJECTIVE_COMPLEMENTS.contains(&(word.as_str(), lower(t).as_str()))
+    })
+}
+
+/// Dependency links a negation's scope runs through, from a modifier up to the negated word:
+/// a noun phrase that is the clause's object or complement. Not its subject ("the [flat]
+/// reenactments don't hold your attention" says they are flat), nor a prepositional phrase
+/// ("didn't like it because of the [sour] note"), nor another clause.
+const NEGATION_SCOPE: [&str; 5] = ["amod", "attr", "dobj", "acomp", "oprd"];
+
+/// Whether `adjunct` is an adjective that a negation denies: "there wasn't a single [sour]
+/// note" → "there wasn't a single note" denies something else. Its noun, or a word its noun
+/// phrase depends on as an object or complement, has a `neg` dependent or the determiner "no";
+/// the noun phrase is not definite.
+fn denied_by_a_negation(tokens: &[Token], adjunct: &Adjunct) -> bool {
+    if adjunct.kind != AdjunctKind::Adjective {
+        return false;
+    }
+    let negated = |h: usize| {
+        tokens.iter().any(|t| {
+            t.head as usize == h && (t.dep == "neg" || (t.dep == "det" && lower(t) == "no"))
+        })
+    };
+    let Some(mut j) = adjunct
+        .core
+        .clone()
+        .find(|&i| !adjunct.core.contains(&(tokens[i].head as usize)))
+    else {
+        return false;
+    };
+    // A definite noun phrase is taken for granted, not denied ("I can't get past the
+    // [atrocious] service").
+    let noun = tokens[j].head as usize;
+    let definite = tokens.iter().any(|t| {
+        t.head as usize == noun
+            && (t.dep == "poss"
+                || (t.dep == "det"
+                    && matches!(
+                        lower(t).as_str(),
+                        "the" | "this" | "that" | "these" | "those"
+                    )))
+    });
+    if definite {
+        return false;
+    }
+    for _ in 0..tokens.len() {
+        let up = tokens[j].head as usize;
+        if up == j || !NEGATION_SCOPE.contains(&tokens[j].dep.as_str()) {
+            return false;
+        }
+        if negated(up) {
+            return true;
+        }
+        j = up;
+    }
+    false
+}
+
+/// Nouns of a scale, which say nothing without the adjective that places their subject on it
+/// ("was poor quality", "is good value").
+const SCALE_NOUNS: [&str; 10] = [
+    "quality",
+    "value",
+    "condition",
+    "shape",
+    "standard",
+    "grade",
+    "class",
+    "calibre",
+    "caliber",
+    "form",
+];
+
+/// Whether `adjunct` is the adjective of a scale noun that follows `be` with no determiner: "My
+/// sashimi was [poor] quality" → "was quality". Other bare predicates read whole ("this movie
+/// was [cheap] trash", "This is [high] adventure").
+fn describes_a_bare_predicate(tokens: &[Token], adjunct: &Adjunct) -> bool {
+    if adjunct.kind != AdjunctKind::Adjective {
+        return false;
+    }
+    let Some(before) = adjunct.core.start.checked_sub(1) else {
+        return false;
+    };
+    let Some(adjective) = adjunct
+        .core
+        .clone()
+        .find(|&i| !adjunct.core.contains(&(tokens[i].head as usize)))
+    else {
+        return false;
+    };
+    let noun = tokens[adjective].head as usize;
+    tokens[before].lemma == "be"
+        && noun == adjunct.core.end
+        && tokens[noun].pos == "NOUN"
+        && SCALE_NOUNS.contains(&tokens[noun].lemma.to_lowercase().as_str())
+        && !tokens
+            .iter()
+            .any(|t| t.head as usize == noun && matches!(t.dep.as_str(), "det" | "poss" | "nummod"))
+}
+
+/// Exclusive focus adverbs: what they single out is what the sentence says ("just" and "even"
+/// mostly do not single out the phrase after the verb: "I just purchased another one [because
+/// …]", "no one even says hi [for the first 10 minutes]").
+const FOCUS_ADVERBS: [&str; 2] = ["only", "merely"];
+
+/// Whether `adjunct` is a phrase after a verb that "only" (or "merely") before the verb
+/// singles out: "I've only had my bluetooth [for a few weeks]" → "I've only had my bluetooth."
+/// says something else. A clause is not ("the tickets only cost five dollars [because …]").
+fn focus_of_only(tokens: &[Token], adjunct: &Adjunct) -> bool {
+    if !matches!(
+        adjunct.kind,
+        AdjunctKind::Prepositional | AdjunctKind::Adverb
+    ) {
+        return false;
+    }
+    let Some(top) = adjunct
+        .core
+        .clone()
+        .find(|&i| !adjunct.core.contains(&(tokens[i].head as usize)))
+    else {
+        return false;
+    };
+    let verb = tokens[top].head as usize;
+    verb < adjunct.core.start
+        && tokens[verb].pos == "VERB"
+        && (0..verb).any(|c| {
+            tokens[c].head as usize == verb
+                && tokens[c].dep == "advmod"
+                && FOCUS_ADVERBS.contains(&lower(&tokens[c]).as_str())
+        })
+}
+
+/// Whether removing `adjunct` leaves a determiner or possessive right before a verb: "His [on
+/// screen presence] shined" → "His shined".
+fn leaves_a_determiner_alone(tokens: &[Token], adjunct: &Adjunct) -> bool {
+    let Some(before) = adjunct.tokens.start.checked_sub(1) else {
+        return false;
+    };
+    matches!(tokens[before].tag.as_str(), "DT" | "PRP$")
+        && tokens
+            .get(adjunct.tokens.end)
+            .is_some_and(|t| matches!(t.pos.as_str(), "VERB" | "AUX"))
 }
