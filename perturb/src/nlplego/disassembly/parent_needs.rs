@@ -666,11 +666,7 @@ fn takes_the_nouns_complement(tokens: &[Token], adjunct: &Adjunct) -> bool {
     if adjunct.kind != AdjunctKind::Adjective {
         return false;
     }
-    let Some(adjective) = adjunct
-        .core
-        .clone()
-        .find(|&i| tokens[i].pos == "ADJ" && !adjunct.core.contains(&(tokens[i].head as usize)))
-    else {
+    let Some(adjective) = top_of(tokens, adjunct).filter(|&i| tokens[i].pos == "ADJ") else {
         return false;
     };
     let noun = tokens[adjective].head as usize;
@@ -702,11 +698,7 @@ fn denied_by_a_negation(tokens: &[Token], adjunct: &Adjunct) -> bool {
             t.head as usize == h && (t.dep == "neg" || (t.dep == "det" && lower(t) == "no"))
         })
     };
-    let Some(mut j) = adjunct
-        .core
-        .clone()
-        .find(|&i| !adjunct.core.contains(&(tokens[i].head as usize)))
-    else {
+    let Some(mut j) = top_of(tokens, adjunct) else {
         return false;
     };
     // A definite noun phrase is taken for granted, not denied ("I can't get past the
@@ -762,11 +754,7 @@ fn describes_a_bare_predicate(tokens: &[Token], adjunct: &Adjunct) -> bool {
     let Some(before) = adjunct.core.start.checked_sub(1) else {
         return false;
     };
-    let Some(adjective) = adjunct
-        .core
-        .clone()
-        .find(|&i| !adjunct.core.contains(&(tokens[i].head as usize)))
-    else {
+    let Some(adjective) = top_of(tokens, adjunct) else {
         return false;
     };
     let noun = tokens[adjective].head as usize;
@@ -794,11 +782,7 @@ fn focus_of_only(tokens: &[Token], adjunct: &Adjunct) -> bool {
     ) {
         return false;
     }
-    let Some(top) = adjunct
-        .core
-        .clone()
-        .find(|&i| !adjunct.core.contains(&(tokens[i].head as usize)))
-    else {
+    let Some(top) = top_of(tokens, adjunct) else {
         return false;
     };
     let verb = tokens[top].head as usize;
@@ -821,4 +805,13 @@ fn leaves_a_determiner_alone(tokens: &[Token], adjunct: &Adjunct) -> bool {
         && tokens
             .get(adjunct.tokens.end)
             .is_some_and(|t| matches!(t.pos.as_str(), "VERB" | "AUX"))
+}
+
+/// The token of `adjunct`'s core whose head lies outside it: the word the phrase hangs from
+/// the sentence by.
+fn top_of(tokens: &[Token], adjunct: &Adjunct) -> Option<usize> {
+    adjunct
+        .core
+        .clone()
+        .find(|&i| !adjunct.core.contains(&(tokens[i].head as usize)))
 }
