@@ -556,9 +556,7 @@ fn restricts_a_bare_subject(tokens: &[Token], adjunct: &Adjunct) -> bool {
         tokens[j].dep == "relcl"
             && !adjunct.core.contains(&noun)
             && matches!(tokens[noun].dep.as_str(), "nsubj" | "nsubjpass")
-            && !tokens.iter().any(|t| {
-                t.head as usize == noun && matches!(t.dep.as_str(), "det" | "poss" | "nummod")
-            })
+            && is_bare(tokens, noun)
     })
 }
 
@@ -762,9 +760,7 @@ fn describes_a_bare_predicate(tokens: &[Token], adjunct: &Adjunct) -> bool {
         && noun == adjunct.core.end
         && tokens[noun].pos == "NOUN"
         && SCALE_NOUNS.contains(&tokens[noun].lemma.to_lowercase().as_str())
-        && !tokens
-            .iter()
-            .any(|t| t.head as usize == noun && matches!(t.dep.as_str(), "det" | "poss" | "nummod"))
+        && is_bare(tokens, noun)
 }
 
 /// Exclusive focus adverbs: what they single out is what the sentence says ("just" and "even"
@@ -814,4 +810,11 @@ fn top_of(tokens: &[Token], adjunct: &Adjunct) -> Option<usize> {
         .core
         .clone()
         .find(|&i| !adjunct.core.contains(&(tokens[i].head as usize)))
+}
+
+/// Whether the noun `noun` has no determiner, possessive or number of its own.
+fn is_bare(tokens: &[Token], noun: usize) -> bool {
+    !tokens
+        .iter()
+        .any(|t| t.head as usize == noun && matches!(t.dep.as_str(), "det" | "poss" | "nummod"))
 }
