@@ -116,8 +116,8 @@ const REGISTRY: &[(&str, &str, Constructor)] = &[
         sit4re::r1_same_type_replacement::NAME,
         |r| Ok(Box::new(sit4re::SameTypeReplacement::new(r)?)),
     ),
-    (sit4re::FAMILY, sit4re::r2_coarser_granularity::NAME, |_| {
-        Ok(Box::new(sit4re::CoarserGranularity))
+    (sit4re::FAMILY, sit4re::r2_coarser_granularity::NAME, |r| {
+        Ok(Box::new(sit4re::CoarserGranularity::new(r)?))
     }),
     (sit4re::FAMILY, sit4re::r3_corelated_entity::NAME, |r| {
         Ok(Box::new(sit4re::CorelatedEntity::new(r)?))

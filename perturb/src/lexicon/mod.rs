@@ -8,6 +8,7 @@ pub mod geography;
 pub mod in_context;
 pub mod inflect;
 pub mod lm_choice;
+pub mod place_senses;
 pub mod wordnet;
 
 /// The value in `cell`, loaded by `load` on first call; `lock` keeps two threads from loading

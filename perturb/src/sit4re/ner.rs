@@ -128,6 +128,24 @@ pub fn mentions(
     found
 }
 
+/// The parse token that is example token `index` (the same characters), when the parse was
+/// made from the example's text and splits it there too.
+pub fn parse_token<'p>(
+    example: &Example,
+    parse: &'p ParsedText,
+    index: usize,
+) -> Option<&'p metamorph_data::Token> {
+    let tokens = example.tokens.as_ref()?;
+    if example.text.as_deref() != Some(parse.text.as_str()) {
+        return None;
+    }
+    let (start, end) = *char_offsets(tokens).get(index)?;
+    parse
+        .tokens
+        .iter()
+        .find(|t| t.start as usize == start && t.end as usize == end)
+}
+
 /// Whether a token is a possessive ending (`'s`, `'`, `’s`, `’`).
 fn is_possessive(token: &str) -> bool {
     matches!(token, "'s" | "'" | "’s" | "’" | "'S")
