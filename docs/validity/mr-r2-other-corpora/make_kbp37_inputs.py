@@ -1,6 +1,8 @@
 """MR-R2 inputs from KBP37 (Zhang and Wang, 2015; 2026-12-01, read 8): news and web sentences
 of the TAC KBP collections with two marked entities (`<e1>`, `<e2>`) and their relation, from
-its `test.txt` (a sentence line, then its label line). No MR-R2 rule was written against them.
+its `test.txt` (a sentence line, then its label line). No MR-R2 rule was written against them
+before read 8; the rules of 2026-12-02 were written against `test.txt` and `dev.txt`, and
+`train.txt` (6,139 place sentences) was read for figures only (reads 9 and 10).
 
 Its place relations become FewRel-style instances under the Wikidata property that says the
 same, the person or organisation as head and the place as tail (the label's `(e1,e2)` or
@@ -10,7 +12,7 @@ same, the person or organisation as head and the place as tail (the label's `(e1
 `org:city_of_headquarters`, `org:stateorprovince_of_headquarters`,
 `org:country_of_headquarters` → P159 headquarters location. Each sentence once.
 
-    python3 make_kbp37_inputs.py KBP37_TEST_TXT OUT_FILE
+    python3 make_kbp37_inputs.py KBP37_TEST_TXT OUT_FILE     (or its dev.txt / train.txt)
 then
     metamorph preview --dataset OUT_FILE --format fewrel --relations MR-R2 --sample 100000 \\
         --tsv kbp37.tsv

@@ -128,13 +128,13 @@ pub fn mentions(
     found
 }
 
-/// The parse token that is example token `index` (the same characters), when the parse was
-/// made from the example's text and splits it there too.
+/// The parse token that is example token `index` (the same characters), with its index in the
+/// parse, when the parse was made from the example's text and splits it there too.
 pub fn parse_token<'p>(
     example: &Example,
     parse: &'p ParsedText,
     index: usize,
-) -> Option<&'p metamorph_data::Token> {
+) -> Option<(usize, &'p metamorph_data::Token)> {
     let tokens = example.tokens.as_ref()?;
     if example.text.as_deref() != Some(parse.text.as_str()) {
         return None;
@@ -143,7 +143,8 @@ pub fn parse_token<'p>(
     parse
         .tokens
         .iter()
-        .find(|t| t.start as usize == start && t.end as usize == end)
+        .enumerate()
+        .find(|(_, t)| t.start as usize == start && t.end as usize == end)
 }
 
 /// Whether a token is a possessive ending (`'s`, `'`, `’s`, `’`).

@@ -62,6 +62,11 @@
 //!   Hampshire"). The cost: California's Ontario, which WordNet does not know, gives no case
 //!   (CoNLL04: 2 sentences). Also no case for a city in a title ("A Tree Grows in Brooklyn") or
 //!   followed by an appositive without its comma ("in Concord the capital of New Hampshire").
+//!   Read blind on KBP37's train sentences, which no rule had seen: 88% natural, 93% valid;
+//!   after the rules that reading led to (a country named by its possessive, "China's", and
+//!   "his birthplace" as an appositive), a second draw 92% / 92% (most invalid rows are
+//!   KBP37's own labels), and from it: no case for a city that modifies a noun ("in Hamburg
+//!   clubs") or that a later "the town" refers back to.
 
 use metamorph_data::{Case, Example, Expectation, ParsedText, Precondition, Result, Task};
 
@@ -197,6 +202,19 @@ impl MetamorphicRelation for CoarserGranularity {
             return Ok(Vec::new());
         }
         if !stands_for_itself(tokens, tail.start as usize, tail.end as usize) {
+            return Ok(Vec::new());
+        }
+        // "a singer in Hamburg clubs": the city modifies a noun, which a country cannot
+        // ("in Germany clubs"); "a new ground in Maidstone … outside the town": a later
+        // mention refers back to it as a town or city (KBP37's train sentences, 2026-12-02).
+        let modifies_a_noun = source.parse("text").is_some_and(|parse| {
+            ner::parse_token(example, parse, tail.end as usize - 1)
+                .is_some_and(|(i, t)| t.dep == "compound" && t.head as usize > i)
+        });
+        let referred_back = tokens[tail.end as usize..].windows(2).any(|w| {
+            w[0].eq_ignore_ascii_case("the") && matches!(w[1].as_str(), "city" | "town" | "village")
+        });
+        if modifies_a_noun || referred_back {
             return Ok(Vec::new());
         }
         let mut places = gazetteer.coarser(&tail.text);
@@ -518,7 +536,10 @@ const CLAUSE_ABOUT_THE_CITY: &[&str] = &[
 ];
 
 /// Whether the sentence's NER `mentions` name, outside the city's tokens `span`, another city
-/// (the gazetteer's, at least [`UNTYPED_MIN_POPULATION`] inhabitants) that lies in `place`.
+/// (the gazetteer's, at least [`UNTYPED_MIN_POPULATION`] inhabitants) that lies in `place`. (A
+/// US state set against the United States, "while still in New York or only after returning
+/// to the United States", read unnatural in KBP37; skipping the country there removed four
+/// natural, valid judged rows of WebNLG and CoNLL04 for two, and was dropped.)
 fn names_another_city_in(
     gazetteer: &Gazetteer,
     mentions: &[ner::Mention],
@@ -552,7 +573,7 @@ fn in_a_title(example: &Example, parse: &ParsedText, start: usize) -> bool {
     if start < 3 {
         return false;
     }
-    let Some(word) = ner::parse_token(example, parse, start - 2) else {
+    let Some((_, word)) = ner::parse_token(example, parse, start - 2) else {
         return false;
     };
     let capitalised = word.text.starts_with(char::is_uppercase);
@@ -1285,6 +1306,32 @@ mod tests {
             (3, 4),
         );
         assert!(texts.is_empty(), "{texts:?}");
+    }
+
+    /// The blind reading of KBP37's train sentences under the code above (2026-12-02): a
+    /// city modifying a noun and one a later "the town" refers back to give no case; a city
+    /// with its state after a comma still gives both levels.
+    #[test]
+    fn a_modifier_or_a_town_referred_back_to_gives_no_case() {
+        for (tokens, tail) in [
+            (&["Ada", "sang", "in", "Hamburg", "clubs", "."][..], (3, 4)),
+            (
+                &[
+                    "Ada", "built", "a", "ground", "in", "Leeds", "but", "played", "outside",
+                    "the", "town", ".",
+                ][..],
+                (5, 6),
+            ),
+        ] {
+            let texts = residence_followups(tokens, tail);
+            assert!(texts.is_empty(), "{tokens:?}: {texts:?}");
+        }
+        let texts =
+            residence_followups(&["Ada", "lives", "in", "Dallas", ",", "Texas", "."], (3, 4));
+        assert_eq!(
+            texts,
+            ["Ada lives in Texas .", "Ada lives in the United States ."]
+        );
     }
 
     /// Concord in a sentence about New Hampshire is its capital, not California's Concord: the
