@@ -11,7 +11,10 @@ foundationPlace → P740, location/city/locationCity → P131): tokens from the 
 = the object's, up to a comma ("Harrietstown , New York": the city, then its state). A text where the subject or object is not mentioned exactly once, or the
 template does not match the references, is left out.
 
-    python make_webnlg_inputs.py WEBNLG_V1_6_EN_DIR OUT_FILE
+    python make_webnlg_inputs.py WEBNLG_V1_6_EN_DIR OUT_FILE [SIZES]
+
+SIZES is a glob over the number of triples, `[12]` by default (reads 3–7); `[3-7]` takes the
+longer texts of three to seven triples, several sentences each (read 11, 2026-12-02).
 """
 import glob
 import json
@@ -65,9 +68,9 @@ def instance(lex, subject, obj):
     return {"tokens": tokens, "h": [name(heads[0]), "", heads], "t": [name(tails[0]), "", tails]}
 
 
-def main(root, out_path):
+def main(root, out_path, sizes="[12]"):
     out = {}
-    for path in sorted(glob.glob(os.path.join(root, "*", "[12]triples", "*.xml"))):
+    for path in sorted(glob.glob(os.path.join(root, "*", sizes + "triples", "*.xml"))):
         for entry in ET.parse(path).getroot().iter("entry"):
             triples = [t.text.split(" | ") for t in entry.iter("mtriple")]
             for subject, prop, obj in triples:
