@@ -618,8 +618,8 @@ fn in_a_title(example: &Example, parse: &ParsedText, start: usize) -> bool {
     capitalised && title_word
 }
 
-/// Whether the sentence's other places lie where a namesake of the city `name` does: a place the NER
-/// finds outside the city's tokens `span` (a country, a US state or a city of at least
+/// Whether the sentence's other places lie where a namesake of the city `name` does: a place
+/// the NER finds outside the city's tokens `span` (a country, a US state or a city of at least
 /// [`UNTYPED_MIN_POPULATION`]) in another country than the gazetteer's city, where WordNet or
 /// the gazetteer knows a place of the city's name ("had been in Boston … moved to Cambridge"):
 /// `Some(Country)`; or, for a US city, in another state that has one ("in Concord … New
