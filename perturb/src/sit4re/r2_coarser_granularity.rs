@@ -150,16 +150,13 @@ impl MetamorphicRelation for CoarserGranularity {
         let tokens = example.tokens.as_ref().expect("well formed");
         let tail = example.tail.as_ref().expect("well formed");
         let head = example.head.as_ref().expect("well formed");
+        let parse = source.parse("text");
         // The sentence's NER mentions, found once and only when asked for (most examples are no
         // city's); `None` without a parse.
         let mentions = std::cell::OnceCell::new();
         let mentions_of = || {
             mentions
-                .get_or_init(|| {
-                    source
-                        .parse("text")
-                        .map(|parse| ner::mentions(example, parse, None))
-                })
+                .get_or_init(|| parse.map(|parse| ner::mentions(example, parse, None)))
                 .as_deref()
         };
         let gpe = || {
@@ -212,26 +209,21 @@ impl MetamorphicRelation for CoarserGranularity {
         // "a singer in Hamburg clubs": the city modifies a noun, which a country cannot
         // ("in Germany clubs"); "a new ground in Maidstone … outside the town": a later
         // mention refers back to it as a town or city (KBP37's train sentences, 2026-12-02).
-        let modifies_a_noun = source.parse("text").is_some_and(|parse| {
+        let modifies_a_noun = parse.is_some_and(|parse| {
             ner::parse_token(example, parse, tail.end as usize - 1)
                 .is_some_and(|(i, t)| t.dep == "compound" && t.head as usize > i)
         });
         let referred_back = tokens[tail.end as usize..].windows(2).any(|w| {
             w[0].eq_ignore_ascii_case("the") && matches!(w[1].as_str(), "city" | "town" | "village")
         });
-        if modifies_a_noun || referred_back {
+        // "her first novel A Tree Grows in Brooklyn", "iTunes Live in London": the city is a
+        // word of a title, which the coarser place would misquote.
+        let titled = parse.is_some_and(|parse| in_a_title(example, parse, tail.start as usize));
+        if modifies_a_noun || referred_back || titled {
             return Ok(Vec::new());
         }
         let mut places = gazetteer.coarser(&tail.text);
         let mentions = mentions_of().unwrap_or_default();
-        if source
-            .parse("text")
-            .is_some_and(|parse| in_a_title(example, parse, tail.start as usize))
-        {
-            // "her first novel A Tree Grows in Brooklyn", "iTunes Live in London": the city is
-            // a word of a title, which the coarser place would misquote.
-            return Ok(Vec::new());
-        }
         let senses = PlaceSenses::of(&self.wordnet, gazetteer, &tail.text);
         let doubted = |place: &Place| match place.kind {
             PlaceKind::Country => senses.contradict_country(&place.code),
@@ -315,31 +307,9 @@ impl MetamorphicRelation for CoarserGranularity {
                 // "in Buffalo , New York , which is led by Byron Brown".
                 continue;
             }
-            // "St Vincent-St Mary High School in Akron , Ohio , is the ground of …": the comma
-            // that closed the appositive region goes with it, or it would stand between the
-            // subject and its verb ("in the United States , is the ground"; WebNLG's longer
-            // texts, 2026-12-02). Before a clause's subject it stays ("Born in Akron , Ohio ,
-            // he …").
-            let closes_the_region = end != tail.end as usize
-                && tokens.get(end).map(String::as_str) == Some(",")
-                // (Not where an earlier comma opened what it closes: "Ada , who lived in
-                // Akron , Ohio , is …".)
-                && !tokens[..start].iter().any(|t| t == ",")
-                && source.parse("text").is_some_and(|parse| {
-                    // The city's phrase modifies a noun of the subject ("School in Akron"),
-                    // not a verb ("are located in Pacific Grove , California , was built …",
-                    // where the comma separates predicates).
-                    let in_a_noun_phrase = start > 0
-                        && ner::parse_token(example, parse, start - 1).is_some_and(|(_, p)| {
-                            parse.tokens.get(p.head as usize).is_some_and(|h| {
-                                matches!(h.pos.as_str(), "NOUN" | "PROPN")
-                            })
-                        });
-                    in_a_noun_phrase
-                        && ner::parse_token(example, parse, end + 1)
-                            .is_some_and(|(_, t)| matches!(t.pos.as_str(), "VERB" | "AUX"))
-                });
-            if closes_the_region && (head.start as usize > end || (head.end as usize) <= start) {
+            let closes = end != tail.end as usize
+                && parse.is_some_and(|parse| closes_the_region(example, parse, start, end));
+            if closes && (head.start as usize > end || (head.end as usize) <= start) {
                 end += 1;
             }
             if names_the_place_elsewhere(tokens, (start, end), &place) {
@@ -598,6 +568,32 @@ fn names_another_city_in(
                     }
                 })
     })
+}
+
+/// Whether the comma at token `end`, right after a replaced city and its region starting at
+/// `start`, closed that region and goes with it: "St Vincent-St Mary High School in Akron ,
+/// Ohio , is the ground of …" would otherwise put it between the subject and its verb ("in the
+/// United States , is the ground"; WebNLG's longer texts, 2026-12-02). It stays before a
+/// clause's subject ("Born in Akron , Ohio , he …"), where an earlier comma opened what it
+/// closes ("Ada , who lived in Akron , Ohio , is …"), and where the city's phrase belongs to a
+/// verb rather than a noun of the subject ("are located in Pacific Grove , California , was
+/// built …": the comma separates predicates).
+fn closes_the_region(example: &Example, parse: &ParsedText, start: usize, end: usize) -> bool {
+    let Some(tokens) = example.tokens.as_ref() else {
+        return false;
+    };
+    let in_a_noun_phrase = start > 0
+        && ner::parse_token(example, parse, start - 1).is_some_and(|(_, preposition)| {
+            parse
+                .tokens
+                .get(preposition.head as usize)
+                .is_some_and(|h| matches!(h.pos.as_str(), "NOUN" | "PROPN"))
+        });
+    tokens.get(end).map(String::as_str) == Some(",")
+        && !tokens[..start].iter().any(|t| t == ",")
+        && in_a_noun_phrase
+        && ner::parse_token(example, parse, end + 1)
+            .is_some_and(|(_, t)| matches!(t.pos.as_str(), "VERB" | "AUX"))
 }
 
 /// Whether the city mention starting at token `start` is a word of a title: the word before
