@@ -21,13 +21,15 @@ of the example's output are read (the stand-in's other perturbations mean nothin
         --source DROP --half tuning      # rules were written against these
     cargo run -p metamorph-generate --example bpb_edit_questions -- OUT.csv built.tsv \
         --source DROP --half held-out    # the blind readers' rows
-    python3 break_test_questions.py draw built.tsv SEED N SAMPLE_DIR
-        draws N written AppendBool questions, one per source question, and writes the
+    python3 break_test_questions.py draw built.tsv SEED N SAMPLE_DIR [JUDGED.tsv ...]
+        draws N written AppendBool questions, one per source question, none of them in the
+        given judged files (an earlier round's rows), and writes the
         readers' SAMPLE_DIR/sheet.tsv and SAMPLE_DIR/rows.tsv. The sheet shows the perturbed
         decomposition as "(1) the number the original question asks for (2) if #1 is higher
         than 17": the stand-in's first step says nothing a reader needs.
 
-Round 16 used seed 16 and 80 rows of the held-out half.
+Round 16 used seed 16 and 80 rows of the held-out half; round 17 seed 17, every other
+held-out question (`draw built.tsv 17 200 SAMPLE round16-judged.tsv`: 83 rows).
 """
 
 import csv
@@ -54,11 +56,17 @@ def is_count_question(question: str) -> bool:
     return NOT_A_COUNT.search(q[len("how many ") :]) is None
 
 
-def draw(built: str, seed: int, n: int, sample_dir: str) -> None:
+def draw(built: str, seed: int, n: int, sample_dir: str, exclude: list[str]) -> None:
+    # Questions an earlier round read (its judged rows' `id` column) are not drawn again.
+    read = {
+        r["id"]
+        for path in exclude
+        for r in csv.DictReader(open(path, encoding="utf-8"), delimiter="\t", quoting=csv.QUOTE_NONE)
+    }
     rows = [
         r
         for r in csv.DictReader(open(built, encoding="utf-8"), delimiter="\t", quoting=csv.QUOTE_NONE)
-        if r["perturbation"] == "AppendBool" and r["built"]
+        if r["perturbation"] == "AppendBool" and r["built"] and r["id"] not in read
     ]
     rng = random.Random(seed)
     rng.shuffle(rows)
@@ -85,8 +93,8 @@ def draw(built: str, seed: int, n: int, sample_dir: str) -> None:
 
 
 def main() -> None:
-    if len(sys.argv) == 6 and sys.argv[1] == "draw":
-        draw(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
+    if len(sys.argv) >= 6 and sys.argv[1] == "draw":
+        draw(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6:])
         return
     if len(sys.argv) != 3:
         sys.exit(__doc__)
