@@ -84,8 +84,8 @@ pub(super) const DETERMINER_LIKE: &[&str] = &[
 ];
 
 /// Whether token `i` is an ordinary adjective that may be swapped for another word: lower-case
-/// (not part of a title), outside named entities, not half of a hyphenated compound, not a
-/// determiner-like word.
+/// (not part of a title), outside named entities and quotations, not half of a hyphenated
+/// compound, not a determiner-like word.
 pub(super) fn is_free_adjective(tree: &Tree<'_>, i: usize, wordnet: &WordNet) -> bool {
     let token = tree.token(i);
     let lower = token.text.to_lowercase();
@@ -120,6 +120,16 @@ pub(super) fn is_free_adjective(tree: &Tree<'_>, i: usize, wordnet: &WordNet) ->
         && !DETERMINER_LIKE.contains(&lower.as_str())
         && !in_wordnet_compound(tree, i, wordnet)
         && !nominalised(tree, i)
+        && !quoted(tree, i)
+}
+
+/// Whether token `i` lies between a pair of double quotation marks: a quotation is someone's
+/// words, and a word changed in it misquotes them ("considered \"one of the most completed
+/// … bands\"", a blind reading of BREAK's test questions, 2026-12-02).
+fn quoted(tree: &Tree<'_>, i: usize) -> bool {
+    let is_quote = |j: usize| matches!(tree.token(j).text.as_str(), "\"" | "“" | "”" | "``" | "''");
+    let before = (0..i).filter(|&j| is_quote(j)).count();
+    before % 2 == 1 && (i + 1..tree.len()).any(is_quote)
 }
 
 /// Whether `word` appears capitalised inside a sentence of the passage ("Rotten Tomatoes",
@@ -236,4 +246,32 @@ pub(super) fn article_fix(tree: &Tree<'_>, i: usize, new_word: &str) -> Option<R
             match_case(&article.text, wanted),
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::boolq;
+
+    #[test]
+    fn a_word_in_a_quotation_is_quoted() {
+        for (question, word, inside) in [
+            (
+                "Is the band considered \"one of the most accomplished bands\" of the decade?",
+                "accomplished",
+                true,
+            ),
+            (
+                "Is the accomplished band considered \"the best\" of the decade?",
+                "accomplished",
+                false,
+            ),
+            ("Is a \"big\" house expensive", "big", true),
+        ] {
+            let (_, parses) = boolq(question, "Some passage.");
+            let tree = Tree::new(&parses[0]);
+            let i = (0..tree.len()).find(|&i| tree.lower(i) == word).unwrap();
+            assert_eq!(quoted(&tree, i), inside, "{question}");
+        }
+    }
 }
