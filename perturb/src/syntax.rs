@@ -6,6 +6,31 @@ use std::ops::Range;
 
 use metamorph_data::{ParsedText, Token};
 
+/// The token ranges inside quotation marks, each opening quote paired with the next closing
+/// one: PTB's `` `` `` (which the tokenizer may split into two `` ` ``) or a curly quote, or a
+/// straight quote with no space after it, closed by `''`, a curly or a straight quote. What is
+/// quoted is cited, not composed: a relation must not change it.
+pub fn quotations(tokens: &[Token]) -> Vec<Range<usize>> {
+    let opening = |t: &Token| {
+        matches!(t.text.as_str(), "``" | "`" | "\u{201c}")
+            || (t.text == "\"" && t.whitespace.is_empty())
+    };
+    let closing = |t: &Token| matches!(t.text.as_str(), "''" | "\u{201d}" | "\"");
+    let mut spans = Vec::new();
+    let mut open: Option<usize> = None;
+    for (j, t) in tokens.iter().enumerate() {
+        match open {
+            None if opening(t) => open = Some(j),
+            Some(o) if closing(t) => {
+                spans.push(o + 1..j);
+                open = None;
+            }
+            _ => {}
+        }
+    }
+    spans
+}
+
 /// A read-only view of one parsed text as a dependency forest.
 #[derive(Clone, Copy, Debug)]
 pub struct Tree<'a> {

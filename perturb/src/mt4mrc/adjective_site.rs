@@ -9,7 +9,7 @@ use crate::lexicon::in_context::ContextualLexicon;
 #[cfg(doc)]
 use crate::lexicon::in_context::{MIN_ANTONYM_SIMILARITY, MIN_SENTENCE_SIMILARITY};
 use crate::lexicon::wordnet::{Pos, WordNet};
-use crate::syntax::Tree;
+use crate::syntax::{quotations, Tree};
 
 /// Of `cases` (edits of one question), the one whose follow-up question is closest to `source`
 /// in the sentence encoder among those that fit ([`crate::lexicon::in_context::Fit::fits`]:
@@ -127,9 +127,7 @@ pub(super) fn is_free_adjective(tree: &Tree<'_>, i: usize, wordnet: &WordNet) ->
 /// words, and a word changed in it misquotes them ("considered \"one of the most completed
 /// … bands\"", a blind reading of BREAK's test questions, 2026-12-02).
 fn quoted(tree: &Tree<'_>, i: usize) -> bool {
-    let is_quote = |j: usize| matches!(tree.token(j).text.as_str(), "\"" | "“" | "”" | "``" | "''");
-    let before = (0..i).filter(|&j| is_quote(j)).count();
-    before % 2 == 1 && (i + 1..tree.len()).any(is_quote)
+    quotations(tree.tokens()).iter().any(|q| q.contains(&i))
 }
 
 /// Whether `word` appears capitalised inside a sentence of the passage ("Rotten Tomatoes",

@@ -40,6 +40,7 @@ use metamorph_data::Token;
 use super::adjunct::{Adjunct, AdjunctKind};
 use super::basic::is_under;
 use crate::lexicon::wordnet::{Pos as WordNetPos, WordNet};
+use crate::syntax::quotations;
 
 /// Whether `adjunct` is one a parent sentence cannot do without (see the module docs).
 /// `sentences` are the token ranges of the text's sentences.
@@ -462,31 +463,14 @@ fn mistagged_adjective(tokens: &[Token], adjunct: &Adjunct, wordnet: &WordNet) -
 /// Whether `adjunct` lies inside a quotation, or is all of one: a title or a quoted word is
 /// cited, not composed ("the single ``Crazy Little Thing [Called Love]''", "the ``[soft]'' cap").
 fn inside_a_quotation(tokens: &[Token], adjunct: &Adjunct) -> bool {
-    // The tokenizer splits PTB's "``" into two "`"; a straight quote opens when no space
-    // follows it.
-    let opening = |t: &Token| {
-        matches!(t.text.as_str(), "``" | "`" | "\u{201c}")
-            || (t.text == "\"" && t.whitespace.is_empty())
-    };
-    let closing = |t: &Token| matches!(t.text.as_str(), "''" | "\u{201d}" | "\"");
-    let mut open: Option<usize> = None;
-    for (j, t) in tokens.iter().enumerate() {
-        if open.is_none() && opening(t) {
-            open = Some(j);
-            continue;
-        }
-        if let Some(o) = open {
-            if closing(t) {
-                let quoted = o + 1..j;
-                if quoted.contains(&adjunct.core.start) || quoted.contains(&(adjunct.core.end - 1))
-                {
-                    return !(adjunct.tokens.start <= o && adjunct.tokens.end > j);
-                }
-                open = None;
-            }
-        }
-    }
-    false
+    quotations(tokens)
+        .into_iter()
+        .find(|quoted| {
+            quoted.contains(&adjunct.core.start) || quoted.contains(&(adjunct.core.end - 1))
+        })
+        .is_some_and(|quoted| {
+            !(adjunct.tokens.start < quoted.start && adjunct.tokens.end > quoted.end)
+        })
 }
 
 /// Whether `adjunct` is nothing but numbers: a member of a list of numbers ("No. 10[, 11], 12").
