@@ -369,9 +369,23 @@ fn orders_two_events(tree: &Tree<'_>, i: usize) -> bool {
                             || ONCE_ONLY_EVENTS.contains(&lemma.as_str())
                             || super::mr1_2_tense_change::ONCE_ONLY_VERBS
                                 .contains(&lemma.as_str())
-                            // "was the 13th amendment after the civil war": *be* orders its
-                            // subject and the connective's object.
-                            || v == event && lemma == "be"
+                            // "was the 13th amendment after the civil war", "is August the month
+                            // before October": *be* orders its subject and the connective's
+                            // object; not where a predicate of *be* follows the connective's
+                            // phrase, which then only picks out the subject ("is this
+                            // follow-up after a car crash a potential scam", "was nightmare
+                            // before christmas originally a disney movie", a title;
+                            // search-engine and forum questions, 2026-12-03).
+                            || v == event
+                                && lemma == "be"
+                                && !tree.children(v).any(|c| {
+                                    c > i
+                                        && matches!(
+                                            tree.token(c).dep.as_str(),
+                                            "nsubj" | "nsubjpass" | "attr" | "npadvmod"
+                                                | "acomp" | "oprd"
+                                        )
+                                })
                             || lemma == "take"
                                 && tree.children(v).any(|c| tree.lower(c) == "place")
                     }
@@ -563,10 +577,19 @@ mod tests {
             // A relative pronoun as the object: a referent, not an order (BREAK's test).
             "Were was the Mexican state after which there is Villa Unión, Sinaloa located?",
             "Is the river after which the town is named longer than the Rhine?",
+            // A predicate of *be* after the connective's phrase: the phrase picks out the
+            // subject (search-engine and forum questions, 2026-12-03).
+            "Is this follow-up after a car crash a potential scam?",
+            "was nightmare before christmas originally a disney movie",
         ] {
             assert_eq!(followup_question(question), None, "{question}");
         }
         for (question, swapped) in [
+            // *be* ordering its subject and the connective's object (CommonsenseQA 2.0).
+            (
+                "Is August the month before October?",
+                "Is August the month after October?",
+            ),
             // An order, a requirement, an event once per member, the past.
             (
                 "Does December fall after July in a calendar year?",
