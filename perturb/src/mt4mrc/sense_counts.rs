@@ -18,6 +18,7 @@ pub(super) struct SenseCounts {
     per_sense: HashMap<(String, u32), u32>,
     adjective_totals: HashMap<String, u32>,
     noun_verb_totals: HashMap<String, u32>,
+    adverb_totals: HashMap<String, u32>,
 }
 
 impl SenseCounts {
@@ -61,6 +62,8 @@ impl SenseCounts {
                     .adjective_totals
                     .entry(lemma.to_string())
                     .or_default() += count;
+            } else if rest.starts_with('4') {
+                *counts.adverb_totals.entry(lemma.to_string()).or_default() += count;
             } else if rest.starts_with('1') || rest.starts_with('2') {
                 *counts
                     .noun_verb_totals
@@ -87,5 +90,10 @@ impl SenseCounts {
     /// The tag count of `lemma` over its noun and verb senses.
     pub(super) fn noun_verb_total(&self, lemma: &str) -> u32 {
         self.noun_verb_totals.get(lemma).copied().unwrap_or(0)
+    }
+
+    /// The tag count of `lemma` over its adverb senses.
+    pub(super) fn adverb_total(&self, lemma: &str) -> u32 {
+        self.adverb_totals.get(lemma).copied().unwrap_or(0)
     }
 }
