@@ -96,6 +96,7 @@ use metamorph_data::{Case, Expectation, Result, Task};
 
 use super::mr1_1_antonymous_adjective::subject_end;
 use super::{edited_case, FAMILY};
+use crate::bpb::build::yes_no::DURATIONS;
 use crate::edit::{capitalize, Replacement};
 use crate::syntax::{quotations, Tree};
 use crate::{MetamorphicRelation, Source};
@@ -243,19 +244,6 @@ const BLANK_TIME_NOUNS: &[&str] = &[
 
 /// Entity types whose in/at/on phrase is read as a place or time of the whole question.
 const SCENE_ENTITIES: &[&str] = &["GPE", "LOC", "FAC", "DATE", "TIME"];
-
-/// Plural units of time: counted after "in", they measure a span ("in 21 years").
-const TIME_SPANS: &[&str] = &[
-    "years",
-    "decades",
-    "centuries",
-    "months",
-    "weeks",
-    "days",
-    "hours",
-    "minutes",
-    "seconds",
-];
 
 /// MT4MRC MR2-2 (see the module docs).
 #[derive(Clone, Copy, Debug, Default)]
@@ -522,7 +510,7 @@ fn movable(tree: &Tree<'_>, h: usize, root: usize, after_subject: usize) -> bool
             // of JAG" still moves).
             if opener == "in"
                 && objects.iter().any(|&c| {
-                    TIME_SPANS.contains(&tree.lower(c).as_str())
+                    DURATIONS.contains(&tree.lower(c).as_str())
                         && tree.children(c).any(|d| tree.token(d).dep == "nummod")
                 })
                 && (0..span.start).any(|i| {
